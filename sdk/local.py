@@ -1,0 +1,96 @@
+"""Offline play: run a match between `Bot` objects in this process.
+
+For bot authors testing a bot without a server, and for `cardarena play`.
+It applies the platform's fault policy (api.md §3) so a bot behaves the same
+here as on the platform: an exception or an illegal answer is a fault, the
+first legal action is played instead, and after `max_faults` the seat has
+forfeited and ranks last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import games
+from games.base import canonical
+from sdk.bot import Bot
+
+
+@dataclass
+class LocalMatch:
+    """The outcome of one offline match."""
+
+    result: dict
+    actions: list[dict]
+    faults: list[list[str]] = field(default_factory=list)  # per seat, the reasons
+    forfeits: list[int] = field(default_factory=list)
+
+
+def forfeit_ranks(ranks: list[int], forfeits: list[int]) -> list[int]:
+    """Ranks with forfeiting seats moved last, the others keeping their order."""
+    if not forfeits:
+        return list(ranks)
+    order = sorted(range(len(ranks)), key=lambda s: (s in forfeits, ranks[s]))
+    out = [0] * len(ranks)
+    for position, seat in enumerate(order):
+        prev = order[position - 1] if position else None
+        same_group = prev is not None and (prev in forfeits) == (seat in forfeits)
+        if same_group and ranks[prev] == ranks[seat]:
+            out[seat] = out[prev]
+        else:
+            out[seat] = position + 1
+    return out
+
+
+def play_local(
+    game: str,
+    bots: list[Bot],
+    seed: int = 0,
+    options: dict | None = None,
+    max_faults: int = 3,
+) -> LocalMatch:
+    """Play one match; seat i is `bots[i]`."""
+    state = games.get(game).new(seats=len(bots), seed=seed, options=options or {})
+    faults: list[list[str]] = [[] for _ in bots]
+    forfeited: list[int] = []
+    actions: list[dict] = []
+    while not state.is_over:
+        seat = state.to_act
+        legal = state.legal_actions()
+        action = None
+        if seat not in forfeited:
+            try:
+                answer = bots[seat].act(state.view(seat), list(legal))
+                key = canonical(answer)
+                action = next((a for a in legal if canonical(a) == key), None)
+                if action is None:
+                    faults[seat].append(f"illegal action {answer!r}")
+            except Exception as exc:  # a bot's bug costs only its own match
+                faults[seat].append(f"{type(exc).__name__}: {exc}")
+            if action is None and len(faults[seat]) >= max_faults:
+                forfeited.append(seat)
+        if action is None:
+            action = legal[0]
+        state.apply(action)
+        actions.append(action)
+    result = dict(state.result())
+    if forfeited:
+        result["ranks"] = forfeit_ranks(result["ranks"], forfeited)
+        result["forfeits"] = sorted(forfeited)
+    for bot in bots:
+        try:
+            bot.on_match_over("local", result)
+        except Exception:
+            pass
+    return LocalMatch(result=result, actions=actions, faults=faults, forfeits=sorted(forfeited))
+
+
+def match_points(ranks: list[int], seat: int) -> float:
+    """(seats ranked below this one + ½ × seats tied with it) / (seats − 1)."""
+    others = [r for i, r in enumerate(ranks) if i != seat]
+    if not others:
+        return 0.0
+    mine = ranks[seat]
+    above = sum(1 for r in others if r > mine)
+    ties = sum(1 for r in others if r == mine)
+    return (above + 0.5 * ties) / len(others)

