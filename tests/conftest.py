@@ -31,3 +31,6 @@ def redis_client(redis_url):
     client.flushdb()
     yield client
     client.close()
+
+
+pytest_plugins = ["tests.live"]
