@@ -1,0 +1,51 @@
+"""The Redis store: every read and write of cardarena's data goes through `Store`.
+
+    store = Store(redis.Redis.from_url(url), secret_key(client))
+
+One module per concept, each naming its own Redis keys: `accounts`, `bots`,
+`matches` (the event log), `decisions` (polling bots' pending turns),
+`tournaments`, `ratings`. `Store` only puts them behind one object, so the
+server, the workers and the web pages share one facade and one key layout.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from server.store.accounts import Accounts
+from server.store.bots import Bots
+from server.store.decisions import Decisions
+from server.store.matches import Matches
+from server.store.ratings import Ratings
+from server.store.tournaments import Tournaments
+
+SECRET_KEY_KEY = "cardarena:secret_key"
+
+
+def secret_key(redis_client) -> bytes:
+    """The server key: `CARDARENA_SECRET_KEY`, else one random key kept in Redis.
+
+    The API and every worker call this, so they all derive the same bot secrets.
+    """
+    configured = os.environ.get("CARDARENA_SECRET_KEY")
+    if configured:
+        return configured.encode()
+    redis_client.set(SECRET_KEY_KEY, secrets.token_hex(32), nx=True)
+    key = redis_client.get(SECRET_KEY_KEY)
+    return key.encode() if isinstance(key, str) else key
+
+
+class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings):
+    """cardarena's data in one Redis. `redis_client` must not decode responses."""
+
+    def __init__(self, redis_client, secret_key: bytes) -> None:
+        if isinstance(secret_key, str):
+            secret_key = secret_key.encode()
+        if not secret_key:
+            raise ValueError("the store needs a non-empty secret key")
+        self.r = redis_client
+        self.secret_key = secret_key
+
+
+__all__ = ["Store", "secret_key"]

@@ -1,0 +1,112 @@
+"""Pending decisions of polling bots, and the worker's wait for an answer.
+
+Keys:
+    bot:{id}:decisions          hash "{match}:{turn}" -> {"decision", "deadline_at" (epoch ms)}
+    bot:{id}:wake               pub/sub channel: a decision was published
+    match:{id}:answered:{turn}  list; the API pushes once it appended that turn
+
+The worker publishes a decision and blocks on BLPOP of the answered list; a
+bot long-polls by subscribing to its wake channel *before* reading what is
+pending, so a decision published between the two still wakes it. No sleep
+loop anywhere: both sides block on a socket.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from server.store.keys import now_ms
+from server.store.matches import log_key
+
+#: how long an answered marker waits for the worker before Redis drops it
+ANSWER_TTL_S = 600
+
+
+def decisions_key(bot_id: str) -> str:
+    return f"bot:{bot_id}:decisions"
+
+
+def wake_channel(bot_id: str) -> str:
+    return f"bot:{bot_id}:wake"
+
+
+def answered_key(match_id: str, turn: int) -> str:
+    return f"match:{match_id}:answered:{turn}"
+
+
+class Decisions:
+    r: object
+
+    def publish_decision(self, bot_id: str, decision: dict) -> None:
+        """Make `decision` (api.md §3) pending for the bot until its deadline."""
+        deadline_at = now_ms() + int(decision["deadline_ms"])
+        field = f"{decision['match_id']}:{decision['turn']}"
+        record = json.dumps({"decision": decision, "deadline_at": deadline_at}, separators=(",", ":"))
+        pipe = self.r.pipeline()
+        pipe.hset(decisions_key(bot_id), field, record)
+        pipe.publish(wake_channel(bot_id), field)
+        pipe.execute()
+
+    def pending_decisions(self, bot_id: str) -> list[dict]:
+        """The bot's decisions not yet answered whose deadline has not passed."""
+        raw = self.r.hgetall(decisions_key(bot_id))
+        if not raw:
+            return []
+        now = now_ms()
+        live, stale = [], []
+        for field, value in raw.items():
+            record = json.loads(value)
+            decision = record["decision"]
+            answered = self.r.llen(log_key(decision["match_id"])) > decision["turn"]
+            if record["deadline_at"] <= now or answered:
+                stale.append(field)
+            else:
+                live.append((record["deadline_at"], decision))
+        if stale:
+            self.r.hdel(decisions_key(bot_id), *stale)
+        return [d for _, d in sorted(live, key=lambda item: item[0])]
+
+    def find_decision(self, bot_id: str, match_id: str, turn: int) -> dict | None:
+        """The pending decision of this bot for that turn, or None."""
+        value = self.r.hget(decisions_key(bot_id), f"{match_id}:{turn}")
+        if value is None:
+            return None
+        record = json.loads(value)
+        if record["deadline_at"] <= now_ms():
+            return None
+        return record["decision"]
+
+    def wait_decisions(self, bot_id: str, timeout_s: float) -> list[dict]:
+        """Pending decisions, blocking up to `timeout_s` until there is one."""
+        pubsub = self.r.pubsub(ignore_subscribe_messages=True)
+        try:
+            pubsub.subscribe(wake_channel(bot_id))
+            end = time.monotonic() + max(0.0, timeout_s)
+            while True:
+                pending = self.pending_decisions(bot_id)
+                remaining = end - time.monotonic()
+                if pending or remaining <= 0:
+                    return pending
+                pubsub.get_message(timeout=remaining)
+        finally:
+            pubsub.close()
+
+    def withdraw_decision(self, bot_id: str, match_id: str, turn: int) -> None:
+        self.r.hdel(decisions_key(bot_id), f"{match_id}:{turn}")
+
+    def notify_answer(self, match_id: str, turn: int) -> None:
+        """Tell the worker waiting on this turn that it has been appended."""
+        key = answered_key(match_id, turn)
+        pipe = self.r.pipeline()
+        pipe.rpush(key, 1)
+        pipe.expire(key, ANSWER_TTL_S)
+        pipe.execute()
+
+    def wait_answer(self, match_id: str, turn: int, timeout_s: float) -> bool:
+        """Block until `turn` has been appended (True) or `timeout_s` passed (False)."""
+        key = answered_key(match_id, turn)
+        if self.r.llen(log_key(match_id)) <= turn and timeout_s > 0:
+            self.r.blpop([key], timeout=timeout_s)
+        self.r.delete(key)
+        return self.r.llen(log_key(match_id)) > turn

@@ -1,0 +1,45 @@
+"""Small helpers every store module shares: ids, clock, JSON-valued hashes.
+
+A record (a match, a tournament) is a Redis hash whose values are JSON, so
+a field keeps its type (`seats` a list, `rated` a bool) and one field can be
+updated without rewriting the others.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+
+def new_id(prefix: str) -> str:
+    """A public id: a prefix saying what it names and 48 random bits."""
+    return f"{prefix}_{secrets.token_hex(6)}"
+
+
+def now_iso() -> str:
+    """The current time as ISO 8601 UTC, to the millisecond."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def dump_fields(fields: dict[str, Any]) -> dict[str, str]:
+    return {k: json.dumps(v, separators=(",", ":")) for k, v in fields.items()}
+
+
+def load_fields(raw: dict) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in raw.items():
+        key = k.decode() if isinstance(k, bytes) else k
+        out[key] = json.loads(v)
+    return out
+
+
+def text(value: bytes | str) -> str:
+    """A Redis reply as str, whether or not the client decodes responses."""
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,95 @@
+"""Ladder storage: ratings, the queue of matches to rate, rating histories.
+
+Keys:
+    rating:{game}           hash bot id -> {"mu", "sigma"}
+    ladder:{game}           sorted set bot id -> ordinal (mu - 3 sigma)
+    ratings:queue:{game}    list of finished rated match ids, oldest first
+    ratings:lock:{game}     the lock the rating worker holds while consuming
+    bot:{id}:ratings        list of {"mu", "sigma", "ordinal", "match", "at"}
+
+The computation (openskill) is the worker's. It must consume the queue in
+order under the lock: `with store.rating_lock(game): for mid in
+store.rating_events(game): …; store.save_rating(...); store.ack_rating_event(game, mid)`.
+An event is removed only after its ratings are saved, so a worker dying in
+between leaves it for the next one.
+"""
+
+from __future__ import annotations
+
+import json
+
+from server.store.keys import now_iso, text
+
+#: openskill's defaults: a new bot's rating before its first rated match
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = 25.0 / 3.0
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    return mu - 3.0 * sigma
+
+
+def rating_dict(mu: float, sigma: float) -> dict:
+    return {"mu": mu, "sigma": sigma, "ordinal": ordinal(mu, sigma)}
+
+
+class Ratings:
+    r: object
+
+    def bot_rating(self, game: str, bot_id: str) -> dict:
+        """The bot's rating {mu, sigma, ordinal}, the default one if never rated."""
+        raw = self.r.hget(f"rating:{game}", bot_id)
+        if raw is None:
+            return rating_dict(DEFAULT_MU, DEFAULT_SIGMA)
+        stored = json.loads(raw)
+        return rating_dict(stored["mu"], stored["sigma"])
+
+    def save_rating(self, game: str, bot_id: str, mu: float, sigma: float,
+                    match_id: str | None = None) -> None:
+        """Store a new rating and add it to the bot's history."""
+        point = {**rating_dict(mu, sigma), "match": match_id, "at": now_iso()}
+        pipe = self.r.pipeline()
+        pipe.hset(f"rating:{game}", bot_id, json.dumps({"mu": mu, "sigma": sigma}))
+        pipe.zadd(f"ladder:{game}", {bot_id: ordinal(mu, sigma)})
+        pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
+        pipe.execute()
+
+    def rating_history(self, bot_id: str) -> list[dict]:
+        return [json.loads(p) for p in self.r.lrange(f"bot:{bot_id}:ratings", 0, -1)]
+
+    def rankings(self, game: str) -> list[dict]:
+        """The ladder: rated bots that are not retired, best ordinal first.
+
+        Ties (same ordinal) share a rank and the next rank is skipped.
+        """
+        ids = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
+        out: list[dict] = []
+        for bot_id in ids:
+            bot = self.get_bot(bot_id)
+            if bot is None or bot.get("retired"):
+                continue
+            rating = bot["rating"]
+            if out and out[-1]["rating"]["ordinal"] == rating["ordinal"]:
+                rank = out[-1]["rank"]
+            else:
+                rank = len(out) + 1
+            out.append({"rank": rank, "bot": bot_id, "name": bot["name"], "rating": rating,
+                        "matches": bot["matches"], "wins": bot["wins"]})
+        return out
+
+    def push_rating_event(self, game: str, match_id: str) -> None:
+        """Queue a finished rated match for the rating worker."""
+        self.r.rpush(f"ratings:queue:{game}", match_id)
+
+    def rating_events(self, game: str, limit: int = 100) -> list[str]:
+        """The oldest queued match ids, in order (not removed)."""
+        return [text(m) for m in self.r.lrange(f"ratings:queue:{game}", 0, limit - 1)]
+
+    def ack_rating_event(self, game: str, match_id: str) -> None:
+        """Remove a rated match from the head of the queue once its ratings are saved."""
+        self.r.lrem(f"ratings:queue:{game}", 1, match_id)
+
+    def rating_lock(self, game: str, timeout_s: float = 60.0, blocking_timeout_s: float = 30.0):
+        """A Redis lock (context manager) serialising the rating of one game."""
+        return self.r.lock(f"ratings:lock:{game}", timeout=timeout_s,
+                           blocking_timeout=blocking_timeout_s)

@@ -1,0 +1,108 @@
+"""Tournaments: the request, its matches, progress and standings.
+
+Keys:
+    tournament:{id}           hash (JSON values): id, game, owner, bots, format, seats,
+                              deals, duplicate, seed, options, move_timeout_ms,
+                              max_faults, status, created, started, finished,
+                              total?, schedule?, standings
+    tournament:{id}:matches   list of match ids in schedule order
+    tournament:{id}:done      set of the match ids that are over
+    tournaments               sorted set of every tournament id by creation order
+
+The worker adds *all* of a tournament's matches before enqueuing any (or sets
+`total` first): `mark_tournament_match_done` compares the done count with
+that total in one Lua step, so exactly one caller learns it finished the last.
+"""
+
+from __future__ import annotations
+
+import json
+
+from server.store.accounts import open_tournaments_key
+from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
+
+#: KEYS: done set, matches list, tournament hash; ARGV: match id
+MARK_DONE_LUA = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+local total = redis.call('HGET', KEYS[3], 'total')
+if total and total ~= 'null' then total = tonumber(total) else total = redis.call('LLEN', KEYS[2]) end
+if redis.call('SCARD', KEYS[1]) == total then return 1 end
+return 0
+"""
+
+
+class Tournaments:
+    r: object
+
+    def create_tournament(self, game: str, bots: list[str], seats: int, deals: int,
+                          duplicate: bool, seed: int, options: dict,
+                          move_timeout_ms: int = 2000, max_faults: int = 3,
+                          format: str = "round-robin", owner: str | None = None,
+                          **extra) -> dict:
+        """Store a new tournament, status "queued" (the caller enqueues its job)."""
+        tid = new_id("t")
+        tournament = {
+            "id": tid, "game": game, "owner": owner, "bots": list(bots), "format": format,
+            "seats": seats, "deals": deals, "duplicate": duplicate, "seed": seed,
+            "options": options or {}, "move_timeout_ms": move_timeout_ms,
+            "max_faults": max_faults, "status": "queued", "created": now_iso(),
+            "started": None, "finished": None, "standings": [], **extra,
+        }
+        seq = self.r.incr("tournaments:seq")
+        pipe = self.r.pipeline()
+        pipe.hset(f"tournament:{tid}", mapping=dump_fields(tournament))
+        pipe.zadd("tournaments", {tid: seq})
+        if owner:
+            pipe.sadd(open_tournaments_key(owner), tid)
+        pipe.execute()
+        return tournament
+
+    def get_tournament(self, tid: str) -> dict | None:
+        if not isinstance(tid, str) or len(tid) > 64:
+            return None
+        raw = self.r.hgetall(f"tournament:{tid}")
+        return load_fields(raw) if raw else None
+
+    def set_tournament(self, tid: str, **fields) -> None:
+        """Update fields; a status of "finished"/"aborted" frees the owner's slot."""
+        status = fields.get("status")
+        if status == "running" and "started" not in fields:
+            fields["started"] = now_iso()
+        if status in ("finished", "aborted") and "finished" not in fields:
+            fields["finished"] = now_iso()
+        pipe = self.r.pipeline()
+        pipe.hset(f"tournament:{tid}", mapping=dump_fields(fields))
+        if status in ("finished", "aborted"):
+            owner = self.r.hget(f"tournament:{tid}", "owner")
+            if owner and json.loads(owner):
+                pipe.srem(open_tournaments_key(json.loads(owner)), tid)
+        pipe.execute()
+
+    def add_tournament_match(self, tid: str, match_id: str) -> None:
+        self.r.rpush(f"tournament:{tid}:matches", match_id)
+
+    def tournament_matches(self, tid: str) -> list[str]:
+        return [text(m) for m in self.r.lrange(f"tournament:{tid}:matches", 0, -1)]
+
+    def tournament_progress(self, tid: str) -> dict:
+        """{"done", "total"}: `total` is the stored one if set, else the matches added."""
+        pipe = self.r.pipeline()
+        pipe.scard(f"tournament:{tid}:done")
+        pipe.hget(f"tournament:{tid}", "total")
+        pipe.llen(f"tournament:{tid}:matches")
+        done, total, added = pipe.execute()
+        total = json.loads(total) if total else None
+        return {"done": int(done), "total": int(total if total is not None else added)}
+
+    def mark_tournament_match_done(self, tid: str, match_id: str) -> bool:
+        """Count a match as over; True exactly once, for the call that completes the set."""
+        script = self.r.register_script(MARK_DONE_LUA)
+        keys = [f"tournament:{tid}:done", f"tournament:{tid}:matches", f"tournament:{tid}"]
+        return bool(script(keys=keys, args=[match_id]))
+
+    def save_standings(self, tid: str, standings: list[dict]) -> None:
+        self.r.hset(f"tournament:{tid}", "standings", json.dumps(standings, separators=(",", ":")))
+
+    def standings(self, tid: str) -> list[dict]:
+        raw = self.r.hget(f"tournament:{tid}", "standings")
+        return json.loads(raw) if raw else []

@@ -1,0 +1,176 @@
+"""The store on a real Redis: the event log, secrets, decisions, tournaments."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from server.store import Store, secret_key
+from tests.server import toygame
+
+
+@pytest.fixture()
+def store(redis_client):
+    toygame.register()
+    return Store(redis_client, secret_key(redis_client))
+
+
+def two_bots(store, kind="polling"):
+    account, _ = store.create_account("alice")
+    a, _ = store.create_bot(account["id"], "a", "toy-high", kind)
+    b, _ = store.create_bot(account["id"], "b", "toy-high", kind)
+    return account, a, b
+
+
+def test_account_token_is_found_only_by_itself(store):
+    account, token = store.create_account("alice")
+    assert store.account_for_token(token)["id"] == account["id"]
+    assert store.account_for_token(token + "x") is None
+    assert store.account_for_token("") is None
+    assert "token_sha256" not in store.account_for_token(token)
+
+
+def test_bot_secret_is_derived_and_checked(store):
+    _, a, b = two_bots(store)
+    secret = store.bot_secret(a["id"])
+    assert store.bot_for_secret(secret)["id"] == a["id"]
+    assert store.bot_for_secret(secret[:-1] + ("0" if secret[-1] != "0" else "1")) is None
+    assert store.bot_for_secret(store.bot_secret(b["id"]))["id"] == b["id"]
+    store.retire_bot(a["id"])
+    assert store.get_bot(a["id"])["retired"] is True
+    assert store.bot_for_secret(secret) is None
+
+
+def test_append_entry_needs_exactly_turn_entries(store):
+    _, a, b = two_bots(store)
+    m = store.create_match("toy-high", [a["id"], b["id"]], seed=3, options={})
+    state = store.replay(m["id"])
+    first = state.legal_actions()[0]
+    assert store.append_entry(m["id"], {"turn": 1, "seat": 0, "action": first}) is False
+    assert store.append_entry(m["id"], {"turn": 0, "seat": 0, "action": first}) is True
+    assert store.append_entry(m["id"], {"turn": 0, "seat": 0, "action": first}) is False
+    assert store.match_log(m["id"]) == [{"turn": 0, "seat": 0, "action": first}]
+    assert store.replay(m["id"]).to_act == 1
+    store.finish_match(m["id"], {"scores": [0, 0]})
+    second = store.replay(m["id"]).legal_actions()[0]
+    assert store.append_entry(m["id"], {"turn": 1, "seat": 1, "action": second}) is False
+
+
+def test_concurrent_appends_of_one_turn_let_exactly_one_in(store, redis_url):
+    import redis
+
+    _, a, b = two_bots(store)
+    m = store.create_match("toy-high", [a["id"], b["id"]], seed=3, options={})
+    action = store.replay(m["id"]).legal_actions()[0]
+    results = []
+    barrier = threading.Barrier(8)
+
+    def writer():
+        own = Store(redis.Redis.from_url(redis_url), store.secret_key)
+        barrier.wait()
+        results.append(own.append_entry(m["id"], {"turn": 0, "seat": 0, "action": action}))
+
+    threads = [threading.Thread(target=writer) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [False] * 7 + [True]
+
+
+def test_queued_matches_count_until_they_start(store):
+    account, a, b = two_bots(store)
+    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {}, owner=account["id"])
+    assert store.queued_match_count(account["id"]) == 1
+    store.set_match_status(m["id"], "running")
+    assert store.queued_match_count(account["id"]) == 0
+    assert store.get_match(m["id"])["started"]
+
+
+def test_decision_pending_until_answered_or_expired(store):
+    _, a, b = two_bots(store)
+    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
+    decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
+                "seat": 0, "view": {}, "legal_actions": [{"card": "1"}], "deadline_ms": 150}
+    store.publish_decision(a["id"], decision)
+    assert store.pending_decisions(a["id"]) == [decision]
+    assert store.pending_decisions(b["id"]) == []
+    time.sleep(0.2)
+    assert store.pending_decisions(a["id"]) == []
+
+
+def test_wait_decisions_wakes_on_publish_and_times_out(store):
+    _, a, b = two_bots(store)
+    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
+    decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
+                "seat": 0, "view": {}, "legal_actions": [{"card": "1"}], "deadline_ms": 5000}
+    timer = threading.Timer(0.3, store.publish_decision, (a["id"], decision))
+    start = time.monotonic()
+    timer.start()
+    got = store.wait_decisions(a["id"], 5)
+    elapsed = time.monotonic() - start
+    assert got == [decision] and 0.25 < elapsed < 2
+    start = time.monotonic()
+    assert store.wait_decisions(b["id"], 0.4) == []
+    assert time.monotonic() - start >= 0.39
+
+
+def test_wait_answer_returns_when_the_turn_is_appended(store):
+    _, a, b = two_bots(store)
+    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
+    action = store.replay(m["id"]).legal_actions()[0]
+
+    def answer():
+        store.append_entry(m["id"], {"turn": 0, "seat": 0, "action": action})
+        store.notify_answer(m["id"], 0)
+
+    threading.Timer(0.2, answer).start()
+    start = time.monotonic()
+    assert store.wait_answer(m["id"], 0, 5) is True
+    assert time.monotonic() - start < 2
+    assert store.wait_answer(m["id"], 1, 0.2) is False
+
+
+def test_last_tournament_match_is_reported_once(store):
+    account, a, b = two_bots(store)
+    t = store.create_tournament("toy-high", [a["id"], b["id"]], seats=2, deals=1, duplicate=True,
+                                seed=1, options={}, owner=account["id"])
+    assert store.open_tournament_count(account["id"]) == 1
+    mids = [store.create_match("toy-high", [a["id"], b["id"]], 1, {}, tournament_id=t["id"])["id"]
+            for _ in range(3)]
+    for mid in mids:
+        store.add_tournament_match(t["id"], mid)
+    flags = [store.mark_tournament_match_done(t["id"], mid) for mid in mids + mids[:1]]
+    assert flags == [False, False, True, False]
+    assert store.tournament_progress(t["id"]) == {"done": 3, "total": 3}
+    store.save_standings(t["id"], [{"rank": 1, "bot": a["id"], "points": 1.0, "matches": 3}])
+    store.set_tournament(t["id"], status="finished")
+    assert store.standings(t["id"])[0]["bot"] == a["id"]
+    assert store.open_tournament_count(account["id"]) == 0
+
+
+def test_rankings_order_and_history(store):
+    _, a, b = two_bots(store)
+    store.save_rating("toy-high", a["id"], 20.0, 5.0, "m_1")
+    store.save_rating("toy-high", b["id"], 30.0, 5.0, "m_1")
+    ladder = store.rankings("toy-high")
+    assert [(r["rank"], r["bot"]) for r in ladder] == [(1, b["id"]), (2, a["id"])]
+    assert ladder[0]["rating"]["ordinal"] == 15.0
+    assert store.get_bot(a["id"])["rating"]["mu"] == 20.0
+    assert store.rating_history(a["id"])[0]["match"] == "m_1"
+    store.push_rating_event("toy-high", "m_1")
+    store.push_rating_event("toy-high", "m_2")
+    with store.rating_lock("toy-high"):
+        assert store.rating_events("toy-high") == ["m_1", "m_2"]
+        store.ack_rating_event("toy-high", "m_1")
+    assert store.rating_events("toy-high") == ["m_2"]
+
+
+def test_add_bot_result_counts(store):
+    _, a, _ = two_bots(store)
+    store.add_bot_result(a["id"], True, 2)
+    store.add_bot_result(a["id"], False, 0)
+    bot = store.get_bot(a["id"])
+    assert (bot["matches"], bot["wins"], bot["faults"]) == (2, 1, 2)
