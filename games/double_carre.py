@@ -27,9 +27,9 @@ Choices this module settles where the rules page leaves them open:
   the stored options say exactly what was played, and an explicit
   ``first: "draw"`` next to a ``deck`` is refused.
 * Advanced version, turns 5–8: the 4 revealed cards are seat 0's 2 set-aside
-  cards of turn k, then seat 1's, each pair in the order it was set aside (the
-  order of the listed discard action). Each player turns over its own cards at
-  the table, so who set aside which card becomes public then.
+  cards of turn k, then seat 1's, each pair in rank order (discard actions are
+  listed, and stored, with their cards in rank order). Each player turns over
+  its own cards at the table, so who set aside which card becomes public then.
 * `view()["turn"]` counts turns from 1 (as the rules page does); once over it
   stays on the last turn.
 """
