@@ -1,0 +1,7 @@
+"""The REST API's blueprints, one per resource (api.md §4), each with its schemas."""
+
+from __future__ import annotations
+
+from server.api import accounts, bots, games, matches, rankings, tournaments, turns
+
+BLUEPRINTS = [games.blp, rankings.blp, accounts.blp, bots.blp, turns.blp, matches.blp, tournaments.blp]

@@ -1,0 +1,146 @@
+"""Bots: register (`POST /bots`), look up, list, retire.
+
+Three kinds: `webhook` (the worker POSTs each decision to `url`), `polling`
+(the bot long-polls `GET /bots/me/turns`) and `python` (in-process code the
+operator installed, named `module:Class`; only the admin registers those,
+since it runs inside the workers).
+"""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask import current_app
+from flask_smorest import Blueprint
+from marshmallow import validate
+
+from server.api.common import NAME, RatingSchema, errors, game_or_422
+from server.auth import is_admin, require_account_or_admin, store
+from server.errors import fail
+from server.urls import public_url_problem, url_shape_problem
+
+blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
+
+KINDS = ("webhook", "polling", "python")
+
+
+class BotRequestSchema(ma.Schema):
+    name = ma.fields.String(required=True, validate=NAME)
+    game = ma.fields.String(required=True, validate=NAME)
+    kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
+    url = ma.fields.String(validate=validate.Length(min=1, max=2000),
+                           metadata={"description": "webhook bots: where decisions are POSTed"})
+    entrypoint = ma.fields.String(validate=validate.Length(min=3, max=200),
+                                  metadata={"description": "python bots: module:Class (admin only)"})
+
+
+class BotSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    kind = ma.fields.String(required=True)
+    owner = ma.fields.String(allow_none=True)
+    url = ma.fields.String()
+    entrypoint = ma.fields.String()
+    created = ma.fields.String()
+    retired = ma.fields.Boolean(required=True)
+    rating = ma.fields.Nested(RatingSchema, required=True)
+    matches = ma.fields.Integer(required=True)
+    wins = ma.fields.Integer(required=True)
+    faults = ma.fields.Integer(required=True)
+
+
+class NewBotSchema(BotSchema):
+    secret = ma.fields.String(required=True, metadata={"description": "shown once: the bot's credential and webhook signing key"})
+
+
+class BotListSchema(ma.Schema):
+    bots = ma.fields.List(ma.fields.Nested(BotSchema), required=True)
+
+
+class BotQuerySchema(ma.Schema):
+    game = ma.fields.String(validate=NAME)
+
+
+@blp.post("/bots")
+@blp.arguments(BotRequestSchema)
+@blp.response(201, NewBotSchema)
+@errors(blp, 401, 403, 422)
+def create_bot(body):
+    """Register a bot; its secret is in this answer only."""
+    account = require_account_or_admin()
+    game = game_or_422(body["game"]).name
+    kind, url, entrypoint = body["kind"], body.get("url"), body.get("entrypoint")
+    if kind != "webhook" and url is not None:
+        fail(422, "invalid", f"url is only for webhook bots, not {kind}")
+    if kind != "python" and entrypoint is not None:
+        fail(422, "invalid", f"entrypoint is only for python bots, not {kind}")
+    if kind == "webhook":
+        _check_url(url)
+    if kind == "python":
+        if not is_admin():
+            fail(403, "forbidden", "only the admin registers in-process python bots")
+        _check_entrypoint(entrypoint, game)
+    owner = account["id"] if account else "admin"
+    bot, secret = store().create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint)
+    return {**bot, "secret": secret}
+
+
+def _check_url(url: str | None) -> None:
+    if url is None:
+        fail(422, "invalid", "a webhook bot needs a url")
+    problem = url_shape_problem(url)
+    if problem is None and current_app.config.get("PUBLIC_URLS_ONLY"):
+        problem = public_url_problem(url)
+    if problem:
+        fail(422, "invalid_url", problem)
+
+
+def _check_entrypoint(entrypoint: str | None, game: str) -> None:
+    from sdk.bot import load_bot_class
+
+    if entrypoint is None:
+        fail(422, "invalid", "a python bot needs an entrypoint, module:Class")
+    try:
+        cls = load_bot_class(entrypoint)
+    except ValueError as exc:
+        fail(422, "invalid_entrypoint", str(exc))
+    except Exception as exc:  # importing operator code may raise anything
+        fail(422, "invalid_entrypoint", f"importing {entrypoint!r} failed: {type(exc).__name__}: {exc}")
+    if cls.game is not None and cls.game != game:
+        fail(422, "wrong_game", f"{entrypoint} plays {cls.game}, not {game}")
+
+
+@blp.get("/bots")
+@blp.arguments(BotQuerySchema, location="query")
+@blp.response(200, BotListSchema)
+def list_bots(query):
+    """Every bot (optionally of one game), in registration order."""
+    return {"bots": store().list_bots(query.get("game"))}
+
+
+@blp.get("/bots/<string:bot_id>")
+@blp.response(200, BotSchema)
+@errors(blp, 404)
+def get_bot(bot_id: str):
+    """Public bot info: rating, record, fault count (never the secret)."""
+    bot = store().get_bot(bot_id)
+    if bot is None:
+        fail(404, "not_found", f"there is no bot {bot_id!r}")
+    return bot
+
+
+@blp.delete("/bots/<string:bot_id>")
+@blp.response(200, BotSchema)
+@errors(blp, 401, 403, 404)
+def retire_bot(bot_id: str):
+    """Retire a bot (its owner or the admin); its past matches stay."""
+    admin = is_admin()
+    account = None if admin else require_account_or_admin()
+    bot = store().get_bot(bot_id)
+    if bot is None:
+        fail(404, "not_found", f"there is no bot {bot_id!r}")
+    if not admin and bot["owner"] != account["id"]:
+        fail(403, "forbidden", "only the bot's owner or the admin may retire it")
+    store().retire_bot(bot_id)
+    return store().get_bot(bot_id)
+

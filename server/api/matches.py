@@ -1,0 +1,171 @@
+"""Matches: `POST /matches` (a challenge) and `GET /matches/{id}`.
+
+A challenge is validated completely here — game, bots, seat count, options
+(by building the match's first state) — so a bad one is a 4xx now and never
+a failing job later. A match's actions stay hidden until it is public: some
+are secret (a discard), and a tournament match would reveal its duplicate
+twin's deal. Until then anyone sees its status, seats and the spectator view.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import marshmallow as ma
+from flask_smorest import Blueprint
+from marshmallow import validate
+
+import games
+from server.api.common import (
+    ID,
+    MATCH_JOB_TIMEOUT,
+    MAX_FAULTS,
+    MOVE_TIMEOUT,
+    NAME,
+    SEED,
+    SeatSchema,
+    check_entrants,
+    enqueue,
+    errors,
+    game_or_422,
+    seats_of,
+)
+from server.auth import is_admin, require_account_or_admin, store
+from server.errors import fail
+
+blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
+
+#: queued matches one account may have at a time (api.md Limits)
+MAX_QUEUED = 50
+MAX_SEATS = 10
+
+
+class ChallengeSchema(ma.Schema):
+    game = ma.fields.String(required=True, validate=NAME)
+    bots = ma.fields.List(ma.fields.String(validate=ID), required=True,
+                          validate=validate.Length(min=1, max=MAX_SEATS),
+                          metadata={"description": "bot ids in seat order"})
+    seed = ma.fields.Integer(strict=True, validate=SEED,
+                             metadata={"description": "omit it for a rated match: the server draws one"})
+    options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
+    move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)
+    max_faults = ma.fields.Integer(strict=True, load_default=3, validate=MAX_FAULTS)
+
+
+class QueuedSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    rated = ma.fields.Boolean()
+
+
+class LogEntrySchema(ma.Schema):
+    turn = ma.fields.Integer(required=True)
+    seat = ma.fields.Integer(required=True)
+    action = ma.fields.Dict(required=True)
+    fault = ma.fields.String()
+
+
+class MatchSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, metadata={"description": "queued, running, finished or aborted"})
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+    rated = ma.fields.Boolean(required=True)
+    tournament = ma.fields.String(allow_none=True)
+    public = ma.fields.Boolean(required=True, metadata={"description": "whether log, seed and decks are shown"})
+    move_timeout_ms = ma.fields.Integer()
+    max_faults = ma.fields.Integer()
+    options = ma.fields.Dict(metadata={"description": "without deck until the match is public"})
+    turns = ma.fields.Integer(metadata={"description": "actions played so far"})
+    created = ma.fields.String(allow_none=True)
+    started = ma.fields.String(allow_none=True)
+    finished = ma.fields.String(allow_none=True)
+    reason = ma.fields.String(allow_none=True)
+    view = ma.fields.Dict(allow_none=True, metadata={"description": "the spectator view while running"})
+    result = ma.fields.Dict(allow_none=True, required=True)
+    log = ma.fields.List(ma.fields.Nested(LogEntrySchema), allow_none=True, required=True)
+    seed = ma.fields.Integer(allow_none=True)
+    decks = ma.fields.List(ma.fields.Raw(), allow_none=True)
+
+
+def draw_seed() -> int:
+    """A seed from the CSPRNG: nobody, not even the challenger, knows the deal."""
+    return secrets.randbits(63)
+
+
+@blp.post("/matches")
+@blp.arguments(ChallengeSchema)
+@blp.response(202, QueuedSchema)
+@errors(blp, 401, 422, 429)
+def create_match(body):
+    """Challenge: one match between the given bots, seat i = bots[i]."""
+    account = require_account_or_admin()
+    s = store()
+    game = game_or_422(body["game"])
+    if account is not None and s.queued_match_count(account["id"]) >= MAX_QUEUED:
+        fail(429, "too_many_matches", f"at most {MAX_QUEUED} queued matches per account",
+             {"Retry-After": "10"})
+    check_entrants(s, game.name, body["bots"])
+    seed = body.get("seed")
+    rated = seed is None and not body["options"].get("deck")
+    if seed is None:
+        seed = draw_seed()
+    try:
+        game.new(len(body["bots"]), seed, body["options"])
+    except games.InvalidOptions as exc:
+        fail(422, "invalid_options", str(exc))
+    match = s.create_match(game.name, body["bots"], seed, body["options"],
+                           move_timeout_ms=body["move_timeout_ms"], max_faults=body["max_faults"],
+                           rated=rated, owner=account["id"] if account else None)
+    enqueue("worker.jobs.run_match", match["id"], MATCH_JOB_TIMEOUT)
+    return {"id": match["id"], "status": match["status"], "rated": rated}
+
+
+def is_public(match: dict) -> bool:
+    """May everyone see this match's actions, seed and deals now?"""
+    if match["status"] not in ("finished", "aborted"):
+        return False
+    if match.get("tournament"):
+        tournament = store().get_tournament(match["tournament"])
+        return tournament is None or tournament["status"] in ("finished", "aborted")
+    return True
+
+
+def match_record(match: dict, admin: bool = False) -> dict:
+    """`GET /matches/{id}`'s answer: everything once public, the spectator's share before."""
+    s = store()
+    public = admin or is_public(match)
+    out = {
+        "id": match["id"], "game": match["game"], "status": match["status"],
+        "seats": seats_of(match["seats"]), "rated": match["rated"],
+        "tournament": match.get("tournament"), "public": public,
+        "move_timeout_ms": match["move_timeout_ms"], "max_faults": match["max_faults"],
+        "turns": s.log_length(match["id"]),
+        "created": match.get("created"), "started": match.get("started"),
+        "finished": match.get("finished"), "reason": match.get("reason"),
+        "result": None, "log": None, "view": None,
+    }
+    options = dict(match["options"])
+    if not public:
+        options.pop("deck", None)
+    out["options"] = options
+    if match["status"] == "running":
+        out["view"] = s.replay(match["id"]).view(None)
+    if public:
+        result = match.get("result")
+        out["result"] = result
+        out["log"] = s.match_log(match["id"])
+        out["seed"] = match["seed"]
+        out["decks"] = result.get("decks") if isinstance(result, dict) else None
+    return out
+
+
+@blp.get("/matches/<string:match_id>")
+@blp.response(200, MatchSchema)
+@errors(blp, 404)
+def get_match(match_id: str):
+    """Status and seats; the spectator view while running; log, seed, decks, result once public."""
+    match = store().get_match(match_id)
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    return match_record(match, admin=is_admin())

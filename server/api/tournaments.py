@@ -1,0 +1,193 @@
+"""Tournaments: `POST /tournaments`, `GET /tournaments/{id}` and its matches.
+
+The request is validated whole (game, entrants, table size, options) before
+anything is stored; the worker's `run_tournament` job then expands the
+schedule into matches. Until the tournament is finished its matches show no
+actions, no seed and no result: a finished duplicate twin must not reveal
+the deal its other rotation is still playing.
+"""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask_smorest import Blueprint
+from marshmallow import validate
+
+import games
+from server.api.common import (
+    ID,
+    MAX_FAULTS,
+    MOVE_TIMEOUT,
+    NAME,
+    SEED,
+    TOURNAMENT_JOB_TIMEOUT,
+    SeatSchema,
+    check_entrants,
+    enqueue,
+    errors,
+    game_or_422,
+    seats_of,
+)
+from server.api.matches import draw_seed
+from server.auth import is_admin, require_account_or_admin, store
+from server.errors import fail
+
+blp = Blueprint("tournaments", __name__, description="Round-robin tournaments with duplicate deals")
+
+MAX_BOTS = 64
+MAX_DEALS = 100
+#: unfinished tournaments one account may have (api.md Limits)
+MAX_OPEN = 3
+
+
+class TournamentRequestSchema(ma.Schema):
+    game = ma.fields.String(required=True, validate=NAME)
+    bots = ma.fields.List(ma.fields.String(validate=ID), required=True,
+                          validate=validate.Length(min=2, max=MAX_BOTS))
+    format = ma.fields.String(load_default="round-robin", validate=validate.OneOf(["round-robin"]))
+    seats = ma.fields.Integer(strict=True, validate=validate.Range(min=1, max=10),
+                              metadata={"description": "table size; default the game's min_seats"})
+    deals = ma.fields.Integer(strict=True, load_default=1, validate=validate.Range(min=1, max=MAX_DEALS))
+    duplicate = ma.fields.Boolean(load_default=True)
+    seed = ma.fields.Integer(strict=True, validate=SEED)
+    options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
+    move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)
+    max_faults = ma.fields.Integer(strict=True, load_default=3, validate=MAX_FAULTS)
+
+
+class ProgressSchema(ma.Schema):
+    done = ma.fields.Integer(required=True)
+    total = ma.fields.Integer(required=True)
+
+
+class StandingSchema(ma.Schema):
+    rank = ma.fields.Integer(required=True)
+    bot = ma.fields.String(required=True)
+    points = ma.fields.Float(required=True)
+    matches = ma.fields.Integer(required=True)
+    wins = ma.fields.Integer()
+
+
+class TournamentSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    format = ma.fields.String()
+    bots = ma.fields.List(ma.fields.String())
+    seats = ma.fields.Integer()
+    deals = ma.fields.Integer()
+    duplicate = ma.fields.Boolean()
+    rated = ma.fields.Boolean()
+    move_timeout_ms = ma.fields.Integer()
+    max_faults = ma.fields.Integer()
+    options = ma.fields.Dict()
+    seed = ma.fields.Integer(allow_none=True, metadata={"description": "shown once finished"})
+    schedule = ma.fields.String(allow_none=True, metadata={"description": "all tables, or how the sample was drawn"})
+    progress = ma.fields.Nested(ProgressSchema, required=True)
+    standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
+    created = ma.fields.String(allow_none=True)
+    started = ma.fields.String(allow_none=True)
+    finished = ma.fields.String(allow_none=True)
+
+
+class QueuedTournamentSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    game = ma.fields.String()
+    seats = ma.fields.Integer()
+    deals = ma.fields.Integer()
+    duplicate = ma.fields.Boolean()
+    rated = ma.fields.Boolean()
+
+
+class TournamentMatchSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+    result = ma.fields.Dict(allow_none=True, required=True)
+
+
+class TournamentMatchesSchema(ma.Schema):
+    matches = ma.fields.List(ma.fields.Nested(TournamentMatchSchema), required=True)
+
+
+@blp.post("/tournaments")
+@blp.arguments(TournamentRequestSchema)
+@blp.response(202, QueuedTournamentSchema)
+@errors(blp, 401, 422, 429)
+def create_tournament(body):
+    """Schedule a round-robin: every table of `seats` entrants plays `deals` seeds."""
+    account = require_account_or_admin()
+    s = store()
+    game = game_or_422(body["game"])
+    if account is not None and s.open_tournament_count(account["id"]) >= MAX_OPEN:
+        fail(429, "too_many_tournaments", f"at most {MAX_OPEN} unfinished tournaments per account",
+             {"Retry-After": "60"})
+    bots = body["bots"]
+    if len(set(bots)) != len(bots):
+        fail(422, "duplicate_bot", "a bot may enter a tournament once")
+    check_entrants(s, game.name, bots)
+    seats = body.get("seats", game.min_seats)
+    if len(bots) < seats:
+        fail(422, "too_few_bots", f"tables of {seats} need at least {seats} bots, not {len(bots)}")
+    seed = body.get("seed")
+    rated = seed is None and not body["options"].get("deck")
+    if seed is None:
+        seed = draw_seed()
+    try:
+        game.new(seats, seed, body["options"])
+    except games.InvalidOptions as exc:
+        fail(422, "invalid_options", str(exc))
+    tournament = s.create_tournament(
+        game.name, bots, seats=seats, deals=body["deals"], duplicate=body["duplicate"], seed=seed,
+        options=body["options"], move_timeout_ms=body["move_timeout_ms"],
+        max_faults=body["max_faults"], format=body["format"],
+        owner=account["id"] if account else None, rated=rated)
+    enqueue("worker.jobs.run_tournament", tournament["id"], TOURNAMENT_JOB_TIMEOUT)
+    return tournament
+
+
+def _tournament_or_404(tid: str) -> dict:
+    tournament = store().get_tournament(tid)
+    if tournament is None:
+        fail(404, "not_found", f"there is no tournament {tid!r}")
+    return tournament
+
+
+def _finished(tournament: dict) -> bool:
+    return tournament["status"] in ("finished", "aborted")
+
+
+@blp.get("/tournaments/<string:tid>")
+@blp.response(200, TournamentSchema)
+@errors(blp, 404)
+def get_tournament(tid: str):
+    """Status, progress {done, total} and standings."""
+    tournament = _tournament_or_404(tid)
+    public = _finished(tournament) or is_admin()
+    out = {k: v for k, v in tournament.items() if k not in ("owner", "seed", "options")}
+    options = dict(tournament.get("options") or {})
+    if not public:
+        options.pop("deck", None)
+    out["options"] = options
+    out["seed"] = tournament["seed"] if public else None
+    out["progress"] = store().tournament_progress(tid)
+    out["standings"] = store().standings(tid)
+    return out
+
+
+@blp.get("/tournaments/<string:tid>/matches")
+@blp.response(200, TournamentMatchesSchema)
+@errors(blp, 404)
+def tournament_matches(tid: str):
+    """Its matches: status and seats, and results once the tournament is finished."""
+    tournament = _tournament_or_404(tid)
+    public = _finished(tournament) or is_admin()
+    out = []
+    for mid in store().tournament_matches(tid):
+        match = store().get_match(mid)
+        if match is None:
+            continue
+        out.append({"id": mid, "status": match["status"], "seats": seats_of(match["seats"]),
+                    "result": match.get("result") if public else None})
+    return {"matches": out}

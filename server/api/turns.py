@@ -1,0 +1,119 @@
+"""Polling bots: `GET /bots/me/turns` (long-poll) and `POST /matches/{id}/turns/{turn}`.
+
+The worker drives every match; for a polling seat it publishes the decision
+in the store and waits. These two views are the bot's side of that exchange:
+fetch what is pending, answer it. An answer is judged against the decision
+the bot was sent (its `legal_actions`), then appended with the store's atomic
+check, so it races the worker's timeout default safely: one of them wins.
+"""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from flask_smorest import Blueprint
+from marshmallow import validate
+
+import games
+from server.api.common import errors
+from server.auth import require_bot, store
+from server.errors import fail
+
+blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
+
+#: the longest long-poll (api.md Limits)
+MAX_WAIT_S = 30
+
+
+class DecisionSchema(ma.Schema):
+    type = ma.fields.String(required=True)
+    protocol = ma.fields.Integer(required=True)
+    match_id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    turn = ma.fields.Integer(required=True)
+    seat = ma.fields.Integer(required=True)
+    view = ma.fields.Dict(required=True)
+    legal_actions = ma.fields.List(ma.fields.Dict(), required=True)
+    deadline_ms = ma.fields.Integer(required=True)
+
+
+class TurnsSchema(ma.Schema):
+    turns = ma.fields.List(ma.fields.Nested(DecisionSchema), required=True)
+
+
+class WaitSchema(ma.Schema):
+    wait = ma.fields.Float(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_S),
+                           metadata={"description": "seconds to wait for a turn (≤ 30)"})
+
+
+class AnswerSchema(ma.Schema):
+    action = ma.fields.Dict(required=True, metadata={"description": "one of the decision's legal_actions"})
+
+
+class AcceptedSchema(ma.Schema):
+    match_id = ma.fields.String(required=True)
+    turn = ma.fields.Integer(required=True)
+    action = ma.fields.Dict(required=True)
+
+
+@blp.get("/bots/me/turns")
+@blp.arguments(WaitSchema, location="query")
+@blp.response(200, TurnsSchema)
+@errors(blp, 401)
+def my_turns(query):
+    """The calling bot's pending decisions, waiting up to `wait` seconds for one."""
+    bot = require_bot()
+    return {"turns": store().wait_decisions(bot["id"], query["wait"])}
+
+
+@blp.post("/matches/<string:match_id>/turns/<int:turn>")
+@blp.arguments(AnswerSchema)
+@blp.response(200, AcceptedSchema)
+@errors(blp, 401, 403, 404, 409, 422)
+def answer_turn(body, match_id: str, turn: int):
+    """Answer a pending decision: 403 not this bot's seat, 409 not pending, 422 illegal."""
+    bot = require_bot()
+    s = store()
+    match = s.get_match(match_id)
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    if bot["id"] not in match["seats"]:
+        fail(403, "forbidden", f"bot {bot['id']} does not play in match {match_id}")
+    decision = s.find_decision(bot["id"], match_id, turn)
+    if decision is None:
+        others = [b for b in set(match["seats"]) if b != bot["id"]]
+        if any(s.find_decision(other, match_id, turn) for other in others):
+            fail(403, "not_your_turn", f"turn {turn} of match {match_id} is another seat's")
+        fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
+    listed = _listed(decision, body["action"])
+    if listed is None:
+        fail(422, "illegal_action", _illegal_reason(s, match_id, turn, body["action"]))
+    entry = {"turn": turn, "seat": decision["seat"], "action": listed}
+    if not s.append_entry(match_id, entry):
+        fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
+    s.withdraw_decision(bot["id"], match_id, turn)
+    s.notify_answer(match_id, turn)
+    return {"match_id": match_id, "turn": turn, "action": listed}
+
+
+def _listed(decision: dict, action) -> dict | None:
+    """The legal action equal to `action` (JSON types kept apart), or None."""
+    try:
+        key = games.canonical(action)
+    except (games.IllegalAction, TypeError):
+        return None
+    for legal in decision["legal_actions"]:
+        if games.canonical(legal) == key:
+            return legal
+    return None
+
+
+def _illegal_reason(s, match_id: str, turn: int, action) -> str:
+    """The engine's own explanation, from the state at that turn (the seat's view only)."""
+    try:
+        state = s.replay(match_id, upto=turn)
+        state.apply(action)
+    except games.IllegalAction as exc:
+        return str(exc)
+    except Exception:  # a replay problem must not hide the answer the bot needs
+        pass
+    return f"{action!r} is not one of the legal actions of turn {turn}"

@@ -1,0 +1,78 @@
+"""Who is calling: `Authorization: Bearer <token>`.
+
+Three kinds of credential share the header: an account token, a bot secret
+and the admin token (`ADMIN_TOKEN`). A missing or unknown one is 401; a known
+one without the right is 403 — checked by the views that need them.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from flask import current_app, g, request
+
+from server.errors import fail
+from server.store import Store
+
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="cardarena"'}
+
+
+def store() -> Store:
+    return current_app.extensions["cardarena.store"]
+
+
+def bearer() -> str | None:
+    """The bearer token of this request, or None."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def is_admin() -> bool:
+    """True if the request carries the configured admin token."""
+    admin = current_app.config.get("ADMIN_TOKEN")
+    token = bearer()
+    if not admin or not token:
+        return False
+    return hmac.compare_digest(admin.encode(), token.encode("utf-8", "surrogatepass"))
+
+
+def current_account() -> dict | None:
+    if "account" not in g:
+        g.account = store().account_for_token(bearer())
+    return g.account
+
+
+def require_account_or_admin() -> dict | None:
+    """The calling account (None for the admin); 401 for anyone else."""
+    if is_admin():
+        return None
+    account = current_account()
+    if account is None:
+        fail(401, "unauthorized", _missing_or_wrong("an account token"), CHALLENGE)
+    return account
+
+
+def require_account() -> dict:
+    account = current_account()
+    if account is None:
+        if is_admin():
+            fail(403, "forbidden", "this needs an account token, not the admin token")
+        fail(401, "unauthorized", _missing_or_wrong("an account token"), CHALLENGE)
+    return account
+
+
+def require_bot() -> dict:
+    """The bot whose secret this request carries; 401 otherwise."""
+    bot = store().bot_for_secret(bearer())
+    if bot is None:
+        fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
+    return bot
+
+
+def _missing_or_wrong(what: str) -> str:
+    if bearer() is None:
+        return f"this needs {what} in 'Authorization: Bearer <token>'"
+    return f"the credential given is not {what} of this server"
