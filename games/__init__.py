@@ -35,6 +35,7 @@ __all__ = [
 #: game name -> the module whose `GAME` it is. Imported on first use.
 _REGISTRY: dict[str, str] = {
     "double-carre": "games.double_carre",
+    "soupe-gertrude": "games.soupe_gertrude",
 }
 
 _loaded: dict[str, Game] = {}

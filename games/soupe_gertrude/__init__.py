@@ -1,0 +1,33 @@
+"""Soupe & Gertrude (2 to 6 seats): bid on lots, pay in cards, cook a three-vegetable soup.
+
+The rules page `rules/soupe-gertrude.md` is the authority; this package
+splits the engine by concern: `cards` (the card set and set-up), `state`
+(the turn and manches), `auction`, `payment`, `specials` (souris and
+Gertrude), `winning` (claims, the turnip, ranks) and `views`.
+"""
+
+from __future__ import annotations
+
+from games.base import Game
+from games.options import Option, boolean, card_list, integer, one_of
+from games.soupe_gertrude.state import SoupeState
+
+OPTIONS = (
+    Option("navet_mouche", False, boolean(), "the Navet et Mouche variant (adds the turnip and the fly)"),
+    Option("manches", 1, one_of(1, 3), "1, or 3 for the En 3 manches variant"),
+    Option("first", 0, integer(0, 5), "the seat that starts (the best cook)"),
+    Option("deck", None, card_list(),
+           "manche 1 only, top first: 4×seats money cards dealt 4 at a time, then the pile"),
+)
+
+GAME = Game(
+    name="soupe-gertrude",
+    title="Soupe & Gertrude",
+    min_seats=2,
+    max_seats=6,
+    options=OPTIONS,
+    state_class=SoupeState,
+    description="Auction lots of cards, pay in cards, and be first to hold three different vegetables.",
+)
+
+__all__ = ["GAME", "SoupeState"]

@@ -1,0 +1,75 @@
+"""Step 4, the auction, turned into turns a referee can run.
+
+The table game's open outcry becomes a rotation from the drawer's left (the
+drawer included) that skips the high bidder; it closes when every other seat
+has passed in a row since the last bid. A bid above the bidder's hand value
+eliminates the bidder at once and is void: it neither raises the price nor
+breaks a run of passes. Every whole bid up to the value of all the cards is
+a listed action, so the list is finite and a bot can overbid (and lose) as a
+person at the table could.
+"""
+
+from __future__ import annotations
+
+from games.seats import next_in_game
+from games.soupe_gertrude.cards import hand_value
+
+
+class AuctionMixin:
+    """The auction's decisions and eliminations (mixed into `SoupeState`)."""
+
+    def _open_auction(self, opener: int) -> None:
+        self.auction = {"high": None, "bidder": None, "passed": set(), "bids": []}
+        self._ask("bid", opener)
+
+    def _bid_actions(self) -> list[dict]:
+        high = self.auction["high"]
+        if high is None:  # an opening: a bid of any amount, no pass
+            return [{"bid": n} for n in range(self.max_bid + 1)]
+        return [{"pass": True}] + [{"bid": n} for n in range(high + 1, self.max_bid + 1)]
+
+    def _apply_bid(self, action: dict) -> None:
+        seat, auction = self.actor, self.auction
+        if "pass" in action:
+            auction["passed"].add(seat)
+            auction["bids"].append({"seat": seat, "pass": True})
+            self._event({"event": "pass", "seat": seat, "decision": "bid"})
+            self._next_bidder(seat)
+            return
+        bid = action["bid"]
+        if bid > hand_value(self.hands[seat]):
+            auction["bids"].append({"seat": seat, "bid": bid, "void": True})
+            if self._eliminate(seat, bid):  # the last seat left has won
+                return
+            if auction["high"] is None:  # the opening was void: the next seat opens
+                self._ask("bid", next_in_game(seat, self.seats, set(self.eliminated)))
+            else:
+                self._next_bidder(seat)
+            return
+        auction["high"], auction["bidder"], auction["passed"] = bid, seat, set()
+        auction["bids"].append({"seat": seat, "bid": bid})
+        self._event({"event": "bid", "seat": seat, "bid": bid})
+        self._next_bidder(seat)
+
+    def _next_bidder(self, seat: int) -> None:
+        """Ask the next seat round the table, or close once all others passed in a row."""
+        auction = self.auction
+        if set(self.others(auction["bidder"])) <= auction["passed"]:
+            self._event({"event": "sold", "seat": auction["bidder"], "bid": auction["high"]})
+            self._start_payment(auction["bidder"], auction["high"])
+            return
+        skip = set(self.eliminated) | {auction["bidder"]}
+        self._ask("bid", next_in_game(seat, self.seats, skip))
+
+    def _eliminate(self, seat: int, bid: int) -> bool:
+        """A bid the seat cannot pay: its cards leave unseen. True if that ended the manche."""
+        self.out.extend(self.hands[seat])
+        self.hands[seat] = []
+        self.eliminated.append(seat)
+        self._event({"event": "eliminated", "seat": seat, "bid": bid})
+        alive = self.in_game()
+        if len(alive) == 1:
+            self._event({"event": "last_seat", "seat": alive[0]})
+            self._end_manche(alive[0])
+            return True
+        return False
