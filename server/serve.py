@@ -1,0 +1,30 @@
+"""`cardarena serve`: the referee API under waitress, a production WSGI server.
+
+Long-polls (`GET /bots/me/turns?wait=30`) hold a thread each while they wait,
+so the pool is sized for many polling bots rather than waitress' default 4.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "run the referee API (REST, OpenAPI at /api/v1/openapi.json, docs at /docs)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    parser.add_argument("--threads", type=int, default=64,
+                        help="worker threads; each waiting long-poll holds one (default 64)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from waitress import serve
+
+    from server import create_app
+
+    app = create_app()
+    print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs)", flush=True)
+    serve(app, host=args.host, port=args.port, threads=args.threads, ident="cardarena",
+          channel_timeout=60, connection_limit=1000)
+    return 0
