@@ -143,7 +143,7 @@ def match_record(match: dict, admin: bool = False) -> dict:
         "turns": s.log_length(match["id"]),
         "created": match.get("created"), "started": match.get("started"),
         "finished": match.get("finished"), "reason": match.get("reason"),
-        "result": None, "log": None, "view": None,
+        "result": None, "log": None, "view": None, "seed": None, "decks": None,
     }
     options = dict(match["options"])
     if not public:

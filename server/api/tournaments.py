@@ -48,7 +48,7 @@ class TournamentRequestSchema(ma.Schema):
     seats = ma.fields.Integer(strict=True, validate=validate.Range(min=1, max=10),
                               metadata={"description": "table size; default the game's min_seats"})
     deals = ma.fields.Integer(strict=True, load_default=1, validate=validate.Range(min=1, max=MAX_DEALS))
-    duplicate = ma.fields.Boolean(load_default=True)
+    duplicate = ma.fields.Boolean(load_default=True, truthy={True}, falsy={False})
     seed = ma.fields.Integer(strict=True, validate=SEED)
     options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
     move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)

@@ -1,0 +1,41 @@
+"""Playing the worker's side of a match through the store, for API tests.
+
+The worker drives every match; these helpers do what its polling seat
+driver does (publish the decision holding `view(seat)`, append the default
+on timeout, finish) so the API can be tested without a worker pool.
+"""
+
+from __future__ import annotations
+
+
+def next_decision(store, match_id: str) -> tuple[dict, str]:
+    """The decision pending in `match_id` now, and the bot whose seat it is."""
+    match = store.get_match(match_id)
+    state = store.replay(match_id)
+    seat = state.to_act
+    decision = {
+        "type": "turn", "protocol": 1, "match_id": match_id, "game": match["game"],
+        "turn": store.log_length(match_id), "seat": seat, "view": state.view(seat),
+        "legal_actions": state.legal_actions(), "deadline_ms": match["move_timeout_ms"],
+    }
+    return decision, match["seats"][seat]
+
+
+def publish_next(store, match_id: str) -> tuple[dict, str]:
+    """Publish the pending decision to its bot, as the polling driver does."""
+    decision, bot_id = next_decision(store, match_id)
+    store.publish_decision(bot_id, decision)
+    return decision, bot_id
+
+
+def finish(store, match_id: str) -> dict:
+    """Play out the match with first legal actions and store its result."""
+    state = store.replay(match_id)
+    while not state.is_over:
+        turn = store.log_length(match_id)
+        action = state.legal_actions()[0]
+        assert store.append_entry(match_id, {"turn": turn, "seat": state.to_act, "action": action})
+        state.apply(action)
+    result = state.result()
+    store.finish_match(match_id, result)
+    return result
