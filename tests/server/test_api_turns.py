@@ -1,0 +1,186 @@
+"""Polling bots over real HTTP: the long-poll, answering, races, and no leaks."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+import requests
+
+import games
+from tests.server.driving import finish, next_decision, publish_next
+
+
+def error_code(response) -> str:
+    return response.json()["error"]["code"]
+
+
+@pytest.fixture()
+def running(api, owner):
+    """A running toy-high match between the owner's two polling bots."""
+    token, a, b = owner
+    mid = api.match(token, "toy-high", [a["id"], b["id"]], seed=3)["id"]
+    api.store.set_match_status(mid, "running")
+    return mid, a, b
+
+
+def test_long_poll_returns_when_a_turn_is_published(api, running):
+    mid, a, _ = running
+    published = {}
+
+    def worker_side():
+        published["decision"], _ = publish_next(api.store, mid)
+
+    threading.Timer(0.5, worker_side).start()
+    start = time.monotonic()
+    body = api.ok(api.get("/bots/me/turns", token=a["secret"], params={"wait": 10}), 200)
+    elapsed = time.monotonic() - start
+    assert body == {"turns": [published["decision"]]}
+    assert 0.4 < elapsed < 3
+    # still pending until answered: returned again at once
+    start = time.monotonic()
+    assert api.ok(api.get("/bots/me/turns", token=a["secret"], params={"wait": 10}), 200)["turns"]
+    assert time.monotonic() - start < 1
+
+
+def test_long_poll_is_empty_after_wait_seconds(api, running):
+    _, _, b = running
+    start = time.monotonic()
+    body = api.ok(api.get("/bots/me/turns", token=b["secret"], params={"wait": 1}), 200)
+    elapsed = time.monotonic() - start
+    assert body == {"turns": []} and 0.95 <= elapsed < 2.5
+
+
+def test_long_poll_needs_the_bot_secret_and_a_wait_up_to_30(api, running):
+    _, a, _ = running
+    assert api.get("/bots/me/turns").status_code == 401
+    assert api.get("/bots/me/turns", token=a["secret"][:-2]).status_code == 401
+    r = api.get("/bots/me/turns", token=a["secret"], params={"wait": 31})
+    assert r.status_code == 422 and error_code(r) == "invalid"
+    assert api.get("/bots/me/turns", token=a["secret"], params={"wait": -1}).status_code == 422
+
+
+def test_answer_is_appended_and_wakes_the_worker(api, running):
+    mid, a, _ = running
+    decision, bot_id = publish_next(api.store, mid)
+    assert bot_id == a["id"]
+    woke = {}
+    waiter = threading.Thread(target=lambda: woke.update(ok=api.store.wait_answer(mid, 0, 10)))
+    waiter.start()
+    action = decision["legal_actions"][-1]
+    body = api.ok(api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"]), 200)
+    assert body == {"match_id": mid, "turn": 0, "action": action}
+    waiter.join(5)
+    assert woke == {"ok": True}
+    assert api.store.match_log(mid) == [{"turn": 0, "seat": 0, "action": action}]
+    assert api.store.pending_decisions(a["id"]) == []
+    r = api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"])
+    assert r.status_code == 409 and error_code(r) == "not_pending"
+
+
+def test_turn_answer_errors(api, owner, running):
+    mid, a, b = running
+    token = owner[0]
+    outsider = api.bot(token, "c", game="toy-high")
+    decision, _ = publish_next(api.store, mid)          # turn 0 is seat 0's: bot a
+    action = decision["legal_actions"][0]
+    url = f"/matches/{mid}/turns/0"
+    assert api.post(url, {"action": action}).status_code == 401
+    assert api.post(url, {"action": action}, token=token).status_code == 401  # an account is not a bot
+    r = api.post(url, {"action": action}, token=outsider["secret"])
+    assert r.status_code == 403 and error_code(r) == "forbidden"
+    r = api.post(url, {"action": action}, token=b["secret"])
+    assert r.status_code == 403 and error_code(r) == "not_your_turn"
+    r = api.post(f"/matches/{mid}/turns/1", {"action": action}, token=a["secret"])
+    assert r.status_code == 409
+    assert api.post("/matches/m_nothere/turns/0", {"action": action}, token=a["secret"]).status_code == 404
+    for bad in [{"card": "not-a-card"}, {"card": int(action["card"])}, {"card": action["card"], "x": 1}, {}]:
+        r = api.post(url, {"action": bad}, token=a["secret"])
+        assert r.status_code == 422 and error_code(r) == "illegal_action", bad
+        assert "legal" in r.json()["error"]["message"]
+    assert api.post(url, {"action": "play"}, token=a["secret"]).status_code == 422
+    assert api.post(url, {}, token=a["secret"]).status_code == 422
+    assert api.store.match_log(mid) == []        # nothing stored by any of those
+    api.ok(api.post(url, {"action": action}, token=a["secret"]), 200)
+
+
+def test_two_clients_racing_on_one_turn_exactly_one_wins(api, running, live_server):
+    mid, a, _ = running
+    decision, _ = publish_next(api.store, mid)
+    barrier = threading.Barrier(6)
+    statuses = []
+
+    def racer(i):
+        with requests.Session() as session:
+            action = decision["legal_actions"][i % len(decision["legal_actions"])]
+            barrier.wait()
+            r = session.post(f"{live_server.api}/matches/{mid}/turns/0", json={"action": action},
+                             headers={"Authorization": f"Bearer {a['secret']}"}, timeout=30)
+            statuses.append(r.status_code)
+
+    threads = [threading.Thread(target=racer, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(statuses) == [200] + [409] * 5
+    assert len(api.store.match_log(mid)) == 1
+
+
+def test_worker_default_and_bot_answer_race_one_winner(api, running):
+    mid, a, _ = running
+    decision, _ = publish_next(api.store, mid)
+    default = {"turn": 0, "seat": 0, "action": decision["legal_actions"][0], "fault": "timeout"}
+    assert api.store.append_entry(mid, default) is True
+    r = api.post(f"/matches/{mid}/turns/0", {"action": decision["legal_actions"][0]}, token=a["secret"])
+    assert r.status_code == 409
+    assert api.store.match_log(mid) == [default]
+
+
+@pytest.mark.parametrize("game", games.names())
+def test_decisions_hold_only_the_seats_own_view_over_whole_matches(api, game):
+    """Drive matches of every game as the worker would; each bot receives exactly view(seat)."""
+    token = api.account()
+    spec = games.get(game)
+    for seats in sorted({spec.min_seats, spec.max_seats}):
+        bots = [api.bot(token, f"p{i}", game=game) for i in range(seats)]
+        secret_of = {b["id"]: b["secret"] for b in bots}
+        mid = api.match(token, game, [b["id"] for b in bots], seed=seats * 101)["id"]
+        api.store.set_match_status(mid, "running")
+        state = api.store.replay(mid)
+        turns = 0
+        while not state.is_over:
+            decision, bot_id = publish_next(api.store, mid)
+            seat = decision["seat"]
+            got = api.ok(api.get("/bots/me/turns", token=secret_of[bot_id]), 200)["turns"]
+            assert len(got) == 1 and got[0]["view"] == state.view(seat)
+            # the other bots are sent nothing of it
+            for other, secret in secret_of.items():
+                if other != bot_id:
+                    assert api.ok(api.get("/bots/me/turns", token=secret), 200)["turns"] == []
+            shown = api.ok(api.get(f"/matches/{mid}"), 200)
+            assert shown["view"] == state.view(None) and shown["log"] is None
+            assert shown["result"] is None and shown["seed"] is None
+            action = got[0]["legal_actions"][turns % len(got[0]["legal_actions"])]
+            api.ok(api.post(f"/matches/{mid}/turns/{decision['turn']}", {"action": action},
+                            token=secret_of[bot_id]), 200)
+            state.apply(action)
+            turns += 1
+        api.store.finish_match(mid, state.result())
+        assert api.ok(api.get(f"/matches/{mid}"), 200)["log"][-1]["turn"] == turns - 1
+
+
+def test_toy_decisions_never_show_the_other_hand(api, owner):
+    token, a, b = owner
+    mid = api.match(token, "toy-high", [a["id"], b["id"]], options={"deck": list("123456789")})["id"]
+    api.store.set_match_status(mid, "running")
+    decision, _ = publish_next(api.store, mid)
+    sent = api.get("/bots/me/turns", token=a["secret"]).text
+    assert json.loads(sent)["turns"][0]["view"]["hand"] == ["1", "2"]
+    assert '"3"' not in sent and '"4"' not in sent       # seat 1's cards
+    match_page = api.get(f"/matches/{mid}").text
+    assert not any(f'"{c}"' in match_page for c in "1234")
+    assert next_decision(api.store, mid)[0] == decision
+    finish(api.store, mid)
