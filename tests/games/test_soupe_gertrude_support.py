@@ -39,7 +39,7 @@ def act(state, seat: int, action: dict) -> None:
 
 
 def pay_cheaply(state) -> None:
-    """Finish a payment with the cheapest cards, money first, each waiting seat first."""
+    """Finish a payment with the cheapest cards (money first, vegetables last), waiting seats first."""
     while state.pending == "pay":
         legal = state.legal_actions()
         if {"done": True} in legal:
@@ -47,7 +47,8 @@ def pay_cheaply(state) -> None:
             return
         received = state.payment["received"]
         state.apply(min((a for a in legal if "give" in a), key=lambda a: (
-            a["to"] in received, a["give"] not in MONEY, VALUES[a["give"]], a["to"])))
+            a["to"] in received, a["give"] in VEGETABLES, a["give"] not in MONEY,
+            VALUES[a["give"]], a["to"])))
 
 
 def sell(state, winner: int, bid: int = 0, gives=(), special_pass: bool = True) -> None:
