@@ -63,18 +63,26 @@ class Ratings:
         Ties (same ordinal) share a rank and the next rank is skipped.
         """
         ids = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
-        out: list[dict] = []
+        if not ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)  # one round trip for the whole ladder
         for bot_id in ids:
-            bot = self.get_bot(bot_id)
-            if bot is None or bot.get("retired"):
+            pipe.hmget(f"bot:{bot_id}", "name", "retired", "matches", "wins")
+        pipe.hmget(f"rating:{game}", ids)
+        *records, ratings = pipe.execute()
+        out: list[dict] = []
+        for bot_id, record, rating in zip(ids, records, ratings, strict=True):
+            name, retired, matches, wins = (json.loads(v) if v is not None else None for v in record)
+            if name is None or retired or rating is None:
                 continue
-            rating = bot["rating"]
+            stored = json.loads(rating)
+            rating = rating_dict(stored["mu"], stored["sigma"])
             if out and out[-1]["rating"]["ordinal"] == rating["ordinal"]:
                 rank = out[-1]["rank"]
             else:
                 rank = len(out) + 1
-            out.append({"rank": rank, "bot": bot_id, "name": bot["name"], "rating": rating,
-                        "matches": bot["matches"], "wins": bot["wins"]})
+            out.append({"rank": rank, "bot": bot_id, "name": name, "rating": rating,
+                        "matches": matches or 0, "wins": wins or 0})
         return out
 
     def push_rating_event(self, game: str, match_id: str) -> None:

@@ -1,0 +1,202 @@
+"""Benchmark the referee API under waitress: the ladder read and a polling turn.
+
+    .venv/bin/python bench/api.py [--clients 8] [--seconds 5] [--game NAME]
+
+Starts a private Redis and the API in a child process (waitress, 32 threads,
+rate limits off), then measures with concurrent clients:
+
+* baseline: a bare WSGI app under the same waitress settings answering a fixed
+  JSON body — what the HTTP stack alone costs on this machine;
+* `GET /api/v1/games/{game}/rankings` with 50 rated bots;
+* a polling turn round trip: the worker side publishes a decision through the
+  store and blocks in `wait_answer`; the bot long-polls `GET /bots/me/turns`
+  and posts `POST /matches/{id}/turns/{turn}`. Timed from publish to the
+  worker waking up, with `--clients` matches played at once.
+
+Figures: requests (round trips) per second, p50 and p99 latency, and each as a
+ratio against the baseline measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import redis
+import requests
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import games  # noqa: E402
+from cardarena.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from server.store import Store, secret_key  # noqa: E402
+
+SERVE = """
+import sys, json
+from waitress import serve
+mode, port, url = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if mode == "baseline":
+    body = json.dumps({"game": "x", "rankings": []}).encode()
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+else:
+    from server import create_app
+    app = create_app({"REDIS_URL": url, "RATELIMIT_ENABLED": False})
+serve(app, host="127.0.0.1", port=port, threads=32, ident="bench", _quiet=True)
+"""
+
+
+def start_server(mode: str, redis_url: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, mode, str(port), redis_url],
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            requests.get(url + "/api/v1/games", timeout=1)
+            return proc, url
+        except requests.ConnectionError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError(f"{mode} server did not start")
+
+
+def hammer(url: str, clients: int, seconds: float) -> list[float]:
+    """GET `url` from `clients` threads for `seconds`; the latencies in seconds."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    end = time.monotonic() + seconds
+
+    def client():
+        mine = []
+        with requests.Session() as session:
+            while time.monotonic() < end:
+                start = time.perf_counter()
+                r = session.get(url, timeout=10)
+                mine.append(time.perf_counter() - start)
+                assert r.status_code == 200, r.text
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies
+
+
+def polling_round_trips(base: str, store: Store, game: str, clients: int, seconds: float) -> list[float]:
+    """`clients` matches at once, each turn timed from publish to the worker waking."""
+    account, token = store.create_account("bench")
+    latencies: list[float] = []
+    lock = threading.Lock()
+    end = time.monotonic() + seconds
+    seats = games.get(game).min_seats
+
+    def table(index: int):
+        bots = [store.create_bot(account["id"], f"p{index}-{s}", game, "polling") for s in range(seats)]
+        secrets = {bot["id"]: secret for bot, secret in bots}
+        session = requests.Session()
+        mine = []
+        seed = index
+        while time.monotonic() < end:
+            match = store.create_match(game, [b["id"] for b, _ in bots], seed, {}, move_timeout_ms=5000)
+            store.set_match_status(match["id"], "running")
+            state = store.replay(match["id"])
+            turn = 0
+            while not state.is_over and time.monotonic() < end:
+                seat = state.to_act
+                bot_id = match["seats"][seat]
+                decision = {"type": "turn", "protocol": 1, "match_id": match["id"], "game": game,
+                            "turn": turn, "seat": seat, "view": state.view(seat),
+                            "legal_actions": state.legal_actions(), "deadline_ms": 5000}
+                answer = threading.Thread(target=bot_answers, args=(session, secrets[bot_id], match["id"]))
+                start = time.perf_counter()
+                store.publish_decision(bot_id, decision)
+                answer.start()
+                assert store.wait_answer(match["id"], turn, 10), "no answer"
+                mine.append(time.perf_counter() - start)
+                answer.join()
+                state.apply(store.match_log(match["id"])[turn]["action"])
+                turn += 1
+            seed += clients
+        with lock:
+            latencies.extend(mine)
+
+    def bot_answers(session: requests.Session, secret: str, match_id: str):
+        headers = {"Authorization": f"Bearer {secret}"}
+        turns = session.get(base + "/api/v1/bots/me/turns", params={"wait": 5}, headers=headers,
+                            timeout=10).json()["turns"]
+        decision = next(d for d in turns if d["match_id"] == match_id)
+        r = session.post(f"{base}/api/v1/matches/{match_id}/turns/{decision['turn']}",
+                         json={"action": decision["legal_actions"][0]}, headers=headers, timeout=10)
+        assert r.status_code == 200, r.text
+
+    threads = [threading.Thread(target=table, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies
+
+
+def summary(name: str, latencies: list[float], seconds: float, baseline: dict | None) -> dict:
+    cuts = statistics.quantiles(latencies, n=100)
+    row = {"rate": len(latencies) / seconds, "p50": cuts[49] * 1000, "p99": cuts[98] * 1000}
+    text = f"{name:<34} {row['rate']:8.0f}/s   p50 {row['p50']:7.2f} ms   p99 {row['p99']:7.2f} ms"
+    if baseline:
+        text += (f"   (x{row['rate'] / baseline['rate']:.2f} rate, x{row['p50'] / baseline['p50']:.1f} p50,"
+                 f" x{row['p99'] / baseline['p99']:.1f} p99 of baseline)")
+    print(text, flush=True)
+    return row
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--game", default=None, help="the game for both measures (default: the first registered)")
+    args = parser.parse_args()
+    game = args.game or games.names()[0]
+    with EmbeddedRedis() as server:
+        client = redis.Redis.from_url(server.url)
+        store = Store(client, secret_key(client))
+        owner, _ = store.create_account("ladder")
+        for i in range(50):
+            bot, _ = store.create_bot(owner["id"], f"rated{i}", game, "polling")
+            store.save_rating(game, bot["id"], 20 + i * 0.1, 3.0)
+        procs = []
+        try:
+            proc, base_url = start_server("baseline", server.url)
+            procs.append(proc)
+            proc, api_url = start_server("api", server.url)
+            procs.append(proc)
+            print(f"{args.clients} concurrent clients, {args.seconds:.0f} s each, game {game}, "
+                  f"waitress 32 threads, {os.cpu_count()} CPUs", flush=True)
+            hammer(base_url + "/", args.clients, 0.5)  # warm up
+            base = summary("baseline (bare WSGI, fixed JSON)",
+                           hammer(base_url + "/", args.clients, args.seconds), args.seconds, None)
+            hammer(f"{api_url}/api/v1/games/{game}/rankings", args.clients, 0.5)
+            summary("GET /games/{game}/rankings (50)",
+                    hammer(f"{api_url}/api/v1/games/{game}/rankings", args.clients, args.seconds),
+                    args.seconds, base)
+            summary("polling turn round trip",
+                    polling_round_trips(api_url, store, game, args.clients, args.seconds),
+                    args.seconds, base)
+        finally:
+            for proc in procs:
+                proc.terminate()
+                proc.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
