@@ -34,6 +34,7 @@ __all__ = [
 
 #: game name -> the module whose `GAME` it is. Imported on first use.
 _REGISTRY: dict[str, str] = {
+    "double": "games.double",
     "double-carre": "games.double_carre",
     "soupe-gertrude": "games.soupe_gertrude",
 }

@@ -1,0 +1,87 @@
+"""DOUBLE's trick rules as pure functions: what may be played, and who takes a trick.
+
+Kept apart from the state so the rules read in one screen, the tests can hit
+them directly, and a bot can ask "would this play win?" with the engine's own
+answer instead of a copy of the rules.
+
+* **Follow suit** — if the led motif has a suit and the hand holds a card with
+  that suit on either half, the seat plays such a card *with that half
+  active*, or a POPE / IDIOT motif (always allowed). The normal half of those
+  two cards (``8H``, ``8C``) follows suit like any motif. A void seat plays
+  any card with either motif.
+* **Winner** — IDIOT, then POPE, then the highest trump, then the highest
+  motif of the led suit. A POPE or IDIOT led leaves the trick with no led
+  suit and no trump. Identical motifs (two sets) rank by who played first,
+  which `games.tricks.winning_play` already does (earliest among equals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from games.cards import Card
+from games.double_cards import IDIOT, POPE, RANK_STRENGTH, DoubleCard, Motif, sort_cards, suit_of
+from games.tricks import winning_play
+
+
+@dataclass(frozen=True, slots=True)
+class DoublePlay:
+    """One card put on a trick by one seat, with the motif it made active."""
+
+    seat: int
+    card: str
+    motif: str
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "card": self.card, "motif": self.motif}
+
+
+def led_suit(plays: Sequence[DoublePlay]) -> str | None:
+    """The suit to follow: the first motif's suit; None if nothing led or POPE/IDIOT led."""
+    return suit_of(plays[0].motif) if plays else None
+
+
+def trick_trump(plays: Sequence[DoublePlay], trump: str | None) -> str | None:
+    """The trump that counts in this trick: none when a POPE or IDIOT was led."""
+    if plays and suit_of(plays[0].motif) is None:
+        return None
+    return trump
+
+
+def legal_plays(hand: Iterable[str], led: str | None) -> list[tuple[DoubleCard, Motif]]:
+    """Every (card, motif) the hand may play, each pair once, in the hand's order.
+
+    `led` is the led suit (None when leading, or after a POPE / IDIOT lead).
+    Two identical cards in one hand (two sets) give the same pairs: they are
+    listed once, since which copy is played changes nothing.
+    """
+    cards = list(dict.fromkeys(sort_cards(list(hand))))
+    following = led is not None and any(suit_of(m) == led for c in cards for m in c.motifs)
+    out: list[tuple[DoubleCard, Motif]] = []
+    for card in cards:
+        for m in card.motifs:
+            if not following or suit_of(m) is None or suit_of(m) == led:
+                out.append((card, m))
+    return out
+
+
+def play_strength(play: DoublePlay, led: str | None, trump: str | None) -> tuple | None:
+    """How strongly a play bids for the trick; None if it cannot win it."""
+    if play.motif == IDIOT:
+        return (3, 0)
+    if play.motif == POPE:
+        return (2, 0)
+    card = Card(play.motif)
+    if trump is not None and card.suit == trump:
+        return (1, RANK_STRENGTH[card.rank])
+    if led is not None and card.suit == led:
+        return (0, RANK_STRENGTH[card.rank])
+    return None
+
+
+def trick_winner(plays: Sequence[DoublePlay], trump: str | None) -> DoublePlay:
+    """The play that takes the trick so far (the whole trick once everyone played)."""
+    led = led_suit(plays)
+    in_force = trick_trump(plays, trump)
+    return winning_play(plays, lambda p: play_strength(p, led, in_force))
