@@ -19,3 +19,8 @@ class RandomBot(Bot):
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
         return legal_actions[self.rng.randrange(len(legal_actions))]
 
+
+if __name__ == "__main__":
+    from example_bots.run import main
+
+    main(RandomBot())

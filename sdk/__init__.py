@@ -1,13 +1,58 @@
 """The cardarena SDK: write a bot in a few lines, then host it or enter it.
 
-    from sdk import Bot
+    from sdk import Bot, serve, connect, Client
 
     class Lowest(Bot):
         game = "duck-soup"
         def act(self, view, legal_actions):
             return legal_actions[0]
+
+    serve(Lowest(), port=8001, secret=SECRET)                  # a webhook bot
+    connect(Lowest(), "http://127.0.0.1:5000", secret=SECRET)  # or poll for turns
+    client = Client("http://127.0.0.1:5000", token=TOKEN)      # register, schedule, rank
+
+Every failure talking to the platform raises `CardarenaError`.
 """
 
 from sdk.bot import Bot, load_bot_class
+from sdk.client import (
+    Account,
+    BotInfo,
+    CardarenaError,
+    Client,
+    GameInfo,
+    Match,
+    Ranking,
+    Rating,
+    Standing,
+    Tournament,
+)
+from sdk.polling import Poller, PollStats, connect
+from sdk.protocol import PROTOCOL, SIGNATURE_HEADER, ProtocolError, sign, signature_ok
+from sdk.webhook import BotServer, serve, webhook_app
 
-__all__ = ["Bot", "load_bot_class"]
+__all__ = [
+    "PROTOCOL",
+    "SIGNATURE_HEADER",
+    "Account",
+    "Bot",
+    "BotInfo",
+    "BotServer",
+    "CardarenaError",
+    "Client",
+    "GameInfo",
+    "Match",
+    "PollStats",
+    "Poller",
+    "ProtocolError",
+    "Ranking",
+    "Rating",
+    "Standing",
+    "Tournament",
+    "connect",
+    "load_bot_class",
+    "serve",
+    "sign",
+    "signature_ok",
+    "webhook_app",
+]

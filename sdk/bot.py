@@ -24,6 +24,13 @@ class Bot:
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
         raise NotImplementedError("a Bot must implement act(view, legal_actions)")
 
+    def on_match_start(self, match_id: str, seat: int, view: dict) -> None:
+        """Called before the first decision of a match this bot has not seen (optional).
+
+        Where to reset per-match memory: `view` is the same as the first
+        `act` call's.
+        """
+
     def on_match_over(self, match_id: str, result: dict) -> None:
         """Called when a match this bot played is over (optional)."""
 

@@ -54,13 +54,18 @@ def play_local(
     faults: list[list[str]] = [[] for _ in bots]
     forfeited: list[int] = []
     actions: list[dict] = []
+    started: set[int] = set()
     while not state.is_over:
         seat = state.to_act
         legal = state.legal_actions()
         action = None
         if seat not in forfeited:
             try:
-                answer = bots[seat].act(state.view(seat), list(legal))
+                view = state.view(seat)
+                if seat not in started:  # the same hook order as on the platform
+                    started.add(seat)
+                    bots[seat].on_match_start("local", seat, view)
+                answer = bots[seat].act(view, list(legal))
                 key = canonical(answer)
                 action = next((a for a in legal if canonical(a) == key), None)
                 if action is None:

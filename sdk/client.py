@@ -1,0 +1,385 @@
+"""`Client`: the REST API as Python calls — accounts, bots, matches, tournaments, rankings.
+
+    client = Client("http://127.0.0.1:5000")
+    client.create_account("alice")                     # the client keeps the token
+    bot = client.register_bot("lowest", "duck-soup", kind="polling")
+    t = client.create_tournament("duck-soup", [bot, "b_rival"], deals=4)
+    client.wait_tournament(t.id)                       # a progress bar, then the standings
+
+Methods read like the API (api.md §4) and return small dataclasses holding
+the fields clients rely on, plus `raw`: the whole answer, for the rest.
+Wherever a bot is expected, a `BotInfo` or its id will do. Every failure —
+a 4xx/5xx answer, no server, a timeout — is one exception type,
+`CardarenaError`, carrying the status, the API's error code and its message.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import requests
+
+#: (connect, read) seconds for every request but the long-poll
+TIMEOUT = (5.0, 30.0)
+FINISHED = ("finished", "aborted")
+
+
+class CardarenaError(Exception):
+    """What went wrong talking to the platform.
+
+    `status` is the HTTP status (None when no answer came: `code` is then
+    ``"unreachable"`` or ``"timeout"``), `code` the API's error code
+    (``"not_found"``, ``"illegal_action"``…), `message` its explanation;
+    `retry_after` the seconds a 429 asks to wait.
+    """
+
+    def __init__(self, status: int | None, code: str, message: str,
+                 retry_after: float | None = None) -> None:
+        super().__init__(f"{status or 'no answer'} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+    @classmethod
+    def from_response(cls, response: requests.Response) -> CardarenaError:
+        code, message = "http_error", response.reason or f"HTTP {response.status_code}"
+        try:
+            error = response.json()["error"]
+            code, message = str(error["code"]), str(error["message"])
+        except (ValueError, KeyError, TypeError):
+            text = response.text.strip()
+            if text:
+                message = text[:300]
+        return cls(response.status_code, code, message, retry_after(response))
+
+
+def retry_after(response: requests.Response) -> float | None:
+    """The seconds a `Retry-After` header asks for (number form), or None."""
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def api_base(server: str) -> str:
+    """`http://host:port/api/v1` for a server given with or without the prefix."""
+    server = server.rstrip("/")
+    return server if server.endswith("/api/v1") else server + "/api/v1"
+
+
+# -- the answers ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rating:
+    mu: float
+    sigma: float
+    ordinal: float
+
+    @classmethod
+    def of(cls, raw: dict | None) -> Rating | None:
+        if not raw:
+            return None
+        return cls(raw["mu"], raw["sigma"], raw["ordinal"])
+
+
+@dataclass(frozen=True)
+class Account:
+    id: str
+    name: str
+    token: str
+    raw: dict = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A bot; `secret` is set only in `register_bot`'s answer (shown once)."""
+
+    id: str
+    name: str
+    game: str
+    kind: str
+    secret: str | None = field(default=None, repr=False)
+    url: str | None = None
+    retired: bool = False
+    rating: Rating | None = None
+    matches: int = 0
+    wins: int = 0
+    faults: int = 0
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, raw: dict) -> BotInfo:
+        return cls(id=raw["id"], name=raw["name"], game=raw["game"], kind=raw["kind"],
+                   secret=raw.get("secret"), url=raw.get("url"), retired=bool(raw.get("retired")),
+                   rating=Rating.of(raw.get("rating")), matches=raw.get("matches", 0),
+                   wins=raw.get("wins", 0), faults=raw.get("faults", 0), raw=raw)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    name: str
+    min_seats: int
+    max_seats: int
+    options: dict
+    raw: dict = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, raw: dict) -> GameInfo:
+        return cls(raw["name"], raw["min_seats"], raw["max_seats"], raw.get("options", {}), raw)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match; `result` and `log` are None until it is public (api.md §4)."""
+
+    id: str
+    status: str
+    game: str | None = None
+    seats: list[str] = field(default_factory=list)  # bot ids in seat order
+    result: dict | None = None
+    log: list[dict] | None = None
+    rated: bool | None = None
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def over(self) -> bool:
+        return self.status in FINISHED
+
+    @classmethod
+    def of(cls, raw: dict) -> Match:
+        seats = [s["bot"] if isinstance(s, dict) else s for s in raw.get("seats") or []]
+        return cls(id=raw["id"], status=raw["status"], game=raw.get("game"), seats=seats,
+                   result=raw.get("result"), log=raw.get("log"), rated=raw.get("rated"), raw=raw)
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    bot: str
+    points: float
+    matches: int
+    wins: int | None = None
+
+
+@dataclass(frozen=True)
+class Tournament:
+    id: str
+    status: str
+    game: str | None = None
+    done: int = 0
+    total: int = 0
+    standings: list[Standing] = field(default_factory=list)
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def over(self) -> bool:
+        return self.status in FINISHED
+
+    @classmethod
+    def of(cls, raw: dict) -> Tournament:
+        progress = raw.get("progress") or {}
+        standings = [Standing(s["rank"], s["bot"], s["points"], s["matches"], s.get("wins"))
+                     for s in raw.get("standings") or []]
+        return cls(id=raw["id"], status=raw["status"], game=raw.get("game"),
+                   done=progress.get("done", 0), total=progress.get("total", 0),
+                   standings=standings, raw=raw)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    rank: int
+    bot: str
+    rating: Rating
+    matches: int
+    wins: int
+    name: str | None = None
+
+
+def bot_id(bot: BotInfo | str) -> str:
+    return bot.id if isinstance(bot, BotInfo) else bot
+
+
+# -- the client -------------------------------------------------------------
+
+class Client:
+    """The referee API at `server` (``http://host:port``), as `token` (an account or the admin)."""
+
+    def __init__(self, server: str, token: str | None = None, timeout: float | tuple = TIMEOUT) -> None:
+        self.server = server.rstrip("/")
+        self.base = api_base(server)
+        self.token = token
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = "cardarena-sdk/1"
+
+    def __repr__(self) -> str:
+        return f"Client({self.server!r})"
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def request(self, method: str, path: str, json: Any = None, params: dict | None = None,
+                token: str | None = None, timeout: float | tuple | None = None) -> dict:
+        """One API call: the answer's JSON, or `CardarenaError`."""
+        headers = {}
+        token = token or self.token
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            response = self.session.request(method, self.base + path, json=json, params=params,
+                                            headers=headers, timeout=timeout or self.timeout)
+        except requests.Timeout as exc:
+            raise CardarenaError(None, "timeout", f"{method} {path}: no answer in time ({exc})") from None
+        except requests.RequestException as exc:
+            raise CardarenaError(None, "unreachable", f"{method} {path}: {exc}") from None
+        if response.status_code >= 400:
+            raise CardarenaError.from_response(response)
+        if not response.content:
+            return {}
+        try:
+            return response.json()
+        except ValueError:
+            raise CardarenaError(response.status_code, "bad_response",
+                                 f"{method} {path}: the answer is not JSON") from None
+
+    # accounts and bots
+    def create_account(self, name: str) -> Account:
+        """A new account; its token is shown once — the client keeps it if it had none."""
+        raw = self.request("POST", "/accounts", {"name": name})
+        if self.token is None:
+            self.token = raw["token"]
+        return Account(raw["id"], raw["name"], raw["token"], raw)
+
+    def register_bot(self, name: str, game: str, kind: str = "webhook", url: str | None = None,
+                     entrypoint: str | None = None) -> BotInfo:
+        """Register a bot: `kind` "webhook" (with `url`), "polling", or "python" (admin, `entrypoint`).
+
+        The answer's `secret` is shown once: `serve` and `connect` need it.
+        """
+        body: dict[str, Any] = {"name": name, "game": game, "kind": kind}
+        if url is not None:
+            body["url"] = url
+        if entrypoint is not None:
+            body["entrypoint"] = entrypoint
+        return BotInfo.of(self.request("POST", "/bots", body))
+
+    def bots(self, game: str | None = None) -> list[BotInfo]:
+        params = {"game": game} if game else None
+        return [BotInfo.of(b) for b in self.request("GET", "/bots", params=params)["bots"]]
+
+    def bot(self, id: BotInfo | str) -> BotInfo:
+        return BotInfo.of(self.request("GET", f"/bots/{_seg(bot_id(id))}"))
+
+    def retire_bot(self, id: BotInfo | str) -> BotInfo:
+        """Retire a bot you own; its past matches stay."""
+        return BotInfo.of(self.request("DELETE", f"/bots/{_seg(bot_id(id))}"))
+
+    def games(self) -> list[GameInfo]:
+        return [GameInfo.of(g) for g in self.request("GET", "/games")["games"]]
+
+    # matches
+    def challenge(self, game: str, bots: list[BotInfo | str], seed: int | None = None,
+                  options: dict | None = None, move_timeout_ms: int | None = None,
+                  max_faults: int | None = None) -> Match:
+        """One match, seat i = bots[i]; without a seed the server draws one and the match is rated."""
+        body = _fields(game=game, bots=[bot_id(b) for b in bots], seed=seed, options=options,
+                       move_timeout_ms=move_timeout_ms, max_faults=max_faults)
+        return Match.of(self.request("POST", "/matches", body))
+
+    def match(self, id: Match | str) -> Match:
+        return Match.of(self.request("GET", f"/matches/{_seg(_id(id))}"))
+
+    def wait_match(self, id: Match | str, timeout: float | None = None, poll: float = 0.5) -> Match:
+        """The match once finished or aborted (`CardarenaError` "timeout" after `timeout` s)."""
+        return self._wait(lambda: self.match(id), timeout, poll)
+
+    # tournaments
+    def create_tournament(self, game: str, bots: list[BotInfo | str], deals: int = 1,
+                          seats: int | None = None, duplicate: bool = True, seed: int | None = None,
+                          options: dict | None = None, move_timeout_ms: int | None = None,
+                          max_faults: int | None = None) -> Tournament:
+        """A round-robin: every table of `seats` entrants plays `deals` deals (each rotated if `duplicate`)."""
+        body = _fields(game=game, bots=[bot_id(b) for b in bots], format="round-robin", deals=deals,
+                       seats=seats, duplicate=duplicate, seed=seed, options=options,
+                       move_timeout_ms=move_timeout_ms, max_faults=max_faults)
+        return Tournament.of(self.request("POST", "/tournaments", body))
+
+    def tournament(self, id: Tournament | str) -> Tournament:
+        return Tournament.of(self.request("GET", f"/tournaments/{_seg(_id(id))}"))
+
+    def tournament_matches(self, id: Tournament | str) -> list[Match]:
+        raw = self.request("GET", f"/tournaments/{_seg(_id(id))}/matches")
+        return [Match.of(m) for m in raw["matches"]]
+
+    def wait_tournament(self, id: Tournament | str, progress: bool = True,
+                        timeout: float | None = None, poll: float = 0.5) -> Tournament:
+        """The tournament once over, polling it; `progress` shows a rich progress bar."""
+        if not progress:
+            return self._wait(lambda: self.tournament(id), timeout, poll)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("matches"), TimeElapsedColumn())
+        with Progress(*columns, transient=False) as bar:
+            task = bar.add_task(f"tournament {_id(id)}", total=None)
+
+            def step() -> Tournament:
+                t = self.tournament(id)
+                bar.update(task, completed=t.done, total=t.total or None,
+                           description=f"tournament {t.id} ({t.status})")
+                return t
+
+            return self._wait(step, timeout, poll)
+
+    def rankings(self, game: str) -> list[Ranking]:
+        raw = self.request("GET", f"/games/{_seg(game)}/rankings")
+        return [Ranking(r["rank"], r["bot"], Rating.of(r["rating"]), r["matches"], r["wins"], r.get("name"))
+                for r in raw["rankings"]]
+
+    def _wait(self, fetch, timeout: float | None, poll: float):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                thing = fetch()
+            except CardarenaError as exc:
+                if exc.status != 429:
+                    raise
+                time.sleep(exc.retry_after or poll)
+                continue
+            if thing.over:
+                return thing
+            if deadline is not None and time.monotonic() > deadline:
+                raise CardarenaError(None, "timeout", f"{thing.id} is still {thing.status} after {timeout}s")
+            time.sleep(poll)
+
+
+def _id(thing: Any) -> str:
+    return thing if isinstance(thing, str) else thing.id
+
+
+def _seg(text: str) -> str:
+    """`text` as one path segment (an id cannot escape its place in the URL)."""
+    return quote(str(text), safe="")
+
+
+def _fields(**fields: Any) -> dict:
+    """The request body without the fields left at None (the API's defaults apply)."""
+    return {k: v for k, v in fields.items() if v is not None}

@@ -1,0 +1,319 @@
+"""Poll for turns: a bot behind NAT or a firewall reaches out to the referee.
+
+    from sdk import connect
+    connect(MyBot(), "http://127.0.0.1:5000", secret=SECRET)   # blocks; Ctrl-C stops it
+
+The loop long-polls `GET /bots/me/turns?wait=S`, calls `act` for each
+decision and posts the answer to `POST /matches/{id}/turns/{turn}`. A
+decision stays pending on the server until answered or its deadline passes,
+so nothing is lost when the server is briefly away: the loop retries with
+exponential backoff (connection errors, timeouts, 5xx), waits out a 429's
+`Retry-After`, and re-posts the action it already chose when the same
+decision comes back — the bot is asked once per decision.
+
+The platform sends polling bots no `match_over`; the loop learns a match is
+over from `GET /matches/{id}` and calls `on_match_over` with its result
+(None-free: ``{}`` while a tournament keeps results private).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import requests
+
+from sdk.bot import Bot
+from sdk.client import FINISHED, CardarenaError, api_base, retry_after
+from sdk.protocol import BotFailed, Dispatcher, ProtocolError, check_message, describe
+from sdk.webhook import ensure_logging, resolve_secret
+
+log = logging.getLogger("sdk.connect")
+
+#: the longest long-poll the API accepts
+MAX_WAIT = 30.0
+#: backoff when the server is away: first delay, cap
+BACKOFF_START = 0.5
+BACKOFF_MAX = 30.0
+#: how often (s) to ask whether a quiet match has ended
+OVER_CHECK_EVERY = 2.0
+
+
+@dataclass
+class PollStats:
+    """What a `connect` loop did."""
+
+    answered: int = 0            # actions the server accepted
+    refused: int = 0             # answers refused (409 no longer pending, 422 illegal, 403)
+    bot_errors: int = 0          # decisions where the bot raised (left to the referee's deadline)
+    reconnects: int = 0          # times the server was away and came back
+    matches_over: list[str] = field(default_factory=list)
+
+
+class _Away(Exception):
+    """The server did not answer usefully: retry later."""
+
+    def __init__(self, reason: str, delay: float | None = None) -> None:
+        super().__init__(reason)
+        self.delay = delay
+
+
+class Poller:
+    """One polling loop for one bot; `connect` builds and runs it."""
+
+    def __init__(self, bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
+                 max_turns: int | None = None, until_idle: bool = False,
+                 stop: threading.Event | None = None) -> None:
+        self.dispatcher = Dispatcher(bot)
+        self.bot = bot
+        self.base = api_base(server)
+        self.secret = resolve_secret(secret)
+        self.wait = max(0.0, min(float(wait), MAX_WAIT))
+        self.max_turns = max_turns
+        self.until_idle = until_idle
+        self.stop_event = stop or threading.Event()
+        self.stats = PollStats()
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Bearer {self.secret}"
+        self.session.headers["User-Agent"] = "cardarena-sdk/1"
+        # (match, turn) -> the action chosen, so a repeated decision is not asked twice
+        self._chosen: OrderedDict[tuple[str, int], dict | None] = OrderedDict()
+        # matches this bot has played and not yet seen end -> when last checked
+        self._open: dict[str, float] = {}
+        self._backoff = BACKOFF_START
+        self._away_since: float | None = None
+        self.thread: threading.Thread | None = None
+        self.error: Exception | None = None  # what ended a background loop early
+
+    # -- the handle -----------------------------------------------------------
+    def stop(self, timeout: float | None = None) -> None:
+        """Ask the loop to end (within one long-poll) and wait for it."""
+        self.stop_event.set()
+        self.join(timeout)
+
+    def join(self, timeout: float | None = None) -> None:
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def __enter__(self) -> Poller:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- the loop -------------------------------------------------------------
+    def run(self) -> PollStats:
+        log.info("%s (%s) polling %s", self.bot.name, self.bot.game or "any game", self.base)
+        try:
+            while not self._done():
+                try:
+                    decisions = self._poll()
+                    self._back()
+                except _Away as away:
+                    self._sleep(self._retry_delay(away))
+                    continue
+                for decision in decisions:
+                    if self.stop_event.is_set():
+                        break
+                    self._handle(decision)
+                self._check_over({d["match_id"] for d in decisions})
+                if not decisions and self.until_idle:
+                    break
+        finally:
+            self.session.close()
+        log.info("%s stopped: %d answered, %d refused", self.bot.name, self.stats.answered,
+                 self.stats.refused)
+        return self.stats
+
+    def run_in_background(self) -> None:
+        """`run`, keeping the exception that ended it in `.error` (a thread has no caller)."""
+        try:
+            self.run()
+        except Exception as exc:
+            self.error = exc
+            log.error("%s stopped: %s", self.bot.name, exc)
+
+    def _done(self) -> bool:
+        if self.stop_event.is_set():
+            return True
+        return self.max_turns is not None and self.stats.answered >= self.max_turns
+
+    def _call(self, method: str, path: str, timeout: float, **kwargs) -> requests.Response:
+        """One request; `_Away` for what a retry may fix, `CardarenaError` for what it will not."""
+        try:
+            response = self.session.request(method, self.base + path, timeout=(5.0, timeout), **kwargs)
+        except requests.RequestException as exc:
+            raise _Away(f"{type(exc).__name__}: {_short(exc)}") from None
+        if response.status_code == 429:
+            raise _Away("rate limited (429)", retry_after(response) or 1.0)
+        if response.status_code >= 500:
+            raise _Away(f"{response.status_code} {response.reason}")
+        if response.status_code in (401, 403) and path.startswith("/bots/me"):
+            raise CardarenaError.from_response(response)  # a wrong secret: retrying will not help
+        return response
+
+    def _poll(self) -> list[dict]:
+        response = self._call("GET", "/bots/me/turns", timeout=self.wait + 15, params={"wait": self.wait})
+        if response.status_code != 200:
+            raise CardarenaError.from_response(response)
+        try:
+            turns = response.json()["turns"]
+        except (ValueError, KeyError, TypeError):
+            raise _Away("the server's answer is not a list of turns") from None
+        out = []
+        for item in turns if isinstance(turns, list) else []:
+            try:
+                message = check_message(item)
+            except ProtocolError as exc:
+                log.warning("skipped a malformed decision: %s", exc)
+                continue
+            if message["type"] == "match_over":
+                self._over(message["match_id"], message["result"])
+            else:
+                out.append(message)
+        return out
+
+    def _handle(self, decision: dict) -> None:
+        key = (decision["match_id"], decision["turn"])
+        self._open.setdefault(decision["match_id"], time.monotonic())
+        if key in self._chosen:
+            action = self._chosen[key]
+            if action is None:  # the bot failed on it: the referee's deadline will play for it
+                return
+        else:
+            wrong = self.dispatcher.wrong_game(decision)
+            try:
+                if wrong:
+                    raise BotFailed(wrong)
+                action = self.dispatcher.decide(decision)
+            except BotFailed as exc:
+                log.error("%s turn %s: no answer sent (%s)", *key, exc)
+                self.stats.bot_errors += 1
+                self._remember(key, None)
+                return
+            self._remember(key, action)
+        self._answer(decision, action)
+
+    def _remember(self, key: tuple[str, int], action: dict | None) -> None:
+        self._chosen[key] = action
+        while len(self._chosen) > 10_000:
+            self._chosen.popitem(last=False)
+
+    def _answer(self, decision: dict, action: dict) -> None:
+        match_id, turn = decision["match_id"], decision["turn"]
+        try:
+            body = json.dumps({"action": action}, allow_nan=False).encode()
+        except (TypeError, ValueError) as exc:
+            log.error("%s turn %s: the bot's answer is not JSON: %s", match_id, turn, exc)
+            self.stats.bot_errors += 1
+            self._remember((match_id, turn), None)
+            return
+        deadline = time.monotonic() + decision["deadline_ms"] / 1000
+        while True:
+            try:
+                response = self._call("POST", f"/matches/{match_id}/turns/{turn}",
+                                      timeout=max(1.0, decision["deadline_ms"] / 1000 + 5),
+                                      data=body, headers={"Content-Type": "application/json"})
+                self._back()
+                break
+            except _Away as away:
+                delay = self._retry_delay(away)
+                if self.stop_event.is_set() or time.monotonic() + delay > deadline:
+                    return  # if still pending, the next poll brings it back and we post again
+                self._sleep(delay)
+        if response.status_code == 200:
+            self.stats.answered += 1
+            return
+        self.stats.refused += 1
+        self._remember((match_id, turn), None)  # never post it again
+        error = CardarenaError.from_response(response)
+        if response.status_code == 409:
+            log.warning("%s turn %s: too late, %s", match_id, turn, error.message)
+        else:
+            log.warning("%s turn %s: %s refused: %s", match_id, turn, describe(action), error.message)
+
+    def _check_over(self, active: set[str]) -> None:
+        """Call `on_match_over` for quiet matches that have ended."""
+        now = time.monotonic()
+        for match_id, checked in list(self._open.items()):
+            if match_id in active or now - checked < OVER_CHECK_EVERY:
+                continue
+            self._open[match_id] = now
+            try:
+                response = self._call("GET", f"/matches/{match_id}", timeout=10)
+                match = response.json() if response.status_code == 200 else None
+            except (_Away, ValueError):
+                continue
+            if match is None:
+                self._open.pop(match_id, None)
+            elif match.get("status") in FINISHED:
+                self._over(match_id, match.get("result") or {})
+
+    def _over(self, match_id: str, result: dict) -> None:
+        self._open.pop(match_id, None)
+        self.stats.matches_over.append(match_id)
+        try:
+            self.dispatcher.match_over({"type": "match_over", "match_id": match_id, "result": result})
+        except BotFailed:
+            pass  # logged by the dispatcher; the match is over anyway
+
+    # -- when the server is away ----------------------------------------------
+    def _retry_delay(self, away: _Away) -> float:
+        if away.delay is not None:  # the server said how long (429 Retry-After)
+            log.warning("%s: waiting %.1f s as asked", away, away.delay)
+            return away.delay
+        if self._away_since is None:
+            self._away_since = time.monotonic()
+        delay = self._backoff * (0.5 + random.random() / 2)
+        log.warning("server away (%s); retrying in %.1f s", away, delay)
+        self._backoff = min(self._backoff * 2, BACKOFF_MAX)
+        return delay
+
+    def _back(self) -> None:
+        if self._away_since is not None:
+            log.info("server back after %.1f s", time.monotonic() - self._away_since)
+            self.stats.reconnects += 1
+        self._away_since = None
+        self._backoff = BACKOFF_START
+
+    def _sleep(self, seconds: float) -> None:
+        self.stop_event.wait(seconds)
+
+
+def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
+            max_turns: int | None = None, until_idle: bool = False,
+            stop: threading.Event | None = None, block: bool = True) -> PollStats | Poller:
+    """Play `bot`'s turns by polling `server` (``http://host:port``) with the bot's secret.
+
+    Blocks until Ctrl-C, `stop` is set, `max_turns` actions were accepted, or
+    (`until_idle`) a long-poll of `wait` seconds brings nothing; returns the
+    `PollStats`. With ``block=False`` the loop runs in a background thread and
+    the `Poller` handle is returned: ``.stop()``, ``.join()``, ``.stats``.
+    """
+    poller = Poller(bot, server, secret, wait=wait, max_turns=max_turns, until_idle=until_idle, stop=stop)
+    if not block:
+        poller.thread = threading.Thread(target=poller.run_in_background, name=f"connect-{bot.name}",
+                                         daemon=True)
+        poller.thread.start()
+        return poller
+    ensure_logging()
+    try:
+        return poller.run()
+    except KeyboardInterrupt:
+        poller.stop_event.set()
+        log.info("stopped (Ctrl-C): %d answered", poller.stats.answered)
+        return poller.stats
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= 120 else text[:117] + "..."

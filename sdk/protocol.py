@@ -1,0 +1,172 @@
+"""The bot protocol, from the bot's side: check a message, sign it, answer it.
+
+Both ways of reaching a bot — the referee POSTing to `sdk.serve`, or the bot
+polling with `sdk.connect` — carry the same decision JSON (api.md §3). This
+module holds what they share, so the two hosts judge messages identically:
+
+* `sign` / `signature_ok`: the `X-Cardarena-Signature` HMAC;
+* `check_message`: the shape of a decision or a `match_over` (a `ProtocolError`
+  saying what is wrong, never a `KeyError` deep inside a bot);
+* `Dispatcher`: calls the bot's hooks in order — `on_match_start` before the
+  first decision of a match (seat) it has not seen, `act` for each decision,
+  `on_match_over` at the end — and is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+from sdk.bot import Bot
+
+#: the protocol version this SDK speaks (the `protocol` field of a decision)
+PROTOCOL = 1
+SIGNATURE_HEADER = "X-Cardarena-Signature"
+
+log = logging.getLogger("sdk")
+
+
+class ProtocolError(ValueError):
+    """A message that is not a decision or a `match_over` of this protocol."""
+
+
+class BotFailed(RuntimeError):
+    """The bot's own code raised (or answered something that is not JSON)."""
+
+
+def sign(body: bytes, secret: str) -> str:
+    """The `X-Cardarena-Signature` value for `body`: ``sha256=<hex HMAC>``.
+
+    The key is the secret's UTF-8 bytes and the message the exact body, so a
+    bot checks the bytes it received, before any JSON parsing.
+    """
+    digest = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+    return "sha256=" + digest
+
+
+def signature_ok(body: bytes, header: str | None, secret: str) -> bool:
+    """Whether `header` is the referee's signature of `body` (constant time)."""
+    if not header:
+        return False
+    return hmac.compare_digest(sign(body, secret).encode("ascii"),
+                               header.strip().encode("utf-8", "surrogateescape"))
+
+
+def _need(message: dict, key: str, kind: type, what: str) -> Any:
+    value = message.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ProtocolError(f"{key!r} must be {what}, got {value!r:.80}")
+    return value
+
+
+def check_message(message: Any) -> dict:
+    """`message` itself if it is a well-formed decision or `match_over`, else `ProtocolError`."""
+    if not isinstance(message, dict):
+        raise ProtocolError(f"a message is a JSON object, not {type(message).__name__}")
+    kind = message.get("type")
+    if kind == "turn":
+        protocol = message.get("protocol")
+        if protocol != PROTOCOL or isinstance(protocol, bool):
+            raise ProtocolError(f"this SDK speaks protocol {PROTOCOL}, not {protocol!r:.20}")
+        _need(message, "match_id", str, "a string")
+        _need(message, "game", str, "a string")
+        _need(message, "turn", int, "an integer")
+        _need(message, "seat", int, "an integer")
+        _need(message, "view", dict, "an object")
+        _need(message, "deadline_ms", int, "an integer")
+        legal = _need(message, "legal_actions", list, "a list")
+        if not legal or not all(isinstance(a, dict) for a in legal):
+            raise ProtocolError("'legal_actions' must be a non-empty list of objects")
+        return message
+    if kind == "match_over":
+        _need(message, "match_id", str, "a string")
+        _need(message, "result", dict, "an object")
+        return message
+    raise ProtocolError(f"'type' must be 'turn' or 'match_over', got {kind!r:.40}")
+
+
+def describe(action: Any) -> str:
+    """A short form of an action for one log line."""
+    text = repr(action)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class Dispatcher:
+    """Hands messages to one bot, calling its hooks in the order they promise.
+
+    Remembers the (match, seat) pairs it has seen — a bounded number, oldest
+    forgotten first — so `on_match_start` runs once per match even when the
+    referee sends the same decision twice (a retry, a poll repeated).
+    """
+
+    def __init__(self, bot: Bot, remember: int = 10_000) -> None:
+        if not isinstance(bot, Bot):
+            raise TypeError(f"expected an sdk.Bot instance, got {bot!r:.80}")
+        self.bot = bot
+        self.remember = remember
+        self._seen: OrderedDict[tuple[str, int], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wrong_game(self, decision: dict) -> str | None:
+        """Why this bot should not play `decision`'s game, or None."""
+        game = getattr(self.bot, "game", None)
+        if game is not None and decision["game"] != game:
+            return f"{self.bot.name} plays {game}, not {decision['game']}"
+        return None
+
+    def _first_time(self, match_id: str, seat: int) -> bool:
+        with self._lock:
+            key = (match_id, seat)
+            if key in self._seen:
+                self._seen.move_to_end(key)
+                return False
+            self._seen[key] = None
+            while len(self._seen) > self.remember:
+                self._seen.popitem(last=False)
+            return True
+
+    def _forget(self, match_id: str) -> bool:
+        with self._lock:
+            keys = [k for k in self._seen if k[0] == match_id]
+            for key in keys:
+                del self._seen[key]
+            return bool(keys)
+
+    def decide(self, decision: dict) -> dict:
+        """The bot's action for a checked decision; `BotFailed` if its code raised."""
+        match_id, seat, turn = decision["match_id"], decision["seat"], decision["turn"]
+        started = time.monotonic()
+        try:
+            if self._first_time(match_id, seat):
+                self.bot.on_match_start(match_id, seat, decision["view"])
+            action = self.bot.act(decision["view"], list(decision["legal_actions"]))
+        except Exception as exc:
+            log.exception("%s turn %s seat %s: the bot raised", match_id, turn, seat)
+            raise BotFailed(f"{type(exc).__name__}: {exc}") from exc
+        elapsed_ms = (time.monotonic() - started) * 1000
+        if not isinstance(action, dict):
+            log.warning("%s turn %s: act() returned %s, not one of legal_actions",
+                        match_id, turn, describe(action))
+        elif action not in decision["legal_actions"]:
+            log.warning("%s turn %s: %s is not one of legal_actions", match_id, turn, describe(action))
+        late = f"  LATE (deadline {decision['deadline_ms']} ms)" if elapsed_ms > decision["deadline_ms"] else ""
+        log.info("%s turn %d seat %d: %d legal -> %s in %.0f ms%s", match_id, turn, seat,
+                 len(decision["legal_actions"]), describe(action), elapsed_ms, late)
+        return action
+
+    def match_over(self, message: dict) -> None:
+        """Call `on_match_over`; `BotFailed` if it raised."""
+        match_id = message["match_id"]
+        self._forget(match_id)
+        ranks = message["result"].get("ranks")
+        log.info("%s over: ranks %s", match_id, ranks)
+        try:
+            self.bot.on_match_over(match_id, message["result"])
+        except Exception as exc:
+            log.exception("%s: on_match_over raised", match_id)
+            raise BotFailed(f"{type(exc).__name__}: {exc}") from exc

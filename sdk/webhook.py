@@ -1,0 +1,188 @@
+"""Host a bot as a webhook: the referee POSTs each decision, the bot answers.
+
+    from sdk import serve
+    serve(MyBot(), port=8001, secret=SECRET)          # blocks; Ctrl-C stops it
+
+`webhook_app(bot, secret)` is the plain WSGI application behind it (no
+framework: it is a handful of checks), so any WSGI server or a test can run
+it. `serve` runs it under waitress, a production-grade threaded server:
+decisions of different matches are answered in parallel, so `act` may be
+called from several threads at once.
+
+What the app answers:
+
+* a signed decision -> 200 ``{"action": ...}``;
+* a signed ``match_over`` -> 200, empty;
+* no signature or a wrong one -> 401 (checked on the raw bytes, in constant time);
+* a body over `max_body` bytes -> 413; not JSON, or not a decision -> 400;
+* a decision for another game than `bot.game` -> 400 ``wrong_game``;
+* the bot's code raised -> 500 ``{"error": {"code": "bot_error", "message": ...}}``.
+
+Errors use the platform's format, ``{"error": {"code", "message"}}``.
+``GET /`` answers the bot's name and game, unsigned, to check it is up.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from sdk.bot import Bot
+from sdk.protocol import (
+    SIGNATURE_HEADER,
+    BotFailed,
+    Dispatcher,
+    ProtocolError,
+    check_message,
+    signature_ok,
+)
+
+log = logging.getLogger("sdk.serve")
+
+#: the largest request body accepted (decisions are a few kilobytes)
+MAX_BODY = 1 << 20
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 405: "Method Not Allowed",
+            413: "Payload Too Large", 500: "Internal Server Error"}
+
+WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
+
+
+def resolve_secret(secret: str | None) -> str:
+    """`secret`, else `CARDARENA_BOT_SECRET`; a clear error when neither is set."""
+    secret = secret if secret is not None else os.environ.get("CARDARENA_BOT_SECRET")
+    if not secret:
+        raise ValueError("a bot needs its secret (shown once when it was registered): "
+                         "pass secret=... or set CARDARENA_BOT_SECRET")
+    return secret
+
+
+def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -> WSGIApp:
+    """The WSGI application that answers the referee's calls for `bot`."""
+    secret = resolve_secret(secret)
+    dispatcher = Dispatcher(bot)
+    signature_key = "HTTP_" + SIGNATURE_HEADER.upper().replace("-", "_")
+
+    def respond(start_response, status: int, payload: dict | None = None,
+                headers: list[tuple[str, str]] | None = None) -> list[bytes]:
+        body = b"" if payload is None else json.dumps(payload, separators=(",", ":")).encode()
+        head = [("Content-Length", str(len(body)))] + (headers or [])
+        if payload is not None:
+            head.append(("Content-Type", "application/json"))
+        start_response(f"{status} {_REASONS[status]}", head)
+        return [body]
+
+    def error(start_response, status: int, code: str, message: str, headers=None) -> list[bytes]:
+        return respond(start_response, status, {"error": {"code": code, "message": message}}, headers)
+
+    def app(environ: dict, start_response) -> Iterable[bytes]:
+        method = environ.get("REQUEST_METHOD", "GET")
+        if method in ("GET", "HEAD"):
+            return respond(start_response, 200, {"bot": bot.name, "game": bot.game, "protocol": 1})
+        if method != "POST":
+            return error(start_response, 405, "method_not_allowed", f"{method} is not allowed: POST decisions",
+                         [("Allow", "GET, POST")])
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return error(start_response, 400, "bad_request", "Content-Length is not a number")
+        if length > max_body:
+            return error(start_response, 413, "too_large", f"the body is over {max_body} bytes")
+        body = environ["wsgi.input"].read(length) if length > 0 else b""
+        if not signature_ok(body, environ.get(signature_key), secret):
+            who = environ.get("REMOTE_ADDR", "?")
+            log.warning("refused an unsigned or wrongly signed request from %s", who)
+            return error(start_response, 401, "bad_signature",
+                         f"missing or wrong {SIGNATURE_HEADER}: only the referee may call this bot")
+        try:
+            message = check_message(json.loads(body))
+        except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError and ProtocolError are ValueErrors
+            reason = str(exc) if isinstance(exc, ProtocolError) else f"the body is not JSON: {exc}"
+            return error(start_response, 400, "bad_request", reason)
+        try:
+            if message["type"] == "match_over":
+                dispatcher.match_over(message)
+                return respond(start_response, 200)
+            wrong = dispatcher.wrong_game(message)
+            if wrong:
+                return error(start_response, 400, "wrong_game", wrong)
+            action = dispatcher.decide(message)
+            return respond(start_response, 200, {"action": action})
+        except BotFailed as exc:
+            return error(start_response, 500, "bot_error", f"the bot raised {exc}")
+        except (TypeError, ValueError) as exc:  # act() returned something json cannot encode
+            log.error("the bot's answer is not JSON: %s", exc)
+            return error(start_response, 500, "bot_error", f"the bot's answer is not JSON: {exc}")
+
+    return app
+
+
+@dataclass
+class BotServer:
+    """A bot served in a background thread: `.url`, `.stop()`; a context manager."""
+
+    url: str
+    _server: object
+    _thread: threading.Thread
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop accepting calls and wait for the server thread to end."""
+        self._server.close()
+        self._thread.join(timeout)
+
+    def __enter__(self) -> BotServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def ensure_logging() -> None:
+    """Show the SDK's one-line logs when the program has not set up logging itself."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s",
+                            datefmt="%H:%M:%S")
+
+
+def serve(bot: Bot, host: str = "127.0.0.1", port: int = 8001, secret: str | None = None, *,
+          block: bool = True, threads: int = 8, max_body: int = MAX_BODY) -> BotServer | None:
+    """Host `bot` as a webhook bot on http://host:port/ (register that URL).
+
+    `secret` is the bot's secret from registration (or `CARDARENA_BOT_SECRET`):
+    calls not signed with it are refused. Blocks until Ctrl-C; with
+    ``block=False`` it runs in a background thread and returns a `BotServer`
+    (``port=0`` picks a free port; read it from ``.url``).
+    """
+    from waitress.server import create_server
+
+    app = webhook_app(bot, secret, max_body=max_body)
+    server = create_server(app, host=host, port=port, threads=threads, ident="cardarena-bot",
+                           max_request_body_size=max_body + 1, channel_timeout=30,
+                           clear_untrusted_proxy_headers=True)
+    url = f"http://{_url_host(host)}:{server.effective_port}/"
+    if not block:
+        thread = threading.Thread(target=server.run, name=f"serve-{bot.name}", daemon=True)
+        thread.start()
+        log.info("serving %s (%s) at %s", bot.name, bot.game or "any game", url)
+        return BotServer(url=url, _server=server, _thread=thread)
+    ensure_logging()
+    log.info("serving %s (%s) at %s — Ctrl-C to stop", bot.name, bot.game or "any game", url)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        log.info("stopped")
+    finally:
+        server.close()
+    return None
+
+
+def _url_host(host: str) -> str:
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]"
+    return host
