@@ -28,6 +28,20 @@ class AuctionMixin:
             return [{"bid": n} for n in range(self.max_bid + 1)]
         return [{"pass": True}] + [{"bid": n} for n in range(high + 1, self.max_bid + 1)]
 
+    def _explain_bid(self, action: dict) -> str | None:
+        """Why a bid is refused, from public facts only (the auction is public)."""
+        high = self.auction["high"]
+        if "pass" in action and high is None:
+            return "an opening cannot be passed: bid 0 or more"
+        bid = action.get("bid")
+        if type(bid) is not int:
+            return "a bid is {\"bid\": n} with a whole number n, or {\"pass\": true}"
+        if high is not None and bid <= high:
+            return f"a raise must be above the high bid of {high}"
+        if bid < 0 or bid > self.max_bid:
+            return f"bids go from 0 to {self.max_bid}"
+        return None
+
     def _apply_bid(self, action: dict) -> None:
         seat, auction = self.actor, self.auction
         if "pass" in action:

@@ -48,6 +48,21 @@ class PaymentMixin:
                     actions.append({"give": card, "to": seat})
         return actions
 
+    def _explain_pay(self, action: dict) -> str | None:
+        """Why a payment step is refused (the winner's own hand and public facts only)."""
+        pay, waiting = self.payment, self._waiting()
+        if "done" in action:
+            return (f"the payment ends once {pay['bid']} is given (so far {pay['given']}) and "
+                    f"every other seat has a card (still waiting: {waiting})")
+        card, to = action.get("give"), action.get("to")
+        if card not in self.hands[pay["winner"]]:
+            return f"you hold no {card!r} to give"
+        if to not in self.others(pay["winner"]):
+            return f"cards go to another seat in the game: {self.others(pay['winner'])}"
+        if to not in waiting:
+            return f"keep a card for each seat still waiting ({waiting}) before paying seat {to} again"
+        return None
+
     def _apply_pay(self, action: dict) -> None:
         pay = self.payment
         winner = pay["winner"]

@@ -86,6 +86,13 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
             "navet": self._apply_navet,
         }[self.pending](action)
 
+    def _explain_illegal(self, action) -> str | None:
+        """A rule-specific reason for the auction and payment (the rest: the generic message)."""
+        if not isinstance(action, dict):
+            return None
+        explain = {"bid": self._explain_bid, "pay": self._explain_pay}.get(self.pending)
+        return explain(action) if explain else None
+
     # -- small helpers shared by the mixins -----------------------------------
     def _ask(self, pending: str, seat: int) -> None:
         self.pending, self.actor = pending, seat
