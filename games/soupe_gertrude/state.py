@@ -53,6 +53,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
         self.manche_points: list[list[int]] = []
         self.log: list[tuple[frozenset | None, dict]] = []
         self.final_scores: list[int] | None = None
+        self.final_eliminated: list[int] = []  # ranks: eliminated seats last (one manche only)
         self.pending: str | None = None
         self.actor: int | None = None
         self._set_up(1, options["first"])
@@ -229,7 +230,6 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
         self.totals = [t + p for t, p in zip(self.totals, points, strict=True)]
         if self.manche == self.manches:
             self.final_scores = list(self.totals)
-            self.final_eliminated = []
             return
         self._set_up(self.manche + 1, winner if winner is not None else self._top_scorer(points))
 
@@ -241,7 +241,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
 
     def result(self) -> dict:
         scores = list(self.final_scores or [0] * self.seats)
-        eliminated = getattr(self, "final_eliminated", [])
+        eliminated = self.final_eliminated
         keys = [(0, eliminated.index(s)) if s in eliminated else (1, scores[s])
                 for s in range(self.seats)]
         return {
