@@ -117,10 +117,14 @@ def _register_docs_assets(app: Flask) -> None:
 
 def _register_web(app: Flask) -> None:
     """The web pages (server.web) when that part is installed."""
+    import importlib
+
     try:
-        from server import web
-    except ImportError:
-        return
+        web = importlib.import_module("server.web")
+    except ModuleNotFoundError as exc:
+        if exc.name == "server.web":
+            return
+        raise
     register = getattr(web, "register", None)
     if register is not None:
         register(app)

@@ -66,23 +66,47 @@ class LiveServer:
         return self.app.extensions["cardarena.store"]
 
 
-def serve_in_thread(app, threads: int = 32):
-    """Start `app` under waitress on a free loopback port; returns (server, thread)."""
-    from waitress.server import create_server
+class ThreadedServer:
+    """`app` under waitress on a free loopback port, served by a background thread.
 
-    server = create_server(app, host="127.0.0.1", port=0, threads=threads,
-                           channel_timeout=60, ident="cardarena")
-    thread = threading.Thread(target=server.run, name="waitress", daemon=True)
-    thread.start()
-    return server, thread
+    The thread runs waitress' event loop in short steps so `close()` stops it
+    at once (waitress' own `run()` only returns on a signal).
+    """
+
+    def __init__(self, app, threads: int = 32) -> None:
+        from waitress.server import create_server
+
+        self.server = create_server(app, host="127.0.0.1", port=0, threads=threads,
+                                    channel_timeout=60, ident="cardarena")
+        self.port = self.server.effective_port
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        server = self.server
+        while not self._stop.is_set():
+            server.asyncore.loop(timeout=0.05, map=server._map, count=1)
+        for channel in list(server._map.values()):
+            channel.close()
+        server.task_dispatcher.shutdown()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+def serve_in_thread(app, threads: int = 32) -> ThreadedServer:
+    """Start `app` under waitress on a free loopback port (`.url`; `.close()` stops it)."""
+    return ThreadedServer(app, threads)
 
 
 @pytest.fixture(scope="session")
 def live_server(app):
-    server, thread = serve_in_thread(app)
-    yield LiveServer(url=f"http://127.0.0.1:{server.effective_port}", app=app)
+    server = serve_in_thread(app)
+    yield LiveServer(url=server.url, app=app)
     server.close()
-    thread.join(timeout=5)
 
 
 class ApiError(AssertionError):

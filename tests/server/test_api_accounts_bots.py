@@ -150,9 +150,9 @@ def test_private_webhook_urls_refused_when_public_only(redis_url):
     reset_db(redis_url)
     app = create_app({"REDIS_URL": redis_url, "PUBLIC_URLS_ONLY": True, "RATELIMIT_ENABLED": False,
                       "ADMIN_TOKEN": ADMIN_TOKEN})
-    server, thread = serve_in_thread(app, threads=4)
+    server = serve_in_thread(app, threads=4)
     try:
-        api = ApiClient(LiveServer(f"http://127.0.0.1:{server.effective_port}", app))
+        api = ApiClient(LiveServer(server.url, app))
         token = api.account()
         for url in ["http://127.0.0.1:8000/", "http://localhost/", "http://10.1.2.3/", "http://[::1]/",
                     "http://169.254.169.254/latest"]:
@@ -160,7 +160,6 @@ def test_private_webhook_urls_refused_when_public_only(redis_url):
             assert r.status_code == 422 and error_code(r) == "invalid_url", url
     finally:
         server.close()
-        thread.join(timeout=5)
 
 
 def test_rate_limits_answer_429_with_retry_after(redis_url):
@@ -170,9 +169,9 @@ def test_rate_limits_answer_429_with_retry_after(redis_url):
     reset_db(redis_url)
     app = create_app({"REDIS_URL": redis_url, "ACCOUNTS_RATE_LIMIT": "2 per minute",
                       "TOKEN_RATE_LIMIT": "5 per minute"})
-    server, thread = serve_in_thread(app, threads=4)
+    server = serve_in_thread(app, threads=4)
     try:
-        api = ApiClient(LiveServer(f"http://127.0.0.1:{server.effective_port}", app))
+        api = ApiClient(LiveServer(server.url, app))
         token = api.account("one")
         api.account("two")
         r = api.post("/accounts", {"name": "three"})
@@ -185,5 +184,4 @@ def test_rate_limits_answer_429_with_retry_after(redis_url):
         assert api.get("/bots", token=other).status_code == 200
     finally:
         server.close()
-        thread.join(timeout=5)
         reset_db(redis_url)
