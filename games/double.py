@@ -65,8 +65,16 @@ def _rounds_check(name: str, value: Any) -> list[int]:
     return list(value)
 
 
+def _decks_check(name: str, value: Any) -> Any:
+    """"auto", 1 or 2 (exact JSON types: ``true`` is not 1)."""
+    if value == "auto" or (type(value) is int and value in (1, 2)):
+        return value
+    raise InvalidOptions(f'option {name!r} must be "auto", 1 or 2 (sets of 27 cards), '
+                         f"not {value!r}")
+
+
 OPTIONS = (
-    opts.Option("decks", "auto", opts.either(opts.one_of("auto"), opts.integer(1, 2)),
+    opts.Option("decks", "auto", _decks_check,
                 '"auto" (1 set for 2-5 seats, 2 for 6-10), 1 (27 cards, at most 5 seats) or 2'),
     opts.Option("rounds", DEFAULT_ROUNDS, _rounds_check,
                 "cards dealt to each seat in each round; seats x max + 1 must not exceed the cards"),
