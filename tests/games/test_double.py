@@ -340,3 +340,18 @@ def test_an_illegal_play_explains_itself_without_changing_anything():
     with pytest.raises(IllegalAction, match="not a half"):
         play(state, "AS/2D", "KS")
     assert_illegal_rejected(state, {"play": "AS/2D"})
+
+
+@pytest.mark.parametrize("decks", [0, 3, True, 1.0, "two", None])
+def test_decks_is_auto_1_or_2_with_exact_json_types(decks):
+    with pytest.raises(InvalidOptions):
+        GAME.new(seats=2, seed=1, options={"decks": decks})
+
+
+def test_a_view_holds_every_field_the_rules_page_lists_and_the_spectator_no_hand():
+    state = GAME.new(seats=3, seed=2)
+    fields = {"round", "cards_per_seat", "dealer", "trump_card", "trump", "hand", "bids",
+              "tricks", "trick", "led_suit", "points", "pending", "history"}
+    assert fields <= set(state.view(0)) and state.view(None)["hand"] is None
+    assert GAME.describe()["options"] == {"decks": "auto", "rounds": DEFAULT_ROUNDS,
+                                          "chips": 15, "deck": None}
