@@ -65,12 +65,15 @@ def check_entrants(store, game: str, bot_ids: list[str]) -> None:
 
 
 def errors(blp, *codes: int):
-    """Document the error statuses a view may answer (all in the error format)."""
+    """Document the error statuses a view may answer (all in the error format)
+    and, for views answering 401, that they take a bearer credential."""
     import http
 
     def decorate(view):
         for code in codes:
             view = blp.alt_response(code, response=http.HTTPStatus(code).name)(view)
+        if 401 in codes:  # it takes a credential: say which scheme in the document
+            view = blp.doc(security=[{"bearer": []}])(view)
         return view
 
     return decorate
