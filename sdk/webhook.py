@@ -29,7 +29,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from sdk.bot import Bot
 from sdk.protocol import (
@@ -121,17 +120,40 @@ def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -
     return app
 
 
-@dataclass
 class BotServer:
-    """A bot served in a background thread: `.url`, `.stop()`; a context manager."""
+    """A bot served in a background thread: `.url`, `.stop()`; a context manager.
 
-    url: str
-    _server: object
-    _thread: threading.Thread
+    The thread runs waitress's event loop one turn at a time so `stop()` can
+    end it from outside: closing the sockets under a running ``select`` would
+    kill the loop with a bad file descriptor instead.
+    """
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop accepting calls and wait for the server thread to end."""
-        self._server.close()
+    def __init__(self, server, name: str) -> None:
+        self._server = server
+        self.url = f"http://{_url_host(server.effective_host)}:{server.effective_port}/"
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"serve-{name}", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        from waitress import wasyncore
+
+        s = self._server
+        try:
+            while not self._stopping.is_set():
+                s.asyncore.loop(timeout=s.adj.asyncore_loop_timeout, map=s._map,
+                                use_poll=s.adj.asyncore_use_poll, count=1)
+        finally:
+            s.task_dispatcher.shutdown(timeout=5)
+            wasyncore.close_all(s._map)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop accepting calls, finish the ones in progress, free the port."""
+        self._stopping.set()
+        try:
+            self._server.pull_trigger()  # wake the loop now rather than at its next timeout
+        except OSError:
+            pass
         self._thread.join(timeout)
 
     def __enter__(self) -> BotServer:
@@ -139,6 +161,9 @@ class BotServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+    def __repr__(self) -> str:
+        return f"<BotServer {self.url}>"
 
 
 def ensure_logging() -> None:
@@ -163,20 +188,20 @@ def serve(bot: Bot, host: str = "127.0.0.1", port: int = 8001, secret: str | Non
     server = create_server(app, host=host, port=port, threads=threads, ident="cardarena-bot",
                            max_request_body_size=max_body + 1, channel_timeout=30,
                            clear_untrusted_proxy_headers=True)
-    url = f"http://{_url_host(host)}:{server.effective_port}/"
     if not block:
-        thread = threading.Thread(target=server.run, name=f"serve-{bot.name}", daemon=True)
-        thread.start()
-        log.info("serving %s (%s) at %s", bot.name, bot.game or "any game", url)
-        return BotServer(url=url, _server=server, _thread=thread)
+        handle = BotServer(server, bot.name)
+        log.info("serving %s (%s) at %s", bot.name, bot.game or "any game", handle.url)
+        return handle
+    url = f"http://{_url_host(server.effective_host)}:{server.effective_port}/"
     ensure_logging()
     log.info("serving %s (%s) at %s — Ctrl-C to stop", bot.name, bot.game or "any game", url)
     try:
-        server.run()
+        server.run()  # waitress returns on Ctrl-C
     except KeyboardInterrupt:
-        log.info("stopped")
+        pass
     finally:
         server.close()
+        log.info("stopped serving %s", bot.name)
     return None
 
 
