@@ -1,0 +1,161 @@
+"""`sdk.Client` against the live referee API: every method, and one error type for every failure."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from sdk import BotInfo, CardarenaError, Client, GameInfo, Match, Tournament
+from tests.live import ADMIN_TOKEN
+
+GAME = "double-carre"
+
+
+@pytest.fixture()
+def client(api):
+    """A client of a new account on an emptied database."""
+    c = Client(api.live.url)
+    c.create_account("alice")
+    yield c
+    c.close()
+
+
+def test_create_account_returns_the_token_once_and_the_client_keeps_it(api):
+    c = Client(api.live.url)
+    account = c.create_account("bob")
+    assert account.name == "bob" and account.id and account.token
+    assert c.token == account.token
+    other = c.create_account("carol")  # a client with a token keeps its own
+    assert c.token == account.token and other.token != account.token
+
+
+def test_register_bot_of_each_kind_shows_the_secret_once(client, api):
+    polling = client.register_bot("poller", GAME, kind="polling")
+    webhook = client.register_bot("hooked", GAME, kind="webhook", url="http://127.0.0.1:8001/")
+    python = Client(api.live.url, token=ADMIN_TOKEN).register_bot(
+        "rnd", GAME, kind="python", entrypoint="example_bots.random:RandomBot")
+    for bot, kind in ((polling, "polling"), (webhook, "webhook"), (python, "python")):
+        assert isinstance(bot, BotInfo) and bot.kind == kind and bot.game == GAME
+        assert bot.secret
+        assert client.bot(bot.id).secret is None
+    assert webhook.url == "http://127.0.0.1:8001/"
+    assert "secret" not in repr(polling) and polling.secret not in repr(polling)
+
+
+def test_bots_lists_them_and_bot_reads_one_with_its_rating(client):
+    a = client.register_bot("a", GAME, kind="polling")
+    b = client.register_bot("b", "soupe-gertrude", kind="polling")
+    assert [x.id for x in client.bots()] == [a.id, b.id]
+    assert [x.id for x in client.bots(game=GAME)] == [a.id]
+    got = client.bot(a)  # a BotInfo or its id
+    assert got.id == a.id and got.name == "a" and got.matches == 0 and got.faults == 0
+    assert got.rating is not None and got.rating.sigma > 0
+    assert got.raw["id"] == a.id
+
+
+def test_retire_bot_marks_it_retired(client):
+    bot = client.register_bot("old", GAME, kind="polling")
+    assert client.retire_bot(bot.id).retired is True
+    assert client.bot(bot.id).retired is True
+
+
+def test_games_lists_every_registered_game_with_seats_and_options(client):
+    import games
+
+    listed = client.games()
+    assert [g.name for g in listed] == games.names()
+    assert all(isinstance(g, GameInfo) and 1 <= g.min_seats <= g.max_seats for g in listed)
+    assert all("deck" in g.options for g in listed)
+
+
+def test_challenge_queues_a_match_and_match_reads_it(client):
+    a = client.register_bot("a", GAME, kind="polling")
+    b = client.register_bot("b", GAME, kind="polling")
+    queued = client.challenge(GAME, [a, b.id], seed=7, move_timeout_ms=500, max_faults=2)
+    assert isinstance(queued, Match) and queued.status == "queued" and queued.rated is False
+    match = client.match(queued.id)
+    assert match.seats == [a.id, b.id] and match.game == GAME
+    assert match.result is None and not match.over
+    assert match.raw["move_timeout_ms"] == 500 and match.raw["max_faults"] == 2
+    assert client.challenge(GAME, [a, b]).rated is True  # no seed: the server draws it
+
+
+def test_create_tournament_then_read_it_and_its_matches(client):
+    bots = [client.register_bot(name, GAME, kind="polling") for name in "abc"]
+    t = client.create_tournament(GAME, bots, deals=2, duplicate=False, seed=3, max_faults=1)
+    assert isinstance(t, Tournament) and t.status == "queued"
+    again = client.tournament(t.id)
+    assert again.id == t.id and again.game == GAME and again.status == "queued"
+    assert again.raw["deals"] == 2 and again.raw["duplicate"] is False and again.raw["max_faults"] == 1
+    assert isinstance(client.tournament_matches(t), list)  # none until a worker expands it
+
+
+def test_rankings_read_the_ladder_best_first(client, api):
+    assert client.rankings(GAME) == []
+    weak = client.register_bot("weak", GAME, kind="polling")
+    strong = client.register_bot("strong", GAME, kind="polling")
+    api.store.save_rating(GAME, weak.id, 20.0, 5.0)  # what the workers' rating step stores
+    api.store.save_rating(GAME, strong.id, 30.0, 4.0)
+    ladder = client.rankings(GAME)
+    assert [(r.rank, r.bot, r.name) for r in ladder] == [(1, strong.id, "strong"), (2, weak.id, "weak")]
+    assert ladder[0].rating.mu == 30.0 and ladder[0].rating.ordinal == pytest.approx(30.0 - 3 * 4.0)
+
+
+def _error(call) -> CardarenaError:
+    with pytest.raises(CardarenaError) as caught:
+        call()
+    return caught.value
+
+
+def test_each_4xx_is_a_cardarena_error_with_status_code_and_message(client, api):
+    bot = client.register_bot("mine", GAME, kind="polling")
+    anonymous = Client(api.live.url)
+    stranger = Client(api.live.url)
+    stranger.create_account("mallory")
+    cases = [
+        (lambda: anonymous.register_bot("x", GAME, kind="polling"), 401, "unauthorized"),
+        (lambda: Client(api.live.url, token="wrong").challenge(GAME, [bot, bot]), 401, "unauthorized"),
+        (lambda: stranger.retire_bot(bot.id), 403, "forbidden"),
+        (lambda: client.register_bot("p", GAME, kind="python", entrypoint="example_bots.random:RandomBot"),
+         403, "forbidden"),
+        (lambda: client.bot("b_missing"), 404, "not_found"),
+        (lambda: client.match("m_missing"), 404, "not_found"),
+        (lambda: client.tournament("t_missing"), 404, "not_found"),
+        (lambda: client.tournament_matches("t_missing"), 404, "not_found"),
+        (lambda: client.rankings("no-such-game"), 404, "not_found"),
+        (lambda: client.retire_bot("b_missing"), 404, "not_found"),
+        (lambda: client.register_bot("x", "no-such-game", kind="polling"), 422, "unknown_game"),
+        (lambda: client.register_bot("x", GAME, kind="webhook"), 422, "invalid"),
+        (lambda: client.challenge(GAME, [bot, "b_missing"]), 422, "unknown_bot"),
+        (lambda: client.create_tournament(GAME, [bot, bot]), 422, "duplicate_bot"),
+        (lambda: client.challenge(GAME, [bot, bot], options={"deck": ["AS"]}), 422, "invalid_options"),
+        (lambda: client.create_account(""), 422, None),
+    ]
+    for call, status, code in cases:
+        error = _error(call)
+        assert error.status == status, (error, status)
+        if code:
+            assert error.code == code, error
+        assert error.message and str(status) in str(error)
+
+
+def test_a_429_carries_retry_after(client):
+    bots = [client.register_bot(name, GAME, kind="polling") for name in "ab"]
+    for _ in range(3):  # no worker here: they stay unfinished
+        client.create_tournament(GAME, bots, seed=1)
+    error = _error(lambda: client.create_tournament(GAME, bots, seed=1))
+    assert error.status == 429 and error.code == "too_many_tournaments"
+    assert error.retry_after == 60
+
+
+def test_no_server_is_a_cardarena_error_too():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once closed
+    error = _error(lambda: Client(f"http://127.0.0.1:{port}", timeout=2).games())
+    assert error.status is None and error.code == "unreachable"
+
+
+def test_a_server_given_with_the_api_prefix_works_the_same(api):
+    assert Client(api.live.api + "/").games() == Client(api.live.url).games()
