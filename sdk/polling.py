@@ -48,6 +48,7 @@ OVER_CHECK_EVERY = 2.0
 class PollStats:
     """What a `connect` loop did."""
 
+    polls: int = 0               # long-polls answered by the server
     answered: int = 0            # actions the server accepted
     refused: int = 0             # answers refused (409 no longer pending, 422 illegal, 403)
     bot_errors: int = 0          # decisions where the bot raised (left to the referee's deadline)
@@ -165,6 +166,7 @@ class Poller:
         response = self._call("GET", "/bots/me/turns", timeout=self.wait + 15, params={"wait": self.wait})
         if response.status_code != 200:
             raise CardarenaError.from_response(response)
+        self.stats.polls += 1
         try:
             turns = response.json()["turns"]
         except (ValueError, KeyError, TypeError):
@@ -273,7 +275,7 @@ class Poller:
             return away.delay
         if self._away_since is None:
             self._away_since = time.monotonic()
-        delay = self._backoff * (0.5 + random.random() / 2)
+        delay = self._backoff * (0.75 + random.random() / 4)  # jitter, still growing
         log.warning("server away (%s); retrying in %.1f s", away, delay)
         self._backoff = min(self._backoff * 2, BACKOFF_MAX)
         return delay

@@ -1,0 +1,195 @@
+"""`sdk.connect`: the polling loop against the live API, and against a scripted loopback server
+for what the API only does under load (429 with Retry-After, 5xx)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from sdk import Bot, CardarenaError, connect
+from tests.sdk.conftest import Recorder, real_decision
+from tests.server.driving import publish_next
+
+GAME = "double-carre"
+
+
+# -- a scripted server: answers from a list, records what it was asked ----------
+
+class Scripted:
+    """A loopback HTTP server answering each (method) from a script, then a default."""
+
+    def __init__(self, script: dict[str, list[tuple[int, dict, dict]]]) -> None:
+        self.script = script
+        self.seen: list[tuple[float, str, str, dict, bytes]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _reply(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.seen.append((time.monotonic(), self.command, self.path, dict(self.headers), body))
+                queue = outer.script.get(self.command, [])
+                status, payload, headers = queue.pop(0) if len(queue) > 1 else queue[0]
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                for k, v in {**headers, "Content-Type": "application/json",
+                             "Content-Length": str(len(data))}.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _reply
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def requests(self, method: str) -> list[tuple]:
+        return [s for s in self.seen if s[1] == method]
+
+
+NO_TURNS = (200, {"turns": []}, {})
+
+
+def test_a_429_is_waited_out_for_its_retry_after_then_the_turn_is_played():
+    decision = real_decision(GAME)
+    server = Scripted({
+        "GET": [(429, {"error": {"code": "rate_limited", "message": "slow down"}}, {"Retry-After": "1"}),
+                (200, {"turns": [decision]}, {}), NO_TURNS],
+        "POST": [(429, {"error": {"code": "rate_limited", "message": "slow down"}}, {"Retry-After": "1"}),
+                 (200, {}, {})],
+    })
+    try:
+        bot = Recorder()
+        stats = connect(bot, server.url, secret="sek", wait=0, max_turns=1)
+    finally:
+        server.close()
+    gets, posts = server.requests("GET"), server.requests("POST")
+    assert gets[1][0] - gets[0][0] >= 0.9  # the second poll came after Retry-After
+    assert posts[1][0] - posts[0][0] >= 0.9  # and so did the second answer
+    assert stats.answered == 1 and len(posts) == 2
+    assert [c[0] for c in bot.calls] == ["start", "act"]  # asked once, posted twice
+    for _, _, path, headers, body in posts:
+        assert path == f"/api/v1/matches/{decision['match_id']}/turns/{decision['turn']}"
+        assert headers["Authorization"] == "Bearer sek"
+        assert json.loads(body) == {"action": decision["legal_actions"][-1]}
+    assert gets[0][2] == "/api/v1/bots/me/turns?wait=0.0"
+
+
+def test_5xx_and_garbage_answers_are_retried_with_backoff_until_the_server_is_back():
+    decision = real_decision(GAME)
+    server = Scripted({
+        "GET": [(503, {}, {}), (502, {}, {}), (200, {"unexpected": 1}, {}),
+                (200, {"turns": [decision]}, {}), NO_TURNS],
+        "POST": [(200, {}, {})],
+    })
+    try:
+        stats = connect(Recorder(), server.url, secret="sek", wait=0, max_turns=1)
+    finally:
+        server.close()
+    gets = server.requests("GET")
+    assert len(gets) == 4 and stats.answered == 1
+    assert stats.reconnects == 1
+    assert gets[2][0] - gets[1][0] > (gets[1][0] - gets[0][0]) * 1.2  # the delay grows
+
+
+def test_a_malformed_decision_is_skipped_and_the_rest_played():
+    good = real_decision(GAME, match_id="m_good")
+    server = Scripted({"GET": [(200, {"turns": [{"type": "turn", "protocol": 1}, good]}, {}), NO_TURNS],
+                       "POST": [(200, {}, {})]})
+    try:
+        stats = connect(Recorder(), server.url, secret="sek", wait=0, max_turns=1)
+    finally:
+        server.close()
+    assert stats.answered == 1
+    assert [s[2] for s in server.requests("POST")] == ["/api/v1/matches/m_good/turns/0"]
+
+
+# -- against the live API (this test plays the worker's part through the store) --
+
+@pytest.fixture()
+def table(api):
+    """A queued challenge between two polling bots: (match_id, bot a, bot b)."""
+    token = api.account()
+    a = api.bot(token, "a", game=GAME, kind="polling")
+    b = api.bot(token, "b", game=GAME, kind="polling")
+    match = api.match(token, GAME, [a["id"], b["id"]], seed=11, move_timeout_ms=10000)
+    return match["id"], a, b
+
+
+def _secret_of(bot_id: str, a: dict, b: dict) -> str:
+    return a["secret"] if bot_id == a["id"] else b["secret"]
+
+
+def test_connect_plays_a_published_decision_through_the_api(api, table):
+    match_id, a, b = table
+    decision, bot_id = publish_next(api.store, match_id)
+    bot = Recorder()
+    stats = connect(bot, api.live.url, secret=_secret_of(bot_id, a, b), wait=1, until_idle=True)
+    assert stats.answered == 1 and stats.refused == 0
+    assert api.store.match_log(match_id) == [
+        {"turn": 0, "seat": decision["seat"], "action": decision["legal_actions"][-1]}]
+    assert bot.calls[0] == ("start", match_id, decision["seat"])
+
+
+def test_a_wrong_secret_stops_connect_with_a_401(api):
+    with pytest.raises(CardarenaError) as caught:
+        connect(Recorder(), api.live.url, secret="not-a-secret", wait=0)
+    assert caught.value.status == 401
+
+
+class Illegal(Bot):
+    def act(self, view, legal_actions):
+        return {"take": ["nothing"]}
+
+
+def test_an_illegal_answer_is_refused_422_once_and_not_sent_again(api, table):
+    match_id, a, b = table
+    _, bot_id = publish_next(api.store, match_id)
+    poller = connect(Illegal(), api.live.url, secret=_secret_of(bot_id, a, b), wait=0.2, block=False)
+    _wait_for(lambda: poller.stats.polls >= 3)  # the decision stays pending: it comes back
+    poller.stop()
+    assert poller.stats.refused == 1 and poller.stats.answered == 0
+    assert api.store.match_log(match_id) == []
+
+
+class Raises(Recorder):
+    def act(self, view, legal_actions):
+        super().act(view, legal_actions)
+        raise ValueError("no idea")
+
+
+def test_a_bot_that_raises_is_asked_once_and_left_to_the_referee_deadline(api, table):
+    match_id, a, b = table
+    _, bot_id = publish_next(api.store, match_id)
+    bot = Raises()
+    poller = connect(bot, api.live.url, secret=_secret_of(bot_id, a, b), wait=0.2, block=False)
+    _wait_for(lambda: poller.stats.polls >= 3)
+    poller.stop()
+    assert [c[0] for c in bot.calls] == ["start", "act"]
+    assert poller.stats.bot_errors == 1 and poller.error is None
+
+
+def test_stop_ends_a_background_loop_within_one_long_poll(api, table):
+    _, a, _ = table
+    poller = connect(Recorder(), api.live.url, secret=a["secret"], wait=1, block=False)
+    _wait_for(lambda: poller.stats.polls >= 1)
+    poller.stop(timeout=10)
+    assert not poller.running
+
+
+def _wait_for(condition, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "condition not reached"
+        time.sleep(0.02)
