@@ -331,7 +331,7 @@ class Client:
 
     def wait_tournament(self, id: Tournament | str, progress: bool = True,
                         timeout: float | None = None, poll: float = 0.5) -> Tournament:
-        """The tournament once over, polling it; `progress` shows a rich progress bar."""
+        """The tournament once over, polling it; `progress` shows a rich progress bar, then the standings."""
         if not progress:
             return self._wait(lambda: self.tournament(id), timeout, poll)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -347,7 +347,25 @@ class Client:
                            description=f"tournament {t.id} ({t.status})")
                 return t
 
-            return self._wait(step, timeout, poll)
+            done = self._wait(step, timeout, poll)
+        bar.console.print(self._standings_table(done))
+        return done
+
+    def _standings_table(self, t: Tournament):
+        """The final standings as a rich table, with the bots' names."""
+        from rich.table import Table
+
+        try:
+            names = {b.id: b.name for b in self.bots(game=t.game)}
+        except CardarenaError:
+            names = {}
+        table = Table(title=f"tournament {t.id}: {t.status}")
+        for column in ("rank", "bot", "points", "matches", "wins"):
+            table.add_column(column, justify="left" if column == "bot" else "right")
+        for s in t.standings:
+            bot = f"{names[s.bot]} ({s.bot})" if s.bot in names else s.bot
+            table.add_row(str(s.rank), bot, f"{s.points:g}", str(s.matches), "" if s.wins is None else str(s.wins))
+        return table
 
     def rankings(self, game: str) -> list[Ranking]:
         raw = self.request("GET", f"/games/{_seg(game)}/rankings")

@@ -1,0 +1,86 @@
+"""docs/write-a-bot.md runs as written: its Python blocks, in order, against a live API and real workers.
+
+The only edits are addresses: the page's `http://127.0.0.1:5000` becomes the
+test server's URL and its port 8001 a free port.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from pathlib import Path
+
+import games
+import sdk
+from sdk.protocol import check_message
+from tests.live import ADMIN_TOKEN
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "write-a-bot.md"
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def blocks(language: str) -> list[str]:
+    return [body for lang, body in FENCE.findall(PAGE.read_text()) if lang == language]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_bot_is_ten_lines_and_entering_it_five_more():
+    bot, _, enter, _ = blocks("python")
+    assert len([line for line in bot.splitlines() if line.strip()]) <= 10
+    assert len([line for line in enter.splitlines() if line.strip()]) <= 5
+
+
+def test_the_python_blocks_run_as_written(api, worker_pool, monkeypatch, capsys):
+    admin = sdk.Client(api.live.url, token=ADMIN_TOKEN)  # rivals, as `cardarena demo` registers them
+    admin.register_bot("random", "soupe-gertrude", kind="python", entrypoint="example_bots.random:RandomBot")
+    admin.register_bot("heuristic", "soupe-gertrude", kind="python",
+                       entrypoint="example_bots.soupe_gertrude:SoupeGertrudeHeuristic")
+    pollers = []
+    real_connect = sdk.connect
+
+    def connect(*args, **kwargs):  # keep the background loops to stop them afterwards
+        handle = real_connect(*args, **kwargs)
+        pollers.append(handle)
+        return handle
+
+    monkeypatch.setattr(sdk, "connect", connect)
+    port = str(_free_port())
+    namespace: dict = {"__name__": "write_a_bot"}
+    try:
+        for source in blocks("python"):
+            source = source.replace("http://127.0.0.1:5000", api.live.url).replace("8001", port)
+            exec(compile(source, str(PAGE), "exec"), namespace)
+    finally:
+        for poller in pollers:
+            poller.stop(timeout=40)
+    out = capsys.readouterr().out
+    me, hook = namespace["me"], namespace["hook"]
+    mine = api.get(f"/bots/{me.id}").json()
+    assert mine["matches"] >= 4 and mine["faults"] == 0  # it played its tournament, all by polling
+    assert api.get(f"/bots/{hook.id}").json()["faults"] == 0  # and the hosted one its challenge
+    assert "tournament" in out and "cautious" in out  # the progress bar's last state and the standings
+    assert re.search(r"\[[123], [123]\]", out)  # the printed ranks
+
+
+def test_every_decision_shown_is_the_engines_first_decision():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_decisions", ROOT / "docs" / "gen_decisions.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    shown = {}
+    for body in blocks("json"):
+        message = check_message(json.loads(body))  # every example is a well-formed message
+        if message["turn"] == 0:
+            shown[message["game"]] = message
+    for name, message in shown.items():
+        assert message == gen.first_decision(name), f"{name}: rerun docs/gen_decisions.py"
+    missing = [name for name in games.names() if name not in shown]
+    assert not missing, f"no decision shown for {missing}: rerun docs/gen_decisions.py"
