@@ -87,7 +87,7 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
     n = len(bots)
     rotations = range(n) if duplicate else range(1)
     for deal in range(deals):
-        deal_seed = derive_seed(seed, "deal", deal) >> 1  # Game.new takes seeds below 2**63
+        deal_seed = derive_seed(seed, "deal", deal)
         for r in rotations:
             entrants = rotate(list(range(n)), r)  # seat i is entrant entrants[i]
             outcome = play_local(game, [bots[e] for e in entrants], deal_seed, options, max_faults)

@@ -19,9 +19,13 @@ T = TypeVar("T")
 
 
 def derive_seed(seed: int, *labels: object) -> int:
-    """A 64-bit seed for the stream named by `labels` within match `seed`."""
+    """A seed below 2**63 for the stream named by `labels` within match `seed`.
+
+    63 bits, not 64, so that a derived seed is itself a valid match seed
+    (`Game.new` and the API take seeds in ``0 ≤ seed < 2**63``).
+    """
     text = ":".join([str(seed), *map(str, labels)]).encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
 
 
 class Rng:

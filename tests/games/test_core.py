@@ -129,3 +129,10 @@ def test_unknown_game_is_a_key_error_naming_the_games():
 
 def test_describe_lists_defaults_as_json():
     assert TOY.describe()["options"] == {"fast": False, "n": 1, "mode": "a"}
+
+
+def test_derived_seeds_are_valid_match_seeds():
+    """A derived seed can seed a match itself: Game.new takes seeds below 2**63."""
+    seeds = [derive_seed(s, "deal", d) for s in range(50) for d in range(20)]
+    assert all(0 <= x < 2**63 for x in seeds)
+    assert max(seeds) >= 2**62  # all 63 bits are used, not fewer
