@@ -17,6 +17,7 @@ information is audited in one function per game.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -180,5 +181,5 @@ class Game:
             "title": self.title,
             "min_seats": self.min_seats,
             "max_seats": self.max_seats,
-            "options": dict(self.defaults),
+            "options": copy.deepcopy(self.defaults),  # callers may edit their copy
         }

@@ -9,6 +9,7 @@ would have been accepted, so a person can fix the request.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -144,5 +145,6 @@ def validate(declared: Sequence[Option], given: Any) -> dict[str, Any]:
             else:
                 out[opt.name] = opt.check(opt.name, value)
         else:
-            out[opt.name] = opt.default
+            # a copy: a default list (DOUBLE's rounds) must not be shared by every match
+            out[opt.name] = copy.deepcopy(opt.default)
     return out

@@ -136,3 +136,15 @@ def test_derived_seeds_are_valid_match_seeds():
     seeds = [derive_seed(s, "deal", d) for s in range(50) for d in range(20)]
     assert all(0 <= x < 2**63 for x in seeds)
     assert max(seeds) >= 2**62  # all 63 bits are used, not fewer
+
+
+def test_a_default_option_is_never_shared_between_matches():
+    game = games.get("double")
+    first = game.new(seats=3, seed=1)
+    rounds = first.options["rounds"]
+    assert isinstance(rounds, list)
+    rounds.append(99)
+    assert game.new(seats=3, seed=1).options["rounds"] == rounds[:-1]
+    described = game.describe()["options"]
+    described.clear()
+    assert game.describe()["options"]
