@@ -36,6 +36,7 @@ __all__ = [
 _REGISTRY: dict[str, str] = {
     "double": "games.double",
     "double-carre": "games.double_carre",
+    "duck-soup": "games.duck_soup",
     "soupe-gertrude": "games.soupe_gertrude",
 }
 
