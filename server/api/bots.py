@@ -144,3 +144,108 @@ def retire_bot(bot_id: str):
     store().retire_bot(bot_id)
     return store().get_bot(bot_id)
 
+
+
+class BotMatchSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    seat = ma.fields.Integer(required=True, metadata={"description": "this bot's seat (its first, if it holds several)"})
+    seats = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "bot ids in seat order"})
+    tournament = ma.fields.String(allow_none=True)
+    rated = ma.fields.Boolean()
+    created = ma.fields.String(allow_none=True)
+    finished = ma.fields.String(allow_none=True)
+    public = ma.fields.Boolean(required=True)
+    rank = ma.fields.Integer(allow_none=True, required=True, metadata={"description": "this bot's rank once public"})
+    result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "scores and ranks once public"})
+
+
+class BotMatchesSchema(ma.Schema):
+    bot = ma.fields.String(required=True)
+    matches = ma.fields.List(ma.fields.Nested(BotMatchSchema), required=True, metadata={"description": "newest first"})
+
+
+class BotMatchesQuerySchema(ma.Schema):
+    limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class RatingPointSchema(RatingSchema):
+    match = ma.fields.String(allow_none=True, metadata={"description": "the rated match that moved it"})
+    at = ma.fields.String(allow_none=True)
+
+
+class RatingHistorySchema(ma.Schema):
+    bot = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    history = ma.fields.List(ma.fields.Nested(RatingPointSchema), required=True,
+                             metadata={"description": "one point per rated match, oldest first"})
+
+
+def _bot_or_404(bot_id: str) -> dict:
+    bot = store().get_bot(bot_id)
+    if bot is None:
+        fail(404, "not_found", f"there is no bot {bot_id!r}")
+    return bot
+
+
+def recent_matches(bot_id: str, limit: int) -> list[dict]:
+    """The bot's newest matches, as `GET /bots/{id}/matches` shows them.
+
+    The store keeps no per-bot index of matches, so this walks every match
+    newest first, 256 at a time, reading only their seats until it has `limit`.
+    """
+    from server.api.matches import is_public
+
+    s = store()
+    found: list[dict] = []
+    start = 0
+    while len(found) < limit:
+        ids = [i.decode() if isinstance(i, bytes) else i for i in s.r.zrevrange("matches", start, start + 255)]
+        if not ids:
+            break
+        start += len(ids)
+        pipe = s.r.pipeline(transaction=False)
+        for mid in ids:
+            pipe.hget(f"match:{mid}", "seats")
+        for mid, seats in zip(ids, pipe.execute(), strict=True):
+            raw = seats.decode() if isinstance(seats, bytes) else seats
+            if raw is not None and bot_id in raw:
+                match = s.get_match(mid)
+                if match is not None and bot_id in match["seats"]:
+                    found.append(match)
+                    if len(found) == limit:
+                        break
+    out = []
+    for match in found:
+        public = is_public(match)
+        result = match.get("result") if public else None
+        seat = match["seats"].index(bot_id)
+        ranks = (result or {}).get("ranks") if isinstance(result, dict) else None
+        out.append({"id": match["id"], "game": match["game"], "status": match["status"], "seat": seat,
+                    "seats": list(match["seats"]), "tournament": match.get("tournament"),
+                    "rated": match.get("rated", False), "created": match.get("created"),
+                    "finished": match.get("finished"), "public": public,
+                    "rank": ranks[seat] if isinstance(ranks, list) and seat < len(ranks) else None,
+                    "result": {k: result[k] for k in ("scores", "ranks", "forfeits") if k in result}
+                    if isinstance(result, dict) else None})
+    return out
+
+
+@blp.get("/bots/<string:bot_id>/matches")
+@blp.arguments(BotMatchesQuerySchema, location="query")
+@blp.response(200, BotMatchesSchema)
+@errors(blp, 404, 422)
+def bot_matches(query, bot_id: str):
+    """The bot's most recent matches, newest first (results only where the match is public)."""
+    _bot_or_404(bot_id)
+    return {"bot": bot_id, "matches": recent_matches(bot_id, query["limit"])}
+
+
+@blp.get("/bots/<string:bot_id>/ratings")
+@blp.response(200, RatingHistorySchema)
+@errors(blp, 404)
+def bot_ratings(bot_id: str):
+    """The bot's rating after each of its rated matches, oldest first."""
+    bot = _bot_or_404(bot_id)
+    return {"bot": bot_id, "game": bot["game"], "history": store().rating_history(bot_id)}

@@ -169,3 +169,49 @@ def get_match(match_id: str):
     if match is None:
         fail(404, "not_found", f"there is no match {match_id!r}")
     return match_record(match, admin=is_admin())
+
+
+class StepSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    step = ma.fields.Integer(required=True, metadata={"description": "the state after the log's first `step` actions"})
+    turns = ma.fields.Integer(required=True, metadata={"description": "the log's length: steps go 0..turns"})
+    entry = ma.fields.Nested(LogEntrySchema, allow_none=True, required=True,
+                             metadata={"description": "the action that led here (log[step-1]); null at step 0"})
+    to_act = ma.fields.Integer(allow_none=True, required=True)
+    hands = ma.fields.List(ma.fields.Raw(allow_none=True), required=True,
+                           metadata={"description": "each seat's hand at this step (its view's `hand`)"})
+    view = ma.fields.Dict(required=True, metadata={"description": "the spectator view at this step"})
+    views = ma.fields.List(ma.fields.Dict(), required=True, metadata={"description": "each seat's view at this step"})
+
+
+def match_step(match: dict, step: int) -> dict:
+    """The replayed state after `step` actions: what the replay viewer shows.
+
+    Call only for a public match: hands and seat views are the hidden part.
+    """
+    s = store()
+    log = s.match_log(match["id"])
+    if not 0 <= step <= len(log):
+        fail(404, "not_found", f"match {match['id']} has steps 0 to {len(log)}, not {step}")
+    state = games.get(match["game"]).new(len(match["seats"]), match["seed"], match["options"])
+    for entry in log[:step]:
+        state.apply(entry["action"])
+    views = [state.view(seat) for seat in range(len(match["seats"]))]
+    return {"id": match["id"], "game": match["game"], "step": step, "turns": len(log),
+            "entry": log[step - 1] if step else None, "to_act": state.to_act,
+            "hands": [v.get("hand") for v in views], "view": state.view(None), "views": views}
+
+
+@blp.get("/matches/<string:match_id>/steps/<int:step>")
+@blp.response(200, StepSchema)
+@errors(blp, 404, 409)
+def get_match_step(match_id: str, step: int):
+    """Replay: the state after the first `step` actions, every seat's hand included
+    (409 until the match is public: finished, and its tournament too)."""
+    match = store().get_match(match_id)
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    if not (is_admin() or is_public(match)):
+        fail(409, "not_public", "a match's hands are shown once it is finished (and its tournament too)")
+    return match_step(match, step)

@@ -20,6 +20,7 @@ class RankingSchema(ma.Schema):
     rating = ma.fields.Nested(RatingSchema, required=True)
     matches = ma.fields.Integer(required=True)
     wins = ma.fields.Integer(required=True)
+    faults = ma.fields.Integer(metadata={"description": "faults the referee recorded against the bot, all matches"})
 
 
 class RankingsSchema(ma.Schema):
@@ -31,7 +32,17 @@ class RankingsSchema(ma.Schema):
 @blp.response(200, RankingsSchema)
 @errors(blp, 404)
 def rankings(game: str):
-    """Rank, bot, rating (mu, sigma, ordinal = mu - 3 sigma), matches and wins."""
+    """Rank, bot, rating (mu, sigma, ordinal = mu - 3 sigma), matches, wins and faults."""
     if game not in games.names():
         fail(404, "not_found", f"unknown game {game!r}")
-    return {"game": game, "rankings": store().rankings(game)}
+    return {"game": game, "rankings": ladder(game)}
+
+
+def ladder(game: str) -> list[dict]:
+    """The store's ladder with each bot's fault count (the leaderboard page shows it too)."""
+    s = store()
+    rows = s.rankings(game)
+    for row in rows:
+        bot = s.get_bot(row["bot"])
+        row["faults"] = bot["faults"] if bot else 0
+    return rows

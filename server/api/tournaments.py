@@ -191,3 +191,51 @@ def tournament_matches(tid: str):
         out.append({"id": mid, "status": match["status"], "seats": seats_of(match["seats"]),
                     "result": match.get("result") if public else None})
     return {"matches": out}
+
+
+class CrossCellSchema(ma.Schema):
+    opponent = ma.fields.String(required=True)
+    matches = ma.fields.Integer(required=True, metadata={"description": "matches where both sat at the table"})
+    wins = ma.fields.Integer(required=True, metadata={"description": "of those, where this bot ranked above the opponent"})
+    ties = ma.fields.Integer(required=True)
+    losses = ma.fields.Integer(required=True)
+    score = ma.fields.Float(allow_none=True, required=True,
+                            metadata={"description": "(wins + ties/2) / matches; null without a match"})
+    low = ma.fields.Float(allow_none=True, required=True, metadata={"description": "95% Wilson interval, lower end"})
+    high = ma.fields.Float(allow_none=True, required=True, metadata={"description": "95% Wilson interval, upper end"})
+
+
+class CrossRowSchema(CrossCellSchema):
+    class Meta:
+        exclude = ("opponent",)
+
+    bot = ma.fields.String(required=True)
+    cells = ma.fields.List(ma.fields.Nested(CrossCellSchema, allow_none=True), required=True,
+                           metadata={"description": "one per bot in `bots` order; null on the diagonal"})
+
+
+class CrosstableSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    confidence = ma.fields.Float(required=True, metadata={"description": "the intervals' level: 0.95"})
+    bots = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "in standings order"})
+    rows = ma.fields.List(ma.fields.Nested(CrossRowSchema), required=True)
+
+
+@blp.get("/tournaments/<string:tid>/crosstable")
+@blp.response(200, CrosstableSchema)
+@errors(blp, 404, 409)
+def tournament_crosstable(tid: str):
+    """Head-to-head results of every pair of entrants with 95% confidence intervals
+    (409 until the tournament is finished: results stay hidden while it runs)."""
+    from server.api.crosstable import crosstable
+
+    tournament = _tournament_or_404(tid)
+    if not (_finished(tournament) or is_admin()):
+        fail(409, "not_finished", "the crosstable is published once the tournament is finished")
+    s = store()
+    ranked = [row["bot"] for row in s.standings(tid)]
+    bots = ranked + [b for b in tournament.get("bots") or [] if b not in ranked]
+    matches = [m for m in (s.get_match(mid) for mid in s.tournament_matches(tid)) if m is not None]
+    return {"id": tid, "status": tournament["status"], "confidence": 0.95, "bots": bots,
+            "rows": crosstable(bots, matches)}
