@@ -1,0 +1,25 @@
+"""The web pages: leaderboards, bots, live tournaments and match replays.
+
+Server-rendered Jinja2 (autoescaped: bot names are user input), plain CSS and
+one small vanilla script that only adds what needs a browser — stepping a
+replay with the keyboard, polling a running tournament or match. Every page's
+static content is there without JavaScript, and every page has a JSON twin in
+the REST API (named in each view's docstring).
+
+`server.app` registers this package through `register(app)` when it exists.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask
+
+bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
+               static_url_path="/web/static")
+
+
+def register(app: Flask) -> None:
+    from server.web import pages  # noqa: F401  (attaches the views to bp)
+    from server.web.cards import face, suit_of_key
+
+    app.register_blueprint(bp)
+    app.jinja_env.globals.update(card_face=face, suit_face=suit_of_key)

@@ -1,0 +1,61 @@
+"""The rating history chart: an inline SVG whose geometry is computed here.
+
+The page draws what this returns (numbers only, no user text), so the chart
+needs no script and no library: the band is μ ± 3σ, the solid line μ, the
+dashed line the ordinal μ − 3σ the ladder sorts by. Point 0 is the rating
+every bot starts from, so one rated match already draws a line.
+"""
+
+from __future__ import annotations
+
+import math
+
+from server.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_dict
+
+WIDTH, HEIGHT = 640, 240
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    raw = (high - low) / max(1, count - 1)
+    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step) * step
+    return [round(first + i * step, 6) for i in range(int((high - first) / step) + 1)]
+
+
+def rating_chart(history: list[dict]) -> dict | None:
+    """Coordinates for the template, or None without a rated match."""
+    if not history:
+        return None
+    points = [{**rating_dict(DEFAULT_MU, DEFAULT_SIGMA), "match": None, "at": None}] + list(history)
+    highs = [p["mu"] + 3 * p["sigma"] for p in points]
+    lows = [p["mu"] - 3 * p["sigma"] for p in points]
+    top, bottom = max(highs), min(lows)
+    if top - bottom < 1e-9:
+        top, bottom = top + 1, bottom - 1
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    n = len(points)
+
+    def x(i: int) -> float:
+        return round(LEFT + (plot_w * i / (n - 1) if n > 1 else plot_w / 2), 1)
+
+    def y(value: float) -> float:
+        return round(TOP + plot_h * (top - value) / (top - bottom), 1)
+
+    def line(values: list[float]) -> str:
+        return " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(values))
+
+    band = line(highs) + " " + " ".join(f"{x(i)},{y(v)}" for i, v in reversed(list(enumerate(lows))))
+    x_ticks = sorted({0, n - 1} | {round(i * (n - 1) / 4) for i in range(5)}) if n > 1 else [0]
+    return {
+        "width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP,
+        "bottom": HEIGHT - BOTTOM,
+        "band": band, "mu": line([p["mu"] for p in points]),
+        "ordinal": line([p["ordinal"] for p in points]),
+        "dots": [{"x": x(i), "y": y(p["mu"]), "mu": p["mu"], "sigma": p["sigma"], "match": p.get("match"),
+                  "index": i} for i, p in enumerate(points)],
+        "y_ticks": [{"y": y(v), "label": f"{v:g}"} for v in _ticks(bottom, top) if bottom <= v <= top],
+        "x_ticks": [{"x": x(i), "label": str(i)} for i in x_ticks],
+        "last": points[-1],
+    }

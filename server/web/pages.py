@@ -1,0 +1,132 @@
+"""The pages' views: each gathers its data through the store and the API's
+helpers (so page and JSON twin agree), then renders one template."""
+
+from __future__ import annotations
+
+from flask import abort, render_template, request
+from werkzeug.exceptions import HTTPException
+
+import games
+from server.api.bots import recent_matches
+from server.api.matches import is_public, match_step
+from server.api.rankings import ladder
+from server.auth import store
+from server.web import bp
+from server.web.chart import rating_chart
+
+RECENT = 20
+
+
+def names_of(bot_ids) -> dict[str, str]:
+    """Bot id -> name for the ids shown on a page (the id itself for an unknown bot)."""
+    out = {}
+    for bot_id in bot_ids:
+        if bot_id not in out:
+            bot = store().get_bot(bot_id)
+            out[bot_id] = bot["name"] if bot else bot_id
+    return out
+
+
+@bp.errorhandler(HTTPException)
+def page_error(error: HTTPException):
+    return render_template("web/error.html", error=error), error.code or 500
+
+
+@bp.get("/")
+def leaderboard():
+    """One ladder per game. JSON twin: GET /api/v1/games/{game}/rankings."""
+    boards = [{"game": game, "title": games.get(game).describe().get("title") or game, "rows": ladder(game)}
+              for game in games.names()]
+    return render_template("web/leaderboard.html", boards=boards)
+
+
+@bp.get("/bots/<string:bot_id>")
+def bot_page(bot_id: str):
+    """JSON twins: GET /api/v1/bots/{id}, /bots/{id}/matches, /bots/{id}/ratings."""
+    bot = store().get_bot(bot_id)
+    if bot is None:
+        abort(404, f"There is no bot {bot_id!r}.")
+    matches = recent_matches(bot_id, RECENT)
+    names = names_of([b for m in matches for b in m["seats"]])
+    chart = rating_chart(store().rating_history(bot_id))
+    return render_template("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
+
+
+@bp.get("/tournaments/<string:tid>")
+def tournament_page(tid: str):
+    """JSON twins: GET /api/v1/tournaments/{id}, its /matches and its /crosstable."""
+    from server.api.crosstable import crosstable
+
+    s = store()
+    tournament = s.get_tournament(tid)
+    if tournament is None:
+        abort(404, f"There is no tournament {tid!r}.")
+    finished = tournament["status"] in ("finished", "aborted")
+    standings = s.standings(tid)
+    bots = [row["bot"] for row in standings]
+    bots += [b for b in tournament.get("bots") or [] if b not in bots]
+    rows = None
+    match_ids = s.tournament_matches(tid)
+    matches = [m for m in (s.get_match(mid) for mid in match_ids) if m is not None]
+    if finished:
+        rows = crosstable(bots, matches)
+    return render_template("web/tournament.html", t=tournament, progress=s.tournament_progress(tid),
+                           standings=standings, names=names_of(bots), rows=rows, bots=bots,
+                           matches=matches, finished=finished)
+
+
+def _match_or_404(match_id: str) -> dict:
+    match = store().get_match(match_id)
+    if match is None:
+        abort(404, f"There is no match {match_id!r}.")
+    return match
+
+
+def _step_arg(turns: int) -> int:
+    raw = request.args.get("step", "0")
+    try:
+        step = int(raw)
+    except ValueError:
+        abort(400, f"step must be a whole number from 0 to {turns}, not {raw!r}.")
+    return max(0, min(turns, step))
+
+
+@bp.get("/matches/<string:match_id>")
+def match_page(match_id: str):
+    """The replay viewer once public; the live spectator view while running.
+    JSON twins: GET /api/v1/matches/{id} and /matches/{id}/steps/{k}."""
+    match = _match_or_404(match_id)
+    s = store()
+    public = is_public(match)
+    names = names_of(match["seats"])
+    context = {"m": match, "names": names, "public": public, "step": None, "log": None,
+               "view": None, "tournament": None, "faults": None}
+    if match.get("tournament"):
+        context["tournament"] = s.get_tournament(match["tournament"])
+    if public:
+        log = s.match_log(match_id)
+        context["log"] = log
+        context["step"] = match_step(match, _step_arg(len(log)))
+        context["faults"] = [sum(1 for e in log if e.get("fault") and e["seat"] == seat)
+                             for seat in range(len(match["seats"]))]
+    elif match["status"] == "running":
+        context["view"] = s.replay(match_id).view(None)
+    return render_template("web/match.html", turns=s.log_length(match_id), **context)
+
+
+@bp.get("/matches/<string:match_id>/steps/<int:step>")
+def match_step_fragment(match_id: str, step: int):
+    """The replay board at one step, for the viewer's script (JSON twin: /api/v1/matches/{id}/steps/{k})."""
+    match = _match_or_404(match_id)
+    if not is_public(match):
+        abort(409, "This match's hands are shown once it is finished (and its tournament too).")
+    return render_template("web/_board.html", m=match, names=names_of(match["seats"]),
+                           step=match_step(match, step))
+
+
+@bp.get("/matches/<string:match_id>/live")
+def match_live_fragment(match_id: str):
+    """The spectator view now, for the live page's script (JSON twin: /api/v1/matches/{id})."""
+    match = _match_or_404(match_id)
+    view = store().replay(match_id).view(None) if match["status"] == "running" else None
+    return render_template("web/_live.html", m=match, view=view, turns=store().log_length(match_id))

@@ -1,0 +1,239 @@
+"""The pages through Flask's test client: no JavaScript, so this is what a
+browser without scripts, a crawler or curl gets — plus 404s, escaping, the
+no-peeking rule and the JSON twins the pages rely on."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+from server.api.crosstable import wilson
+from server.web.cards import face
+from tests.live import ADMIN_TOKEN
+from tests.web.helpers import SCRIPT_NAME, finished_match, make_bot, standings_of, state_at
+
+
+def text(response) -> str:
+    assert response.headers["Content-Type"].startswith("text/html")
+    return response.get_data(as_text=True)
+
+
+def hands_on(body: str) -> dict[int, list[str]]:
+    """Each seat's cards in a rendered board, in page order."""
+    out = {}
+    for seat, block in re.findall(r'<div class="hand[^"]*" data-seat="(\d+)">(.*?)</div>', body, re.S):
+        out[int(seat)] = re.findall(r'data-card="([^"]+)"', block)
+    return out
+
+
+@pytest.fixture()
+def duck(store):
+    """A finished duck-soup challenge between a bot with a script for a name and 'bob'."""
+    a, b = make_bot(store, SCRIPT_NAME, "duck-soup"), make_bot(store, "bob", "duck-soup")
+    mid = finished_match(store, "duck-soup", [a, b], seed=11, rng_seed=3, fault_turns=(2,))
+    return mid, a, b
+
+
+# -- 404s and bad input -------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/bots/b_nope", "/matches/m_nope", "/tournaments/t_nope",
+                                  "/matches/m_nope/steps/0", "/matches/m_nope/live"])
+def test_unknown_ids_are_an_html_404_page(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "404" in text(response) and "nope" in text(response)
+
+
+def test_a_step_past_the_log_is_404_and_a_step_that_is_not_a_number_is_400(client, store, duck):
+    mid, _, _ = duck
+    turns = store.log_length(mid)
+    assert client.get(f"/matches/{mid}/steps/{turns + 1}").status_code == 404
+    assert client.get(f"/matches/{mid}?step=x").status_code == 400
+    clamped = text(client.get(f"/matches/{mid}?step=99999"))
+    assert f'data-step="{turns}"' in clamped
+
+
+def test_an_unknown_page_keeps_the_api_error_format(client):
+    response = client.get("/no/such/page")
+    assert response.status_code == 404
+
+
+# -- escaping -------------------------------------------------------------------
+
+def test_a_bot_named_like_a_script_is_escaped_on_every_page(client, store, duck):
+    mid, a, b = duck
+    tid = store.create_tournament("duck-soup", [a, b], seats=2, deals=1, duplicate=False, seed=1,
+                                  options={})["id"]
+    store.set_tournament(tid, status="running")
+    store.save_rating("duck-soup", a, 26.0, 7.0, mid)
+    for path in ["/", f"/bots/{a}", f"/bots/{b}", f"/matches/{mid}", f"/matches/{mid}/steps/1",
+                 f"/tournaments/{tid}"]:
+        body = text(client.get(path))
+        assert "<script>alert" not in body, path
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body or "\\u003cscript\\u003e" in body, path
+
+
+def test_names_embedded_as_json_cannot_close_the_script_element(client, store):
+    a = make_bot(store, "</script><script>alert(2)</script>", "double-carre")
+    b = make_bot(store, "x", "double-carre")
+    tid = store.create_tournament("double-carre", [a, b], seats=2, deals=1, duplicate=False, seed=1,
+                                  options={})["id"]
+    body = text(client.get(f"/tournaments/{tid}"))
+    embedded = re.search(r'<script type="application/json" id="bot-names">(.*?)</script>', body, re.S).group(1)
+    assert json.loads(embedded)[a] == "</script><script>alert(2)</script>"
+    assert "<script>alert(2)" not in body
+
+
+# -- static content without JavaScript ------------------------------------------------
+
+def test_leaderboard_lists_each_game_and_its_rated_bots_without_javascript(client, store):
+    a, b = make_bot(store, "alpha", "double"), make_bot(store, "beta", "double")
+    store.save_rating("double", a, 30.0, 5.0)
+    store.save_rating("double", b, 20.0, 4.0)
+    store.add_bot_result(a, won=True, faults=2)
+    body = text(client.get("/"))
+    for game in ("double", "double-carre", "duck-soup", "soupe-gertrude"):
+        assert f'id="game-{game}"' in body
+    rows = re.findall(r'<tr data-bot="([^"]+)"><td class="num">(\d+)</td>', body)
+    assert rows == [(a, "1"), (b, "2")]
+    assert "30.00 ± 15.00" in body and "20.00 ± 12.00" in body
+    ladder = client.get("/api/v1/games/double/rankings").get_json()["rankings"]
+    assert [(r["bot"], r["faults"], r["wins"]) for r in ladder] == [(a, 2, 1), (b, 0, 0)]
+
+
+def test_bot_page_shows_record_recent_matches_and_an_svg_rating_chart(client, store, duck):
+    mid, a, _ = duck
+    store.save_rating("duck-soup", a, 27.0, 7.5, mid)
+    store.save_rating("duck-soup", a, 29.0, 6.5, mid)
+    body = text(client.get(f"/bots/{a}"))
+    assert f'href="/matches/{mid}"' in body
+    svg = re.search(r"<svg class=\"chart\".*?</svg>", body, re.S).group(0)
+    assert svg.count("<circle") == 3  # the starting rating and two rated matches
+    assert "<polygon" in svg and "<polyline" in svg
+    twin = client.get(f"/api/v1/bots/{a}/ratings").get_json()
+    assert [p["mu"] for p in twin["history"]] == [27.0, 29.0]
+    recent = client.get(f"/api/v1/bots/{a}/matches").get_json()["matches"]
+    assert [(m["id"], m["seat"], m["public"]) for m in recent] == [(mid, 0, True)]
+    assert recent[0]["rank"] == store.get_match(mid)["result"]["ranks"][0]
+
+
+def test_replay_page_renders_step_k_hands_from_the_engine_without_javascript(client, store, duck):
+    mid, _, _ = duck
+    for k in (0, 5, store.log_length(mid)):
+        body = text(client.get(f"/matches/{mid}?step={k}"))
+        state = state_at(store, mid, k)
+        assert hands_on(body) == {seat: state.view(seat)["hand"] for seat in (0, 1)}
+        assert f'<b id="step-no">{k}</b>' in body
+    assert "fault: timeout" in body  # the log lists the referee's default on turn 2
+
+
+def test_replay_shows_calls_as_badges(client, store, duck):
+    mid, _, _ = duck
+    log = store.match_log(mid)
+    called = next(e for e in log if "call" in e["action"])
+    body = text(client.get(f"/matches/{mid}?step={called['turn'] + 1}"))
+    last = re.search(r'<p class="last-action" id="last-action">(.*?)</p>', body, re.S).group(1)
+    assert f'class="call call-{called["action"]["call"]}">{called["action"]["call"]}!' in last
+
+
+@pytest.mark.parametrize("game,seats", [("double", 3), ("double-carre", 2), ("soupe-gertrude", 3)])
+def test_every_game_replays_with_its_cards_drawn(client, store, game, seats):
+    bots = [make_bot(store, f"p{i}", game) for i in range(seats)]
+    mid = finished_match(store, game, bots, seed=4)
+    body = text(client.get(f"/matches/{mid}?step=6"))
+    state = state_at(store, mid, 6)
+    assert hands_on(body) == {s: [str(c) for c in state.view(s)["hand"]] for s in range(seats)}
+
+
+def test_card_faces_follow_each_games_notation():
+    assert face("duck-soup", "QH")["suit"] == "♥" and face("duck-soup", "QH")["colour"] == "red"
+    assert face("double-carre", "10S")["colour"] == "black"
+    double = face("double", "KS/4H")
+    assert (double["high"]["suit"], double["low"]["suit"], double["low"]["colour"]) == ("♠", "♥", "red")
+    assert face("double", "POPE/8H")["high"]["colour"] == "special"
+    assert face("soupe-gertrude", "tomate")["family"] == "vegetable"
+    assert face("soupe-gertrude", "oseille-3")["value"] == 3
+    assert face("duck-soup", "coin") is None and face("soupe-gertrude", "QH") is None
+
+
+# -- no peeking across duplicates ------------------------------------------------------
+
+def test_a_finished_match_of_a_running_tournament_shows_no_hands(client, store):
+    a, b = make_bot(store, "a", "duck-soup"), make_bot(store, "b", "duck-soup")
+    tid = store.create_tournament("duck-soup", [a, b], seats=2, deals=1, duplicate=True, seed=5,
+                                  options={})["id"]
+    store.set_tournament(tid, status="running", total=2)
+    mid = finished_match(store, "duck-soup", [a, b], seed=5, tournament=tid)
+    body = text(client.get(f"/matches/{mid}"))
+    assert 'id="hidden"' in body and "data-card" not in body
+    assert client.get(f"/matches/{mid}/steps/0").status_code == 409
+    assert client.get(f"/api/v1/matches/{mid}/steps/0").status_code == 409
+    assert client.get(f"/api/v1/tournaments/{tid}/crosstable").status_code == 409
+    admin = client.get(f"/api/v1/matches/{mid}/steps/0", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+    assert admin.status_code == 200
+    tpage = text(client.get(f"/tournaments/{tid}"))
+    assert 'id="crosstable-pending"' in tpage
+    # the bot page lists it, without a result
+    recent = client.get(f"/api/v1/bots/{a}/matches").get_json()["matches"]
+    assert recent[0]["result"] is None and recent[0]["rank"] is None
+
+
+def test_a_running_match_shows_the_spectator_view_only(client, store):
+    a, b = make_bot(store, "a", "duck-soup"), make_bot(store, "b", "duck-soup")
+    mid = store.create_match("duck-soup", [a, b], 9, {})["id"]
+    store.set_match_status(mid, "running")
+    state = store.replay(mid)
+    for turn in range(3):
+        store.append_entry(mid, {"turn": turn, "seat": state.to_act, "action": state.legal_actions()[0]})
+        state.apply(state.legal_actions()[0])
+    body = text(client.get(f"/matches/{mid}"))
+    assert 'id="live"' in body and 'id="replay"' not in body
+    assert 'class="hand' not in body
+    live = text(client.get(f"/matches/{mid}/live"))
+    assert 'data-status="running"' in live and 'data-turns="3"' in live
+    held = set(state.view(0)["hand"]) | set(state.view(1)["hand"])
+    shown = set(re.findall(r'data-card="([^"]+)"', live))
+    assert not shown & held  # only played (public) cards are drawn
+
+
+# -- the tournament page and its crosstable -----------------------------------------------
+
+def test_finished_tournament_page_has_standings_and_a_crosstable_with_intervals(client, store):
+    bots = [make_bot(store, name, "duck-soup") for name in ("ann", "ben", "cat")]
+    tid = store.create_tournament("duck-soup", bots, seats=2, deals=1, duplicate=False, seed=5,
+                                  options={"deal_only": True})["id"]
+    store.set_tournament(tid, status="running", total=3)
+    mids = [finished_match(store, "duck-soup", pair, seed=i, options={"deal_only": True}, tournament=tid)
+            for i, pair in enumerate([(bots[0], bots[1]), (bots[0], bots[2]), (bots[1], bots[2])])]
+    for mid in mids:
+        store.mark_tournament_match_done(tid, mid)
+    store.save_standings(tid, standings_of(store, bots, mids))
+    store.set_tournament(tid, status="finished")
+    body = text(client.get(f"/tournaments/{tid}"))
+    assert '<progress id="progress" value="3" max="3">' in body
+    assert 'id="crosstable"' in body and body.count('class="self"') == 3
+    twin = client.get(f"/api/v1/tournaments/{tid}/crosstable").get_json()
+    assert twin["bots"] == [row["bot"] for row in store.standings(tid)]
+    for row in twin["rows"]:
+        for cell in row["cells"]:
+            if cell is not None:
+                assert cell["matches"] == 1
+                assert (cell["low"], cell["high"]) == pytest.approx(wilson(cell["score"], 1))
+                assert html.escape(f"n={cell['matches']}") in body
+
+
+def test_wilson_interval_stays_inside_0_1_and_narrows_with_more_matches():
+    low1, high1 = wilson(1.0, 2)
+    assert 0.3 < low1 < 0.4 and high1 == 1.0
+    low2, high2 = wilson(0.5, 100)
+    assert high2 - low2 < 0.2 and low2 < 0.5 < high2
+
+
+def test_openapi_documents_the_new_twins(client):
+    paths = client.get("/api/v1/openapi.json").get_json()["paths"]
+    for path in ("/api/v1/bots/{bot_id}/matches", "/api/v1/bots/{bot_id}/ratings",
+                 "/api/v1/tournaments/{tid}/crosstable", "/api/v1/matches/{match_id}/steps/{step}"):
+        assert path in paths, path
