@@ -110,7 +110,24 @@
         body.appendChild(tr);
       });
     }
+    function renderMatches(data) {
+      var list = document.getElementById("tmatches");
+      if (!data || !data.matches.length) return;
+      list.textContent = "";
+      data.matches.forEach(function (m) {
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = "/matches/" + encodeURIComponent(m.id);
+        a.textContent = m.id;
+        li.appendChild(a);
+        var who = m.seats.map(function (s) { return names[s.bot] || s.bot; }).join(" v ");
+        li.appendChild(document.createTextNode(" · " + m.status + " · " + who));
+        list.appendChild(li);
+      });
+    }
     function tick() {
+      fetch(root.dataset.api + "/matches").then(function (r) { return r.ok ? r.json() : null; })
+        .then(renderMatches).catch(function () {});
       fetch(root.dataset.api).then(function (r) { return r.ok ? r.json() : null; }).then(function (t) {
         if (!t) { setTimeout(tick, 2000); return; }
         render(t);
