@@ -159,6 +159,28 @@ class DuckSoupState(State):
         self.pending: str | None = "lead"
         self._to_act: int | None = first
 
+    def apply(self, action: Any) -> None:
+        """`State.apply`, with a fast path for the usual case: an action sent exactly
+        as listed (string values, no extra or null keys) is found by a scan of the
+        few legal actions instead of canonical forms of them all (most of a random
+        playout's time otherwise). Anything else takes the generic path, which
+        judges and explains it exactly as for every game."""
+        legal = self._legal
+        if type(action) is dict and self._to_act is not None:
+            play, call = action.get("play"), action.get("call")
+            size = (play is not None) + (call is not None)
+            if (size == len(action) and (play is None or isinstance(play, str))
+                    and (call is None or isinstance(call, str))):
+                if legal is None:
+                    legal = self._legal = self._legal_actions()
+                for listed in legal:
+                    if (len(listed) == size and listed.get("play") == play
+                            and listed.get("call") == call):
+                        self._legal = self._legal_index = None  # the base class's caches
+                        self._apply(listed)
+                        return
+        super().apply(action)
+
     def _legal_actions(self) -> list[dict]:
         hand = self.hands[self._to_act]
         pending = self.pending

@@ -686,3 +686,13 @@ def test_result_is_refused_before_the_end_and_json_safe_after():
     assert state.legal_actions() == [] and state.to_act is None
     with pytest.raises(IllegalAction, match="over"):
         state.apply({"play": "7S"})
+
+
+def test_apply_matches_the_listed_action_exactly():
+    state = new(coin_deck())
+    for action in ({"play": "7S", "call": None}, {"play": "7S", "extra": None}, {"play": None},
+                   {"play": ["7S"]}, {"play": "7S", "call": ""}, {"call": None}, {}):
+        assert_illegal_rejected(state, action)
+    state.apply({"play": Card("7S")})  # a Card is its notation
+    stored = state.view(None)["trick"][0]["card"]
+    assert stored == "7S" and type(stored) is Card  # the listed action's card is kept
