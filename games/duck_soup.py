@@ -319,6 +319,8 @@ class DuckSoupState(State):
         extra = set(action) - {"play", "call"}
         if extra:
             return f"an action has only the keys 'play' and 'call', not {sorted(extra)!r}"
+        if "call" in action and call is None:
+            return "a play without a call has no 'call' key: send {'play': card}"
         if pending == "lead":
             return "the leader plays a card without a call: send {'play': card}"
         rank = _RANK[self.trick[0][1]]

@@ -693,6 +693,7 @@ def test_apply_matches_the_listed_action_exactly():
     for action in ({"play": "7S", "call": None}, {"play": "7S", "extra": None}, {"play": None},
                    {"play": ["7S"]}, {"play": "7S", "call": ""}, {"call": None}, {}):
         assert_illegal_rejected(state, action)
+    assert "no 'call' key" in _message(state, {"play": "7S", "call": None})
     state.apply({"play": Card("7S")})  # a Card is its notation
     stored = state.view(None)["trick"][0]["card"]
     assert stored == "7S" and type(stored) is Card  # the listed action's card is kept
