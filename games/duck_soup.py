@@ -29,10 +29,13 @@ Choices this module settles where the rules page leaves them open:
   third card: neither book lets him play on in silence.
 * **deal_only** scores the one deal (its ``pond`` entry says who would be in
   the pond) and adds it to the set totals, but awards no set points.
-* **A bound on the match.** ``target`` ≤ 10 000 and ``sets`` ≤ 9, and a match
-  ends after at most `MAX_DEALS` deals whatever happens (only equal totals
-  forever, or deals scoring 0 forever, could get there). A match cut off by the
-  cap ends as it stands: ``scores`` are the set points then (ties share a rank).
+* **A bound on the match.** ``target`` and ``pond`` ≤ 10 000, ``sets`` ≤ 9,
+  and a match ends after at most `MAX_DEALS` deals whatever happens. The book's
+  options need a handful of deals (random play averages ~140 points a deal per
+  seat); only equal totals or zero scores for ever, or the largest options
+  between players who keep their scores low, could reach the cap. A match cut
+  off by it ends as it stands: ``scores`` are the set points then (ties share
+  a rank) and ``result()["capped"]`` is true.
 * **Views** show the current deal: its completed tricks (``history``, each
   with its phase, cards, calls, winner, points and coin ``case``), and the
   finished deals' public summaries (``deals``). ``hand`` is sorted by suit
