@@ -93,6 +93,42 @@ def referee(deals: list[dict], options: dict) -> tuple[list[int], list[list[int]
     return points, totals, len(deals)
 
 
+def beats(phase: str, a: str, b: str) -> bool:
+    """Does `b`, played on the lead `a`, win the trick?"""
+    ranks = "A 2 3 4 5 6 7 8 9 10 J Q K".split()
+    if a[-1] != b[-1]:
+        return False
+    if phase == "low":
+        return ranks.index(b[:-1]) < ranks.index(a[:-1])
+    high = ranks[1:] + ["A"]
+    return high.index(b[:-1]) > high.index(a[:-1])
+
+
+def check_trick(trick: dict) -> None:
+    """A completed trick's winner and points, from its cards, calls and case alone."""
+    (lead, follow), case = trick["cards"], trick["case"]
+    a, b = lead["card"], follow["card"]
+    leader, follower = lead["seat"], follow["seat"]
+    two_suits = 2 if a[-1] != b[-1] else 1
+    if case is None:
+        assert a[:-1] != b[:-1]
+        expected = (follower if beats(trick["phase"], a, b) else leader), two_suits
+    elif case == "A":
+        assert a[:-1] == b[:-1] and follow["call"] is None
+        expected = leader, 2
+    elif case == "BA":
+        assert follow["call"] == "coin"
+        expected = follower, 2
+    elif case == "BBA":
+        assert follow["call"] in ("coin", "soupe-aux-canards") and a[:-1] == b[:-1]
+        expected = follower, 2
+    else:
+        assert case == "BBB"
+        second = lead["call"] == "coin-coin"  # the second trick is led by the coin-coin card
+        expected = leader, (two_suits if second else 2)
+    assert (trick["winner"], trick["points"]) == expected, trick
+
+
 @MANY
 @given(matches)
 def test_random_matches_conserve_cards_and_score_by_the_rules(match):
@@ -101,7 +137,19 @@ def test_random_matches_conserve_cards_and_score_by_the_rules(match):
     rng = random.Random(play_seed)
     while not state.is_over:
         check_deal_invariants(state)
+        deal, done, top = len(state.decks), len(state.history), state.top
+        before = [set(h) for h in state.hands]
         state.apply(rng.choice(state.legal_actions()))
+        if len(state.decks) == deal:
+            for trick in state.history[done:]:
+                check_trick(trick)
+            if state.top != top:  # a low trick ended: the winner drew first, then the other
+                winner = state.history[-1]["winner"]
+                each = (state.top - top) // 2
+                assert each == (1 if top == 50 else len(state.history) - done)
+                drawn = [set(h) - b for h, b in zip(state.hands, before, strict=True)]
+                assert drawn[winner] == set(state.deck[top:top + each])
+                assert drawn[1 - winner] == set(state.deck[top + each:top + 2 * each])
     check_deal_invariants(state)
     result = state.result()
     assert_result_shape(result, 2)
