@@ -120,7 +120,8 @@ class DuckSoupState(State):
     def __init__(self, game: Game, seats: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(game, seats, seed, options)
         if options["deck"] is not None:
-            opts.check_deck("deck", options["deck"], deck_52())
+            # plain strings, so a message names a card 'KC', not Card('KC')
+            opts.check_deck("deck", options["deck"], [str(c) for c in deck_52()])
         self.edition: str = options["edition"]
         self.target: int = options["target"]
         self.pond: int = options["pond"]
