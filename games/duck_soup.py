@@ -19,6 +19,23 @@ Decisions, each for `to_act` (``pending`` in the view says which):
 * ``"answer-coin-coin"`` (the follower) — ``{"play": c}``, or the fourth card
   ``{"play": c4, "call": "soupe-aux-canards"}`` (in ``"de"`` only with the call).
 
+A view (``view(seat)``; ``view(None)`` is the spectator's, with ``hand`` None):
+``seat``, ``edition``, ``target``, ``pond``, ``sets``, ``deal`` and ``set``
+(counted from 1), ``dealer``, ``phase`` (``"low"``/``"high"``), ``hand``,
+``hand_sizes``, ``stock`` (a count), ``leader``, ``to_act``, ``pending``,
+``trick`` (``[{"seat", "card", "call"}]`` in play order, ``call`` None when
+there was none), ``points`` (``{"low": [s0, s1], "high": [s0, s1]}``, this
+deal), ``set_totals``, ``set_points``, ``history`` (this deal's completed
+tricks: ``{"phase", "cards": [{"seat", "card", "call"}, …], "winner",
+"points", "case"}`` with ``case`` None, ``"A"``, ``"BA"``, ``"BBA"`` or
+``"BBB"``; a coin-coin makes two entries) and ``deals`` (the finished deals,
+as in ``result()["deals"]``).
+
+``result()``: ``scores`` (set points, or the deal scores with ``deal_only``),
+``ranks``, ``totals`` (each set's totals), ``set_points``, ``decks`` (every
+deal's deck as dealt, top first), ``deals`` (``{"low", "high", "score",
+"pond"}`` per deal) and ``capped`` (the match hit `MAX_DEALS`).
+
 Choices this module settles where the rules page leaves them open:
 
 * **Deals.** Deal k (0-based, across sets) is shuffled with
@@ -36,10 +53,10 @@ Choices this module settles where the rules page leaves them open:
   between players who keep their scores low, could reach the cap. A match cut
   off by it ends as it stands: ``scores`` are the set points then (ties share
   a rank) and ``result()["capped"]`` is true.
-* **Views** show the current deal: its completed tricks (``history``, each
-  with its phase, cards, calls, winner, points and coin ``case``), and the
-  finished deals' public summaries (``deals``). ``hand`` is sorted by suit
-  (S H D C), then from the best card of the current phase down (the ace first).
+* **Views** show the current deal's tricks and the finished deals' summaries
+  (all public). ``hand`` is sorted by suit (S H D C), then from the best card
+  of the current phase down (the ace first). Once over, a view stays on the
+  last deal.
 * ``result()`` is refused before the end (its ``decks`` hold deals to come).
 """
 

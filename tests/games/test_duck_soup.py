@@ -1,9 +1,11 @@
 """Duck Soup: one scenario per rule of `rules/duck-soup.md`, with chosen decks.
 
-Every test deals a chosen first deck (``options["deck"]``) and plays a scripted
-sequence of actions. Scenarios that need a second deal choose it too, through
-the `later_decks` fixture, which replaces the seed's shuffle of deals 1, 2, …
-(that later deals really come from the seed alone is a property test's job).
+Every rule's scenario deals a chosen first deck (``options["deck"]``) and plays
+a scripted sequence of actions. Scenarios that need a second deal choose it
+too, through the `later_decks` fixture, which replaces the seed's shuffle of
+deals 1, 2, … (that later deals come from the seed alone is tested here once
+and by the property tests). Options, the deal cap and the deck errors use
+seeded deals.
 """
 
 from __future__ import annotations
