@@ -294,6 +294,7 @@ class DuckSoupState(State):
         self.pending = "lead"
 
     def _end_deal(self) -> None:
+        """Score the deal, settle the set (pond, then target), then deal again or stop."""
         low, high = self.points[LOW], self.points[HIGH]
         score = [low[0] * high[0], low[1] * high[1]]
         in_pond = [s for s in range(SEATS) if score[s] >= self.pond]
@@ -314,10 +315,11 @@ class DuckSoupState(State):
             self.set_points[set_winner] += won
             if self.set_points[set_winner] >= self.sets:
                 return
-            self.totals.append([0, 0])
         if len(self.deals) >= MAX_DEALS:
             self.capped = True
             return
+        if set_winner is not None:
+            self.totals.append([0, 0])  # a new set starts from 0
         self._start_deal()
 
     def _set_winner(self, pond: int | None, totals: list[int]) -> tuple[int | None, int]:
