@@ -699,3 +699,13 @@ def test_apply_matches_the_listed_action_exactly():
     state.apply({"play": Card("7S")})  # a Card is its notation
     stored = state.view(None)["trick"][0]["card"]
     assert stored == "7S" and type(stored) is Card  # the listed action's card is kept
+
+
+def test_a_match_capped_as_a_set_ends_lists_only_the_sets_played(later_decks, monkeypatch):
+    monkeypatch.setattr(duck_soup, "MAX_DEALS", 1)
+    state = scripted_match(later_decks, [(13, 13)], sets=3)
+    play_deal(state, 13, 13)
+    assert state.is_over
+    result = state.result()
+    assert result["capped"] is True and result["totals"] == [[676, 0]]
+    assert result["scores"] == [2, 0] and result["ranks"] == [1, 2]
