@@ -108,6 +108,13 @@ class State:
         """Act for `to_act`; an illegal action raises and changes nothing."""
         if self.to_act is None:
             raise IllegalAction("the match is over: there is no decision pending")
+        if self._legal is not None:  # a listed action handed back as it is: no need to compare
+            for listed in self._legal:
+                if listed is action:
+                    self._legal = None
+                    self._legal_index = None
+                    self._apply(listed)
+                    return
         if self._legal_index is None:
             if self._legal is None:
                 self._legal = self._legal_actions()

@@ -184,16 +184,10 @@ class DuckSoupState(State):
         """`State.apply`, with a fast path for the usual case: an action sent exactly
         as listed (string values, no extra or null keys) is found by a scan of the
         few legal actions instead of canonical forms of them all (most of a random
-        playout's time otherwise); a listed dict passed back as it is, by identity
-        first. Anything else takes the generic path, which judges and explains it
-        exactly as for every game."""
+        playout's time otherwise). A listed dict passed back as it is is found by
+        identity in `State.apply`; anything else takes the generic path there,
+        which judges and explains it exactly as for every game."""
         legal = self._legal
-        if legal is not None:
-            for listed in legal:
-                if listed is action:
-                    self._legal = self._legal_index = None  # the base class's caches
-                    self._apply(listed)
-                    return
         if type(action) is dict and self._to_act is not None:
             play, call = action.get("play"), action.get("call")
             size = (play is not None) + (call is not None)
