@@ -13,10 +13,11 @@ import statistics
 from dataclasses import dataclass, field
 
 import games
+from games.ranking import alone_first, match_points
 from games.rng import derive_seed
 from games.seats import rotate
 from sdk.bot import load_bot_class
-from sdk.local import match_points, play_local
+from sdk.local import play_local
 
 HELP = "play local matches between bots (module:Class) without a server"
 
@@ -96,8 +97,7 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
                 rec = records[e]
                 rec.scores.append(float(outcome.result["scores"][seat]))
                 rec.points += match_points(ranks, seat)
-                alone_first = ranks[seat] == 1 and ranks.count(1) == 1
-                rec.wins += alone_first
+                rec.wins += alone_first(ranks, seat)
                 rec.draws += ranks[seat] == 1 and ranks.count(1) > 1
                 rec.faults += len(outcome.faults[seat])
                 rec.forfeits += seat in outcome.forfeits

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import games
 from games.base import canonical
+from games.ranking import forfeit_ranks
 from sdk.bot import Bot
 
 
@@ -24,22 +25,6 @@ class LocalMatch:
     actions: list[dict]
     faults: list[list[str]] = field(default_factory=list)  # per seat, the reasons
     forfeits: list[int] = field(default_factory=list)
-
-
-def forfeit_ranks(ranks: list[int], forfeits: list[int]) -> list[int]:
-    """Ranks with forfeiting seats moved last, the others keeping their order."""
-    if not forfeits:
-        return list(ranks)
-    order = sorted(range(len(ranks)), key=lambda s: (s in forfeits, ranks[s]))
-    out = [0] * len(ranks)
-    for position, seat in enumerate(order):
-        prev = order[position - 1] if position else None
-        same_group = prev is not None and (prev in forfeits) == (seat in forfeits)
-        if same_group and ranks[prev] == ranks[seat]:
-            out[seat] = out[prev]
-        else:
-            out[seat] = position + 1
-    return out
 
 
 def play_local(
@@ -88,14 +73,3 @@ def play_local(
         except Exception:
             pass
     return LocalMatch(result=result, actions=actions, faults=faults, forfeits=sorted(forfeited))
-
-
-def match_points(ranks: list[int], seat: int) -> float:
-    """(seats ranked below this one + ½ × seats tied with it) / (seats − 1)."""
-    others = [r for i, r in enumerate(ranks) if i != seat]
-    if not others:
-        return 0.0
-    mine = ranks[seat]
-    above = sum(1 for r in others if r > mine)
-    ties = sum(1 for r in others if r == mine)
-    return (above + 0.5 * ties) / len(others)
