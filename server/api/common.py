@@ -15,10 +15,6 @@ SEED = validate.Range(min=-(2**63), max=2**63 - 1)
 MOVE_TIMEOUT = validate.Range(min=100, max=10000)
 MAX_FAULTS = validate.Range(min=1, max=10)
 
-#: RQ: the queue the workers listen on, and how long a job may run
-QUEUE = "cardarena"
-MATCH_JOB_TIMEOUT = 4 * 3600
-TOURNAMENT_JOB_TIMEOUT = 24 * 3600
 
 
 class RatingSchema(ma.Schema):
@@ -43,13 +39,11 @@ def game_or_422(name: str):
         fail(422, "unknown_game", f"unknown game {name!r}; the games are: {', '.join(games.names())}")
 
 
-def enqueue(job: str, arg: str, timeout: int) -> None:
-    """Enqueue a worker job by its dotted name (the server never imports the worker)."""
-    from rq import Queue, Retry
+def enqueue(kind: str, ident: str) -> None:
+    """Queue the worker job running match or tournament `ident` (the server never imports the worker)."""
+    from server.store.jobs import enqueue_job
 
-    queue = Queue(QUEUE, connection=current_app.extensions["cardarena.redis"])
-    queue.enqueue(job, arg, job_timeout=timeout, retry=Retry(max=2), result_ttl=3600,
-                  failure_ttl=7 * 24 * 3600, description=f"{job}({arg})")
+    enqueue_job(current_app.extensions["cardarena.redis"], kind, ident)
 
 
 def check_entrants(store, game: str, bot_ids: list[str]) -> None:

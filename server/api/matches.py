@@ -18,7 +18,6 @@ from marshmallow import validate
 import games
 from server.api.common import (
     ID,
-    MATCH_JOB_TIMEOUT,
     MAX_FAULTS,
     MOVE_TIMEOUT,
     NAME,
@@ -117,7 +116,7 @@ def create_match(body):
     match = s.create_match(game.name, body["bots"], seed, body["options"],
                            move_timeout_ms=body["move_timeout_ms"], max_faults=body["max_faults"],
                            rated=rated, owner=account["id"] if account else None)
-    enqueue("worker.jobs.run_match", match["id"], MATCH_JOB_TIMEOUT)
+    enqueue("match", match["id"])
     return {"id": match["id"], "status": match["status"], "rated": rated}
 
 

@@ -20,7 +20,6 @@ from server.api.common import (
     MOVE_TIMEOUT,
     NAME,
     SEED,
-    TOURNAMENT_JOB_TIMEOUT,
     SeatSchema,
     check_entrants,
     enqueue,
@@ -143,7 +142,7 @@ def create_tournament(body):
         options=body["options"], move_timeout_ms=body["move_timeout_ms"],
         max_faults=body["max_faults"], format=body["format"],
         owner=account["id"] if account else None, rated=rated)
-    enqueue("worker.jobs.run_tournament", tournament["id"], TOURNAMENT_JOB_TIMEOUT)
+    enqueue("tournament", tournament["id"])
     return tournament
 
 

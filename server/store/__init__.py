@@ -4,8 +4,9 @@
 
 One module per concept, each naming its own Redis keys: `accounts`, `bots`,
 `matches` (the event log), `decisions` (polling bots' pending turns),
-`tournaments`, `ratings`. `Store` only puts them behind one object, so the
-server, the workers and the web pages share one facade and one key layout.
+`tournaments`, `ratings`, `jobs` (the queue and leases). `Store` only puts them
+behind one object, so the server, the workers and the web pages share one
+facade and one key layout.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import secrets
 from server.store.accounts import Accounts
 from server.store.bots import Bots
 from server.store.decisions import Decisions
+from server.store.jobs import Jobs
 from server.store.matches import Matches
 from server.store.ratings import Ratings
 from server.store.tournaments import Tournaments
@@ -36,7 +38,7 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings):
+class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings, Jobs):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes) -> None:

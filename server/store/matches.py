@@ -11,6 +11,10 @@ Keys:
 (`replay`). Turn k is appended only while the log holds exactly k entries and
 the match is not over, checked and written by one Lua script, so a bot's
 answer and the referee's timeout default can never both land on one turn.
+
+A match ends once (`conclude_match`): its result, the bots' records, the
+ladder's queue and its tournament's tallies change in one transaction, so a
+worker retried after a crash can never count a match twice.
 """
 
 from __future__ import annotations
@@ -23,12 +27,12 @@ from server.store.keys import dump_fields, load_fields, new_id, now_iso
 
 OVER = ("finished", "aborted")
 
-#: KEYS[1] the log, KEYS[2] the match hash; ARGV[1] the turn, ARGV[2] the entry
+#: KEYS[1] the log, KEYS[2] the match hash; ARGV[1] the first turn, ARGV[2..] the entries
 APPEND_LUA = """
 local status = redis.call('HGET', KEYS[2], 'status')
 if not status or status == '"finished"' or status == '"aborted"' then return 0 end
 if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
-redis.call('RPUSH', KEYS[1], ARGV[2])
+for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 return 1
 """
 
@@ -43,13 +47,14 @@ class Matches:
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = 2000, max_faults: int = 3,
                      tournament_id: str | None = None, rated: bool = False,
-                     owner: str | None = None) -> dict:
+                     owner: str | None = None, match_id: str | None = None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
 
         `owner` is the account that asked for it: its queued matches count
-        toward the per-account limit until the match starts.
+        toward the per-account limit until the match starts. `match_id` lets a
+        tournament derive its matches' ids, so a retried expansion finds them.
         """
-        match_id = new_id("m")
+        match_id = match_id or new_id("m")
         match = {
             "id": match_id, "game": game, "seats": list(seats), "seed": seed,
             "options": options or {}, "status": "queued",
@@ -80,10 +85,20 @@ class Matches:
 
     def append_entry(self, match_id: str, entry: dict) -> bool:
         """Append `entry` iff the log holds exactly `entry["turn"]` entries (atomic)."""
+        return self.append_entries(match_id, [entry])
+
+    def append_entries(self, match_id: str, entries: list[dict]) -> bool:
+        """Append consecutive entries iff the log holds exactly `entries[0]["turn"]` (atomic, all or none)."""
+        if not entries:
+            return True
         script = self.r.register_script(APPEND_LUA)
-        data = json.dumps(entry, separators=(",", ":"))
+        data = [json.dumps(e, separators=(",", ":")) for e in entries]
         return bool(script(keys=[log_key(match_id), f"match:{match_id}"],
-                           args=[int(entry["turn"]), data]))
+                           args=[int(entries[0]["turn"]), *data]))
+
+    def log_since(self, match_id: str, turn: int) -> list[dict]:
+        """The log's entries from `turn` on."""
+        return [json.loads(e) for e in self.r.lrange(log_key(match_id), turn, -1)]
 
     def replay(self, match_id: str, upto: int | None = None) -> games.State:
         """The match's state after its logged actions (the first `upto` of them)."""
@@ -114,3 +129,50 @@ class Matches:
 
     def abort_match(self, match_id: str, reason: str) -> None:
         self.set_match_status(match_id, "aborted", reason=reason, finished=now_iso())
+
+    def conclude_match(self, match_id: str, status: str, result: dict | None = None,
+                       reason: str | None = None, records: list[dict] = ()) -> bool:
+        """End a match exactly once: True only for the call that ended it.
+
+        `records` holds one dict per seat: `bot`, `won` (alone first), `faults`,
+        and for a tournament `points`, `score`, `draw`, `forfeit`. In one
+        transaction (WATCH on the match): the status, result and end time; each
+        record counted in its bot's totals; a finished rated match queued for
+        the ladder; a tournament match added to its tournament's tallies and
+        done set. A worker dying before this leaves the match running (its
+        retry concludes it); after it, a retry sees the match over and changes
+        nothing, so nothing is ever counted twice.
+        """
+        import redis
+
+        key = f"match:{match_id}"
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)
+                    raw = pipe.hmget(key, "status", "owner", "rated", "game", "tournament")
+                    if raw[0] is None or json.loads(raw[0]) in OVER:
+                        pipe.unwatch()
+                        return False
+                    owner, rated, game, tournament = (json.loads(v) if v else None for v in raw[1:])
+                    fields = {"status": status, "finished": now_iso(), "result": result}
+                    if reason is not None:
+                        fields["reason"] = reason
+                    pipe.multi()
+                    pipe.hset(key, mapping=dump_fields(fields))
+                    if owner:
+                        pipe.srem(queued_key(owner), match_id)
+                    for record in records:
+                        bot = f"bot:{record['bot']}"
+                        pipe.hincrby(bot, "matches", 1)
+                        pipe.hincrby(bot, "wins", 1 if record["won"] else 0)
+                        pipe.hincrby(bot, "faults", int(record["faults"]))
+                    if status == "finished" and rated:
+                        pipe.rpush(f"ratings:queue:{game}", match_id)
+                    if tournament:
+                        self.count_tournament_match(pipe, tournament, match_id,
+                                                    records if status == "finished" else ())
+                    pipe.execute()
+                    return True
+                except redis.WatchError:
+                    continue

@@ -97,6 +97,36 @@ class Ratings:
         """Remove a rated match from the head of the queue once its ratings are saved."""
         self.r.lrem(f"ratings:queue:{game}", 1, match_id)
 
+    def apply_rating_event(self, game: str, match_id: str, ratings: dict[str, tuple[float, float]]) -> bool:
+        """Save the ratings `match_id` produced and drop it from the queue, atomically.
+
+        Only while `match_id` is still the head of the queue: an event is
+        applied once, in queue order, even if a lock holder stalled past its
+        lock's timeout and another worker took over.
+        """
+        import redis
+
+        queue = f"ratings:queue:{game}"
+        with self.r.pipeline() as pipe:
+            try:
+                pipe.watch(queue)
+                head = pipe.lindex(queue, 0)
+                if head is None or text(head) != match_id:
+                    pipe.unwatch()
+                    return False
+                pipe.multi()
+                at = now_iso()
+                for bot_id, (mu, sigma) in ratings.items():
+                    point = {**rating_dict(mu, sigma), "match": match_id, "at": at}
+                    pipe.hset(f"rating:{game}", bot_id, json.dumps({"mu": mu, "sigma": sigma}))
+                    pipe.zadd(f"ladder:{game}", {bot_id: ordinal(mu, sigma)})
+                    pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
+                pipe.lpop(queue)
+                pipe.execute()
+                return True
+            except redis.WatchError:
+                return False
+
     def rating_lock(self, game: str, timeout_s: float = 60.0, blocking_timeout_s: float = 30.0):
         """A Redis lock (context manager) serialising the rating of one game."""
         return self.r.lock(f"ratings:lock:{game}", timeout=timeout_s,

@@ -7,11 +7,15 @@ Keys:
                               total?, schedule?, standings
     tournament:{id}:matches   list of match ids in schedule order
     tournament:{id}:done      set of the match ids that are over
+    tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
+                              wins, draws, faults, forfeits, score sum and sum of squares
     tournaments               sorted set of every tournament id by creation order
 
-The worker adds *all* of a tournament's matches before enqueuing any (or sets
-`total` first): `mark_tournament_match_done` compares the done count with
-that total in one Lua step, so exactly one caller learns it finished the last.
+The worker sets `total` before it adds any match, and a match is counted
+done (and into the tallies) in the same transaction that concludes it, so
+progress and standings never count a match twice or lose one.
+`mark_tournament_match_done` compares the done count with the total in one
+Lua step, so exactly one caller learns it finished the last.
 """
 
 from __future__ import annotations
@@ -99,6 +103,36 @@ class Tournaments:
         script = self.r.register_script(MARK_DONE_LUA)
         keys = [f"tournament:{tid}:done", f"tournament:{tid}:matches", f"tournament:{tid}"]
         return bool(script(keys=keys, args=[match_id]))
+
+    TALLIES = ("points", "matches", "wins", "draws", "faults", "forfeits", "score", "score2")
+
+    def count_tournament_match(self, pipe, tid: str, match_id: str, records) -> None:
+        """Queue on `pipe` (inside the match's concluding transaction): the match
+        done, and each seat's record added to the tournament's tallies."""
+        pipe.sadd(f"tournament:{tid}:done", match_id)
+        tally = f"tournament:{tid}:tally"
+        for record in records:
+            bot, score = record["bot"], float(record.get("score") or 0.0)
+            pipe.hincrbyfloat(tally, f"{bot}|points", float(record.get("points", 0.0)))
+            pipe.hincrbyfloat(tally, f"{bot}|score", score)
+            pipe.hincrbyfloat(tally, f"{bot}|score2", score * score)
+            counts = {"matches": 1, "wins": int(bool(record["won"])), "draws": int(bool(record.get("draw"))),
+                      "faults": int(record["faults"]), "forfeits": int(bool(record.get("forfeit")))}
+            for stat, value in counts.items():
+                pipe.hincrby(tally, f"{bot}|{stat}", value)
+
+    def tournament_tallies(self, tid: str) -> dict[str, dict[str, float]]:
+        """bot -> {stat: number} for every entrant with a finished match."""
+        out: dict[str, dict[str, float]] = {}
+        for field, value in self.r.hgetall(f"tournament:{tid}:tally").items():
+            bot, _, stat = text(field).rpartition("|")
+            out.setdefault(bot, dict.fromkeys(self.TALLIES, 0.0))[stat] = float(value)
+        return out
+
+    def tournament_complete(self, tid: str) -> bool:
+        """Every scheduled match is over (and the schedule was expanded)."""
+        progress = self.tournament_progress(tid)
+        return progress["total"] > 0 and progress["done"] >= progress["total"]
 
     def save_standings(self, tid: str, standings: list[dict]) -> None:
         self.r.hset(f"tournament:{tid}", "standings", json.dumps(standings, separators=(",", ":")))

@@ -1,0 +1,104 @@
+"""Jobs: what the worker pool must run, and which runner holds each one now.
+
+Keys:
+    jobs:active            set of "match:{id}" and "tournament:{id}" still to run to their end
+    lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
+
+RQ job ids are "match-{id}" and "tournament-{id}", so a job can be found
+again from what it runs.
+
+Why leases: a worker can die at any moment (a crash, `kill -9`, a lost
+machine). A runner takes the lease before it touches a match and renews it
+while it works; the pool's recovery sweep re-enqueues whatever is active, not
+queued, and held by nobody. Two runners can never both drive one match: the
+second finds the lease taken and leaves. Since a match is an event log, the
+one that picks it up again resumes where the dead one stopped.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from server.store.keys import text
+
+#: the RQ queue the server and workers share
+QUEUE = "cardarena"
+#: what each kind of job calls, and how long RQ lets it run
+JOB_FUNCS = {"match": "worker.jobs.run_match", "tournament": "worker.jobs.run_tournament"}
+JOB_TIMEOUTS = {"match": 4 * 3600, "tournament": 3600}
+KINDS = tuple(JOB_FUNCS)
+
+#: KEYS[1] the lease; ARGV[1] token, ARGV[2] ttl ms
+RENEW_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def job_id(kind: str, ident: str) -> str:
+    return f"{kind}-{ident}"
+
+
+def lease_key(kind: str, ident: str) -> str:
+    return f"lease:{kind}:{ident}"
+
+
+def enqueue_job(connection, kind: str, ident: str) -> None:
+    """Queue the job that runs `kind` `ident`, and count it active until it ends."""
+    enqueue_jobs(connection, kind, [ident])
+
+
+def enqueue_jobs(connection, kind: str, idents: list[str]) -> None:
+    """Queue many jobs of one kind in a few round trips (a tournament's matches)."""
+    from rq import Queue, Retry
+
+    if not idents:
+        return
+    queue = Queue(QUEUE, connection=connection)
+    func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
+    connection.sadd("jobs:active", *(f"{kind}:{i}" for i in idents))
+    for start in range(0, len(idents), 500):
+        batch = [Queue.prepare_data(func, args=(i,), job_id=job_id(kind, i), timeout=timeout,
+                                    retry=Retry(max=2), result_ttl=3600, failure_ttl=7 * 24 * 3600,
+                                    description=f"{func}({i})")
+                 for i in idents[start:start + 500]]
+        queue.enqueue_many(batch)
+
+
+class Jobs:
+    r: object
+
+    def active_jobs(self) -> list[tuple[str, str]]:
+        """(kind, id) of everything enqueued and not yet run to its end."""
+        out = []
+        for member in self.r.smembers("jobs:active"):
+            kind, _, ident = text(member).partition(":")
+            if kind in KINDS and ident:
+                out.append((kind, ident))
+        return sorted(out)
+
+    def job_done(self, kind: str, ident: str) -> None:
+        self.r.srem("jobs:active", f"{kind}:{ident}")
+
+    def take_lease(self, kind: str, ident: str, ttl_ms: int = 20_000) -> str | None:
+        """A new token if nobody holds the lease, else None."""
+        token = secrets.token_hex(8)
+        if self.r.set(lease_key(kind, ident), token, nx=True, px=ttl_ms):
+            return token
+        return None
+
+    def renew_lease(self, kind: str, ident: str, token: str, ttl_ms: int = 20_000) -> bool:
+        """Extend the lease; False if it is no longer this token's (it expired and was taken)."""
+        script = self.r.register_script(RENEW_LUA)
+        return bool(script(keys=[lease_key(kind, ident)], args=[token, ttl_ms]))
+
+    def release_lease(self, kind: str, ident: str, token: str) -> None:
+        script = self.r.register_script(RELEASE_LUA)
+        script(keys=[lease_key(kind, ident)], args=[token])
+
+    def lease_held(self, kind: str, ident: str) -> bool:
+        return bool(self.r.exists(lease_key(kind, ident)))
