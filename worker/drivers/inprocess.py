@@ -1,0 +1,64 @@
+"""In-process bots: a `sdk.Bot` subclass the admin registered as module:Class.
+
+A fresh instance per seat and match, so no memory leaks from one match into
+the next. The bot runs in the worker's own process under the watchdog's
+deadline (worker/watchdog.py): a raise, an overrun or a late answer is a
+fault like any remote bot's.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+
+from worker.drivers.base import Driver, Reply, short
+from worker.watchdog import Overrun
+
+
+@lru_cache(maxsize=256)
+def bot_class(entrypoint: str):
+    """The class named by `entrypoint`, imported once per process."""
+    from sdk.bot import load_bot_class
+
+    return load_bot_class(entrypoint)
+
+
+class InProcessDriver(Driver):
+    remote = False
+
+    def __init__(self, bot: dict, context) -> None:
+        self.watchdog = context.watchdog
+        self.started = False
+        self.bot = None
+        self.broken: str | None = None
+        try:
+            self.bot = bot_class(bot["entrypoint"])()
+        except Exception as exc:  # an entrypoint that no longer imports: every decision is a fault
+            self.broken = short(f"cannot load {bot.get('entrypoint')}: {exc}")
+
+    def ask(self, decision: dict) -> Reply:
+        if self.broken:
+            return Reply(fault=f"error: {self.broken}")
+        limit = decision["deadline_ms"] / 1000
+        began = time.monotonic()
+        try:
+            with self.watchdog.limit(limit):
+                if not self.started:
+                    self.started = True
+                    self.bot.on_match_start(decision["match_id"], decision["seat"], decision["view"])
+                action = self.bot.act(decision["view"], list(decision["legal_actions"]))
+        except Overrun:
+            return Reply(fault=f"timeout: no answer within {decision['deadline_ms']} ms")
+        except Exception as exc:
+            return Reply(fault=short(f"error: the bot raised {type(exc).__name__}: {exc}"))
+        if time.monotonic() - began > limit:
+            return Reply(fault=f"timeout: answered after the {decision['deadline_ms']} ms deadline")
+        return Reply(action=action)
+
+    def match_over(self, match_id: str, result: dict) -> None:
+        if self.bot is not None:
+            try:
+                with self.watchdog.limit(1.0):
+                    self.bot.on_match_over(match_id, result)
+            except (Exception, Overrun):
+                pass

@@ -1,0 +1,120 @@
+"""The RQ entry points, and what happens when a match ends.
+
+    run_tournament(tid)  expand the round-robin into matches, one run_match job each
+    run_match(mid)       referee one match (worker/match_runner.py)
+
+Both are safe to run twice or after a crash: the schedule is a function of
+the tournament alone (the same match ids every time), a match resumes from
+its log, and a match's end is counted once (`Store.conclude_match`). What
+follows a match's end (`match_concluded`) only ever recomputes things, so a
+retried job may repeat it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import redis
+
+from server.store import Store, secret_key
+from server.store.jobs import enqueue_jobs
+from worker.lease import Lease
+from worker.schedules import round_robin
+
+log = logging.getLogger("cardarena.worker")
+
+
+def connection() -> redis.Redis:
+    """The Redis of the running RQ job, else `REDIS_URL` / the embedded server."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    if job is not None:
+        return job.connection
+    from cardarena.redis_server import shared_url
+
+    return redis.Redis.from_url(os.environ.get("REDIS_URL") or shared_url())
+
+
+def store_for(client: redis.Redis | None = None) -> Store:
+    client = client or connection()
+    return Store(client, secret_key(client))
+
+
+def run_match(match_id: str) -> str:
+    from worker.match_runner import MatchRunner
+
+    return MatchRunner(store_for(), match_id).run()
+
+
+def tournament_match_id(tid: str, index: int) -> str:
+    """The id of the tournament's `index`-th scheduled match: the same on every expansion."""
+    return f"m_{tid.removeprefix('t_')}_{index}"
+
+
+def run_tournament(tid: str) -> str:
+    """Create the tournament's matches (those not created yet) and enqueue every one not over."""
+    store = store_for()
+    t = store.get_tournament(tid)
+    if t is None:
+        return "missing"
+    if t["status"] in ("finished", "aborted"):
+        store.job_done("tournament", tid)
+        return t["status"]
+    with Lease(store, "tournament", tid) as lease:
+        if not lease.held:
+            return "busy"
+        schedule = round_robin(t["bots"], t["seats"], t["deals"], t["duplicate"], t["seed"])
+        store.set_tournament(tid, status="running", total=len(schedule.matches),
+                             schedule=schedule.description, schedule_stats=schedule.stats)
+        listed = set(store.tournament_matches(tid))
+        to_run = []
+        for index, planned in enumerate(schedule.matches):
+            mid = tournament_match_id(tid, index)
+            match = store.get_match(mid)
+            if match is None:
+                match = store.create_match(
+                    t["game"], list(planned.bots), planned.seed, t["options"],
+                    move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
+                    tournament_id=tid, rated=bool(t.get("rated")), match_id=mid)
+            if mid not in listed:
+                store.add_tournament_match(tid, mid)
+            if match["status"] not in ("finished", "aborted"):
+                to_run.append(mid)
+        enqueue_jobs(store.r, "match", to_run)
+        log.info("tournament %s: %d matches (%s), %d enqueued", tid, len(schedule.matches),
+                 schedule.description, len(to_run))
+    store.job_done("tournament", tid)
+    if not to_run:
+        finish_tournament_if_complete(store, tid)
+    return "expanded"
+
+
+def match_concluded(store: Store, match: dict) -> None:
+    """After a match's end: its tournament's standings (and end), the ladder. Repeatable."""
+    from worker.ratings import update_ratings
+
+    tid = match.get("tournament")
+    if tid:
+        refresh_standings(store, tid)
+        finish_tournament_if_complete(store, tid)
+    if match.get("rated") and match["status"] == "finished":
+        update_ratings(store, match["game"])
+    store.job_done("match", match["id"])
+
+
+def refresh_standings(store: Store, tid: str) -> None:
+    from worker.standings import standings_from_tallies
+
+    store.save_standings(tid, standings_from_tallies(store.tournament_tallies(tid)))
+
+
+def finish_tournament_if_complete(store: Store, tid: str) -> bool:
+    t = store.get_tournament(tid)
+    if t is None or t["status"] in ("finished", "aborted") or not store.tournament_complete(tid):
+        return False
+    refresh_standings(store, tid)
+    store.set_tournament(tid, status="finished")
+    log.info("tournament %s finished", tid)
+    return True

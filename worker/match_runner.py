@@ -1,0 +1,271 @@
+"""Refereeing one match: the loop at the heart of the worker.
+
+    MatchRunner(store, match_id).run()
+
+The match is an event log. The runner rebuilds the state by replaying the
+log — so a runner started after a crash simply continues — then, turn by
+turn, sends the seat to act `view(seat)` and its legal actions through the
+seat's driver, judges the answer, and appends the action with the store's
+atomic check (turn k lands only on a log of exactly k entries).
+
+The fault policy (api.md §3): a timeout, an error, garbage or an illegal
+answer is a *fault*, logged with its reason; the referee plays the first
+legal action instead. A seat with `max_faults` faults has forfeited: the
+referee plays for it to the end (entries marked ``"fault": "forfeited"``,
+which are not counted as faults), and its rank goes last.
+
+In-process bots' actions are buffered and written in batches: nobody outside
+this process has seen them, so losing them in a crash loses nothing (the
+next runner asks again). The buffer is flushed before any remote bot is
+asked, since that bot's view shows the state those actions made.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import games
+from games.ranking import alone_first, forfeit_ranks, match_points
+from worker.drivers import Driver, driver_for
+from worker.lease import Lease
+from worker.watchdog import Watchdog
+
+log = logging.getLogger("cardarena.worker")
+
+#: a match whose job has started this many times without ending is aborted (api.md §3)
+MAX_ATTEMPTS = 3
+#: in-process actions buffered before a write
+FLUSH_EVERY = 256
+FORFEITED = "forfeited"
+
+
+@dataclass
+class Context:
+    """What the drivers of one match share."""
+
+    watchdog: Watchdog
+
+
+@dataclass
+class Tally:
+    """Faults per seat, and who has forfeited, as the log so far says."""
+
+    max_faults: int
+    faults: list[int]
+    forfeited: set[int] = field(default_factory=set)
+
+    def count(self, entry: dict) -> None:
+        fault = entry.get("fault")
+        if fault is None or fault == FORFEITED:
+            return
+        seat = entry["seat"]
+        self.faults[seat] += 1
+        if self.faults[seat] >= self.max_faults:
+            self.forfeited.add(seat)
+
+
+def listed_action(legal: list[dict], answer) -> dict | None:
+    """The legal action equal to `answer` (JSON types kept apart, card lists in any order)."""
+    for action in legal:  # a bot usually hands back one of the listed objects as it is
+        if action is answer:
+            return action
+    try:
+        key = games.canonical(answer)
+    except (games.IllegalAction, TypeError, RecursionError):
+        return None
+    for action in legal:
+        if games.canonical(action) == key:
+            return action
+    return None
+
+
+class MatchRunner:
+    def __init__(self, store, match_id: str) -> None:
+        self.store = store
+        self.match_id = match_id
+
+    # -- the job -----------------------------------------------------------
+    def run(self) -> str:
+        """Drive the match to its end; the status it ends in ("busy" if another runner has it)."""
+        match = self.store.get_match(self.match_id)
+        if match is None:
+            return "missing"
+        if match["status"] in ("finished", "aborted"):
+            self.after_conclusion(match)
+            return match["status"]
+        with Lease(self.store, "match", self.match_id) as lease:
+            if not lease.held:
+                return "busy"
+            attempts = self.store.r.hincrby(f"match:{self.match_id}", "attempts", 1)
+            if attempts > MAX_ATTEMPTS:
+                self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
+                return "aborted"
+            if match["status"] == "queued":
+                self.store.set_match_status(self.match_id, "running")
+            with Watchdog() as watchdog:
+                return self.referee(match, lease, Context(watchdog))
+
+    def referee(self, match: dict, lease: Lease, context: Context) -> str:
+        self.match = match
+        self.rebuild()
+        drivers = self.drivers(match, context)
+        try:
+            while True:
+                while not self.state.is_over:
+                    if lease.lost.is_set():
+                        return "busy"
+                    self.step(drivers)
+                if self.flush():  # the log holds the whole match: it is over
+                    return self.conclude(match, drivers)
+        finally:
+            for driver in drivers:
+                driver.close()
+
+    def step(self, drivers: list[Driver]) -> None:
+        """Play one turn: ask the seat (or play for a forfeited one), judge, record."""
+        state, match = self.state, self.match
+        seat = state.to_act
+        legal = state.legal_actions()
+        entry = {"turn": self.turn, "seat": seat}
+        forfeited = seat in self.tally.forfeited
+        remote = drivers[seat].remote and not forfeited
+        if forfeited:
+            entry.update(action=legal[0], fault=FORFEITED)
+        else:
+            if remote and self.buffer and not self.flush():
+                return  # another runner had written this stretch: go on from its log
+            decision = {"type": "turn", "protocol": 1, "match_id": self.match_id, "game": match["game"],
+                        "turn": self.turn, "seat": seat, "view": state.view(seat),
+                        "legal_actions": legal, "deadline_ms": match["move_timeout_ms"]}
+            reply = drivers[seat].ask(decision)
+            if reply.appended:
+                self.catch_up()
+                return
+            self.judge(state, legal, reply, entry)
+        if remote:  # what a remote bot answered is written before anything else happens
+            if not self.store.append_entry(self.match_id, entry):
+                self.catch_up()  # its late answer (or another runner) got there first
+                return
+        else:
+            self.buffer.append(entry)
+        state.apply(entry["action"])
+        self.tally.count(entry)
+        self.turn += 1
+        if len(self.buffer) >= FLUSH_EVERY:
+            self.flush()
+
+    def drivers(self, match: dict, context: Context) -> list[Driver]:
+        out = []
+        for bot_id in match["seats"]:
+            bot = self.store.get_bot(bot_id) or {"id": bot_id, "kind": "missing"}
+            try:
+                out.append(driver_for(self.store, bot, context))
+            except ValueError as exc:
+                out.append(_Broken(str(exc)))
+        return out
+
+    # -- judging and writing -------------------------------------------------
+    @staticmethod
+    def judge(state, legal: list[dict], reply, entry: dict) -> None:
+        """Fill `entry` with the bot's action if legal, else the default and the fault."""
+        if reply.fault is None:
+            action = listed_action(legal, reply.action)
+            if action is not None:
+                entry["action"] = action
+                return
+            try:
+                state.apply(reply.action)  # not listed, so it raises with the engine's reason
+                reason = "not one of the legal actions"
+            except games.IllegalAction as exc:
+                reason = str(exc)
+            except Exception as exc:
+                reason = f"{type(exc).__name__}"
+            entry["fault"] = f"illegal action: {reason}"[:300]
+        else:
+            entry["fault"] = reply.fault
+        entry["action"] = legal[0]
+
+    def flush(self) -> bool:
+        """Write the buffered entries: True if they landed, False if the log had moved
+        on (another runner wrote that stretch), in which case the state is rebuilt from it."""
+        if not self.buffer:
+            return True
+        if self.store.append_entries(self.match_id, self.buffer):
+            self.buffer.clear()
+            return True
+        self.rebuild()
+        return False
+
+    def catch_up(self) -> None:
+        """Apply the entries the log holds past what we played (an answer the API appended)."""
+        for entry in self.store.log_since(self.match_id, self.turn):
+            self.state.apply(entry["action"])
+            self.tally.count(entry)
+            self.turn += 1
+
+    def rebuild(self) -> None:
+        """State, faults and turn from the log alone; nothing buffered."""
+        match = self.match
+        self.state = games.get(match["game"]).new(len(match["seats"]), match["seed"], match["options"])
+        self.tally = Tally(match["max_faults"], [0] * len(match["seats"]))
+        self.buffer: list[dict] = []
+        self.turn = 0
+        self.catch_up()
+
+    # -- the end -------------------------------------------------------------
+    def conclude(self, match: dict, drivers: list[Driver]) -> str:
+        state, tally = self.state, self.tally
+        result = dict(state.result())
+        forfeits = sorted(tally.forfeited)
+        if forfeits:
+            result["ranks"] = forfeit_ranks(result["ranks"], forfeits)
+            result["forfeits"] = forfeits
+        result["faults"] = list(tally.faults)
+        ranks, scores = result["ranks"], result["scores"]
+        records = []
+        for seat, bot in enumerate(match["seats"]):
+            records.append({
+                "bot": bot, "won": alone_first(ranks, seat), "faults": tally.faults[seat],
+                "points": match_points(ranks, seat), "score": _number(scores[seat]),
+                "draw": ranks[seat] == 1 and ranks.count(1) > 1, "forfeit": seat in tally.forfeited,
+            })
+        if self.store.conclude_match(self.match_id, "finished", result, records=records):
+            log.info("match %s finished: ranks %s", self.match_id, ranks)
+            shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
+            for driver in drivers:
+                driver.match_over(self.match_id, shown)
+        self.after_conclusion(self.store.get_match(self.match_id))
+        return "finished"
+
+    def abort(self, match: dict, reason: str) -> None:
+        if self.store.conclude_match(self.match_id, "aborted", None, reason=reason):
+            log.warning("match %s aborted: %s", self.match_id, reason)
+        self.after_conclusion(self.store.get_match(self.match_id))
+
+    def after_conclusion(self, match: dict) -> None:
+        """What follows a match's end; safe to repeat (a retried job repeats it)."""
+        from worker.jobs import match_concluded
+
+        match_concluded(self.store, match)
+
+
+class _Broken(Driver):
+    """A seat whose bot cannot be reached at all (deleted, unknown kind): every turn a fault."""
+
+    remote = False
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def ask(self, decision: dict):
+        from worker.drivers import Reply
+
+        return Reply(fault=f"error: {self.reason}")
+
+
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0

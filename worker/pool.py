@@ -1,0 +1,182 @@
+"""`cardarena worker -n N`: a supervised pool of N RQ worker processes.
+
+Like `rq worker-pool`, it starts N worker processes on the cardarena queue
+and starts a new one when one dies. It also runs the recovery sweep
+(worker/recovery.py) that re-enqueues what a dead worker dropped: run one
+pool per machine, any number of machines on the same `REDIS_URL`.
+
+Stopping (Ctrl-C, SIGTERM, `WorkerPool.stop`): each worker is asked to stop
+after its current job; after `grace_s` seconds the jobs still running are
+interrupted (their matches resume from the log under the next pool), and
+anything left is killed, work horses included, so no process stays behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger("cardarena.worker")
+
+HELP = "run a pool of N worker processes (RQ) that play the queued tournaments and matches"
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids of `pid`'s children (Linux /proc; empty elsewhere)."""
+    out = []
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(entry.parent.name))
+    return out
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+class WorkerPool:
+    """N worker processes on `redis_url`, restarted when they die, plus the recovery sweep."""
+
+    def __init__(self, redis_url: str, n: int = 2, sweep_every_s: float = 2.0,
+                 log_path: str | None = None, grace_s: float = 10.0) -> None:
+        if n < 1:
+            raise ValueError("a pool needs at least one worker")
+        self.redis_url, self.n, self.sweep_every_s = redis_url, n, sweep_every_s
+        self.log_path, self.grace_s = log_path, grace_s
+        self.procs: list[subprocess.Popen | None] = [None] * n
+        self.restarts = 0
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._log = None
+
+    # -- life ------------------------------------------------------------------
+    def start(self) -> WorkerPool:
+        if self.log_path:
+            self._log = open(self.log_path, "ab")  # noqa: SIM115 - held for the pool's life
+        for i in range(self.n):
+            self._spawn(i)
+        for target, name in ((self._supervise, "pool-supervisor"), (self._sweep, "pool-sweep")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def _spawn(self, i: int) -> None:
+        env = dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url)
+        out = self._log if self._log is not None else None
+        self.procs[i] = subprocess.Popen(
+            [sys.executable, "-m", "worker.process", self.redis_url], env=env, stdout=out, stderr=out,
+            stdin=subprocess.DEVNULL, start_new_session=True,  # Ctrl-C reaches the pool, which decides
+        )
+
+    def _supervise(self) -> None:
+        while not self._stop.wait(0.5):
+            for i, proc in enumerate(self.procs):
+                if proc is not None and proc.poll() is not None and not self._stop.is_set():
+                    log.warning("worker %d (pid %d) exited with %s: starting another", i, proc.pid, proc.returncode)
+                    self.restarts += 1
+                    self._spawn(i)
+
+    def _sweep(self) -> None:
+        import redis
+
+        from server.store import Store, secret_key
+        from worker.recovery import sweep_forever
+
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            sweep_forever(Store(client, secret_key(client)), self.sweep_every_s, self._stop)
+        finally:
+            client.close()
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs if p is not None and p.poll() is None]
+
+    def horses(self) -> list[int]:
+        """The work horses (job processes) running now."""
+        return [child for pid in self.pids for child in children_of(pid)]
+
+    def kill(self, i: int) -> int:
+        """`kill -9` worker `i` and its work horse, as a crash would; the supervisor starts another."""
+        proc = self.procs[i]
+        for pid in children_of(proc.pid):
+            _signal(pid, signal.SIGKILL)
+        _signal(proc.pid, signal.SIGKILL)
+        return proc.pid
+
+    def stop(self) -> None:
+        """Stop every worker: after their jobs, then by force after `grace_s`; nothing left behind."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        live = [p for p in self.procs if p is not None and p.poll() is None]
+        horses = {p.pid: children_of(p.pid) for p in live}
+        for proc in live:
+            _signal(proc.pid, signal.SIGTERM)  # warm: finish the current job
+        self._wait(live, self.grace_s)
+        for proc in live:
+            if proc.poll() is None:
+                _signal(proc.pid, signal.SIGTERM)  # the second asks RQ to kill the horse now
+        self._wait(live, 3.0)
+        for proc in live:
+            for pid in horses.get(proc.pid, []) + children_of(proc.pid):
+                _signal(pid, signal.SIGKILL)
+            if proc.poll() is None:
+                _signal(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        if self._log is not None:
+            self._log.close()
+
+    @staticmethod
+    def _wait(procs, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and any(p.poll() is None for p in procs):
+            time.sleep(0.05)
+
+    def __enter__(self) -> WorkerPool:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# -- the command -------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-n", "--workers", type=int, default=os.cpu_count() or 2,
+                        help="worker processes (default: one per CPU, %(default)s here)")
+    parser.add_argument("--grace", type=float, default=30.0,
+                        help="seconds a stopping worker may finish its match (default %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cardarena.redis_server import shared_url
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    url = os.environ.get("REDIS_URL") or shared_url()
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    with WorkerPool(url, n=args.workers, grace_s=args.grace) as pool:
+        print(f"cardarena worker: {args.workers} processes on {url} (pids {pool.pids}); Ctrl-C stops",
+              flush=True)
+        stop.wait()
+        print("stopping: current matches may finish (Ctrl-C again is not needed)", flush=True)
+    return 0

@@ -1,0 +1,75 @@
+"""The ladder: openskill ratings updated from every finished rated match.
+
+Matches are rated in the order they finished (the store's queue), one game
+at a time under a Redis lock, and each match's new ratings are saved in the
+same transaction that removes it from the queue (`apply_rating_event`). So
+with many workers finishing matches at once no update is lost or applied
+twice: whoever holds the lock drains the queue, looking again after it lets
+the lock go, so a worker that finds the lock taken can leave its match to it.
+
+The model is Plackett–Luce (openskill's default), which rates k-seat
+matches with ties as well as two-seat ones; a seat's rating is (μ, σ) and the
+ladder orders by the ordinal μ − 3σ.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+log = logging.getLogger("cardarena.worker")
+
+
+@lru_cache(maxsize=1)
+def model():
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce()
+
+
+def new_ratings(current: list[dict], ranks: list[int]) -> list[tuple[float, float]]:
+    """(μ, σ) after one match, for each seat's `current` {"mu", "sigma"} and its rank."""
+    m = model()
+    teams = [[m.rating(mu=r["mu"], sigma=r["sigma"])] for r in current]
+    rated = m.rate(teams, ranks=list(ranks))
+    return [(team[0].mu, team[0].sigma) for team in rated]
+
+
+def rate_match(store, game: str, match_id: str) -> bool:
+    """Apply one queued match; False if it is no longer the head of the queue."""
+    match = store.get_match(match_id)
+    result = (match or {}).get("result") or {}
+    seats = (match or {}).get("seats") or []
+    ratings: dict[str, tuple[float, float]] = {}
+    if match and match["status"] == "finished" and len(set(seats)) == len(seats) > 1 and result.get("ranks"):
+        current = [store.bot_rating(game, bot) for bot in seats]
+        for bot, rating in zip(seats, new_ratings(current, result["ranks"]), strict=True):
+            ratings[bot] = rating
+    return store.apply_rating_event(game, match_id, ratings)  # no ratings: just dequeued
+
+
+def update_ratings(store, game: str) -> int:
+    """Drain the game's rating queue unless another worker is at it; the matches rated here.
+
+    Never waits for the lock: a caller queues its match before it gets here,
+    and the lock's holder looks at the queue again after releasing the lock,
+    so a match queued while the lock was taken is rated by the holder.
+    """
+    import redis
+
+    rated = 0
+    while store.rating_events(game, limit=1):
+        lock = store.rating_lock(game, timeout_s=60.0)
+        if not lock.acquire(blocking=False):
+            return rated
+        try:
+            for match_id in store.rating_events(game, limit=1000):
+                if not rate_match(store, game, match_id):
+                    break
+                rated += 1
+        finally:
+            try:
+                lock.release()
+            except redis.exceptions.LockError:
+                log.warning("ratings of %s: the lock expired while rating", game)
+    return rated

@@ -1,0 +1,81 @@
+"""Deadlines for in-process bots, at almost no cost per decision.
+
+An in-process bot is trusted code (the admin installed it), but it can still
+loop forever. Running every `act` in a thread with a timeout would cost tens
+of microseconds per decision, more than the engines spend deciding. Instead
+one watchdog thread looks at a deadline the runner sets before each call and,
+when a call overruns it, sends SIGUSR1 to the main thread, whose handler
+raises `Overrun` inside the bot's code. Arming and disarming are two
+attribute writes.
+
+Only the main thread can receive the signal, which is where RQ's work horse
+runs a job. Elsewhere (a test calling a runner from a thread) `limit` still
+measures the call, so a late answer is a fault, but cannot stop a hang.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from contextlib import contextmanager
+
+
+class Overrun(Exception):
+    """An in-process bot ran past its deadline and was interrupted."""
+
+
+class Watchdog:
+    #: how often the watchdog looks, and how far past the deadline it strikes
+    TICK_S = 0.02
+
+    def __init__(self) -> None:
+        self._deadline: float | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._main = threading.main_thread().ident
+        self._previous = None
+
+    def _usable(self) -> bool:
+        return threading.get_ident() == self._main and hasattr(signal, "pthread_kill")
+
+    def _on_signal(self, signum, frame) -> None:
+        deadline = self._deadline
+        if deadline is not None and time.monotonic() > deadline:
+            self._deadline = None
+            raise Overrun()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.TICK_S):
+            deadline = self._deadline
+            if deadline is not None and time.monotonic() > deadline + self.TICK_S:
+                signal.pthread_kill(self._main, signal.SIGUSR1)
+
+    def start(self) -> Watchdog:
+        if self._usable() and self._thread is None:
+            self._previous = signal.signal(signal.SIGUSR1, self._on_signal)
+            self._thread = threading.Thread(target=self._watch, name="watchdog", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1)
+            signal.signal(signal.SIGUSR1, self._previous or signal.SIG_DFL)
+            self._thread = None
+
+    @contextmanager
+    def limit(self, seconds: float):
+        """Run the block with a deadline; `Overrun` if it is interrupted for overrunning."""
+        self._deadline = time.monotonic() + seconds
+        try:
+            yield
+        finally:
+            self._deadline = None
+
+    def __enter__(self) -> Watchdog:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
