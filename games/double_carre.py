@@ -68,14 +68,29 @@ OPTIONS = (
 
 
 # -- hands ---------------------------------------------------------------------
+#: card -> its rank, for the 32 cards: hands are ranked and sorted at every
+#: decision, and a dict lookup is far cheaper than parsing the card text each time.
+_RANK: dict[str, str] = {c: c.rank for c in deck_32()}
+#: card -> its place in a held hand (rank order, then suit), the sort key of `_sorted_hand`.
+_HAND_ORDER: dict[str, int] = {
+    c: i for i, c in enumerate(sorted(deck_32(), key=lambda c: (POINTS[c.rank], c.suit)))
+}
+
+
+def _rank(card: str) -> str:
+    """The rank of `card`; text outside the 32 cards is parsed (and refused) by `Card`."""
+    rank = _RANK.get(card)
+    return Card(card).rank if rank is None else rank
+
+
 def pattern(hand: Iterable[str]) -> list[int]:
     """The counts of equal ranks, largest first: 3 aces + 3 kings + 2 queens -> [3, 3, 2]."""
-    return sorted(Counter(Card(c).rank for c in hand).values(), reverse=True)
+    return sorted(Counter(map(_rank, hand)).values(), reverse=True)
 
 
 def points(hand: Iterable[str]) -> int:
     """The points of the distinct ranks in `hand` (each rank counted once)."""
-    return sum(POINTS[r] for r in {Card(c).rank for c in hand})
+    return sum(POINTS[r] for r in set(map(_rank, hand)))
 
 
 def strength(hand: Iterable[str]) -> tuple[list[int], int]:
@@ -86,7 +101,10 @@ def strength(hand: Iterable[str]) -> tuple[list[int], int]:
 
 def _sorted_hand(cards: Iterable[str]) -> list[str]:
     """A hand in rank order (then suit), so a view reads like a held hand."""
-    return sorted(cards, key=lambda c: (POINTS[Card(c).rank], Card(c).suit))
+    try:
+        return sorted(cards, key=_HAND_ORDER.__getitem__)
+    except KeyError:  # not one of the 32 cards: let `Card` say what is wrong
+        return sorted(cards, key=lambda c: (POINTS[Card(c).rank], Card(c).suit))
 
 
 # -- the match -------------------------------------------------------------------
@@ -169,10 +187,11 @@ class DoubleCarreState(State):
         return [{self.pending: [a, b]} for a, b in combinations(cards, 2)]
 
     def _apply(self, action: dict) -> None:
+        # `apply` hands over the listed action, whose cards are already `Card`s.
         if self.pending == "take":
-            self._take([Card(c) for c in action["take"]])
+            self._take(action["take"])
         else:
-            self._discard([Card(c) for c in action["discard"]])
+            self._discard(list(action["discard"]))
 
     def _take(self, pair: list[Card]) -> None:
         active = self.active
