@@ -1,0 +1,266 @@
+"""worker/ratings.py: the openskill ladder, drained in queue order under a lock, on a real Redis."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+import redis as redis_lib
+
+from server.store import Store, secret_key
+from server.store.ratings import DEFAULT_MU, DEFAULT_SIGMA
+from worker.ratings import new_ratings, update_ratings
+
+GAME = "double-carre"
+
+
+@pytest.fixture()
+def store(redis_client):
+    return Store(redis_client, secret_key(redis_client))
+
+
+def make_bots(store, n: int) -> list[str]:
+    return [store.create_bot("acct_test", f"bot{i}", GAME, "python",
+                             entrypoint="example_bots.random:RandomBot")[0]["id"] for i in range(n)]
+
+
+def record(bot: str, rank: int, ranks: list[int]) -> dict:
+    return {"bot": bot, "won": rank == 1 and ranks.count(1) == 1, "faults": 0, "points": 0.0,
+            "score": 0.0, "draw": rank == 1 and ranks.count(1) > 1, "forfeit": False}
+
+
+def finish_rated(store, seats: list[str], ranks: list[int]) -> str:
+    """A rated match, concluded as the runner concludes one: queued for the ladder."""
+    match = store.create_match(GAME, seats, seed=1, options={}, rated=True)
+    result = {"scores": [float(-r) for r in ranks], "ranks": ranks}
+    assert store.conclude_match(match["id"], "finished", result,
+                                records=[record(b, r, ranks) for b, r in zip(seats, ranks, strict=True)])
+    return match["id"]
+
+
+def sequential(matches: list[tuple[list[str], list[int]]]) -> dict[str, tuple[float, float]]:
+    """Ratings after applying `matches` one after the other, from openskill's defaults."""
+    ratings: dict[str, tuple[float, float]] = {}
+    for seats, ranks in matches:
+        current = [dict(zip(("mu", "sigma"), ratings.get(b, (DEFAULT_MU, DEFAULT_SIGMA)), strict=True))
+                   for b in seats]
+        for bot, rating in zip(seats, new_ratings(current, ranks), strict=True):
+            ratings[bot] = rating
+    return ratings
+
+
+def random_matches(bots: list[str], count: int, seed: int) -> list[tuple[list[str], list[int]]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        seats = rng.sample(bots, 2)
+        out.append((seats, rng.choice([[1, 2], [2, 1], [1, 1]])))
+    return out
+
+
+def stored(store, bots: list[str]) -> dict[str, tuple[float, float]]:
+    return {b: (store.bot_rating(GAME, b)["mu"], store.bot_rating(GAME, b)["sigma"]) for b in bots}
+
+
+def assert_same_ratings(got: dict, expected: dict) -> None:
+    assert got.keys() == expected.keys()
+    for bot, (mu, sigma) in expected.items():
+        assert got[bot][0] == pytest.approx(mu, rel=1e-12), bot
+        assert got[bot][1] == pytest.approx(sigma, rel=1e-12), bot
+
+
+def queue_length(store) -> int:
+    return store.r.llen(f"ratings:queue:{GAME}")
+
+
+def test_new_ratings_is_openskill_plackett_luce():
+    from openskill.models import PlackettLuce
+
+    m = PlackettLuce()
+    a, b = m.rating(mu=30.0, sigma=5.0), m.rating(mu=22.0, sigma=7.0)
+    [[a2], [b2]] = m.rate([[a], [b]], ranks=[2, 1])
+    got = new_ratings([{"mu": 30.0, "sigma": 5.0}, {"mu": 22.0, "sigma": 7.0}], [2, 1])
+    assert got == [(a2.mu, a2.sigma), (b2.mu, b2.sigma)]
+
+
+def test_the_winner_goes_up_the_loser_down_and_both_grow_surer(store):
+    winner, loser = make_bots(store, 2)
+    mid = finish_rated(store, [loser, winner], [2, 1])
+    assert store.rating_events(GAME) == [mid]
+    assert update_ratings(store, GAME) == 1
+    w, lo = store.bot_rating(GAME, winner), store.bot_rating(GAME, loser)
+    assert w["mu"] > DEFAULT_MU > lo["mu"]
+    assert w["sigma"] < DEFAULT_SIGMA and lo["sigma"] < DEFAULT_SIGMA
+    assert w["ordinal"] == pytest.approx(w["mu"] - 3 * w["sigma"])
+    assert queue_length(store) == 0
+    history = store.rating_history(winner)
+    assert [p["match"] for p in history] == [mid]
+    assert [r["bot"] for r in store.rankings(GAME)] == [winner, loser]
+
+
+def test_update_ratings_applies_the_queue_in_order_like_openskill_sequentially(store):
+    bots = make_bots(store, 5)
+    played = random_matches(bots, 25, seed=4)
+    for seats, ranks in played:
+        finish_rated(store, seats, ranks)
+    assert update_ratings(store, GAME) == 25
+    assert queue_length(store) == 0
+    assert_same_ratings(stored(store, bots), sequential(played))
+    # each bot's history has one point per rated match, ending at its rating
+    for bot in bots:
+        history = store.rating_history(bot)
+        assert len(history) == sum(bot in seats for seats, _ in played)
+        assert (history[-1]["mu"], history[-1]["sigma"]) == stored(store, [bot])[bot]
+
+
+def test_a_three_seat_match_with_a_tie_is_rated_too(store):
+    a, b, c = make_bots(store, 3)
+    finish_rated(store, [a, b, c], [1, 1, 3])
+    update_ratings(store, GAME)
+    assert_same_ratings(stored(store, [a, b, c]), sequential([([a, b, c], [1, 1, 3])]))
+    assert store.bot_rating(GAME, c)["mu"] < DEFAULT_MU
+
+
+def test_a_match_with_the_same_bot_twice_is_dequeued_without_ratings(store):
+    (a,) = make_bots(store, 1)
+    mid = finish_rated(store, [a, a], [1, 2])
+    assert store.rating_events(GAME) == [mid]
+    assert update_ratings(store, GAME) == 1
+    assert queue_length(store) == 0
+    assert store.rating_history(a) == []
+    assert store.bot_rating(GAME, a)["mu"] == DEFAULT_MU
+    assert store.rankings(GAME) == []
+
+
+def test_a_self_match_between_rated_ones_does_not_stop_the_queue(store):
+    a, b = make_bots(store, 2)
+    finish_rated(store, [a, b], [1, 2])
+    finish_rated(store, [b, b], [1, 2])
+    finish_rated(store, [b, a], [1, 2])
+    assert update_ratings(store, GAME) == 3
+    assert_same_ratings(stored(store, [a, b]), sequential([([a, b], [1, 2]), ([b, a], [1, 2])]))
+    assert len(store.rating_history(b)) == 2
+
+
+def test_unrated_and_aborted_matches_never_reach_the_ladder(store):
+    a, b = make_bots(store, 2)
+    unrated = store.create_match(GAME, [a, b], seed=1, options={}, rated=False)
+    store.conclude_match(unrated["id"], "finished", {"scores": [1, 0], "ranks": [1, 2]},
+                         records=[record(a, 1, [1, 2]), record(b, 2, [1, 2])])
+    aborted = store.create_match(GAME, [a, b], seed=1, options={}, rated=True)
+    store.conclude_match(aborted["id"], "aborted", None, reason="test")
+    assert queue_length(store) == 0
+    assert update_ratings(store, GAME) == 0
+    assert store.rating_history(a) == []
+
+
+def test_a_held_lock_leaves_the_queue_to_its_holder(store):
+    a, b = make_bots(store, 2)
+    finish_rated(store, [a, b], [1, 2])
+    lock = store.rating_lock(GAME, timeout_s=10)
+    assert lock.acquire(blocking=False)
+    try:
+        assert update_ratings(store, GAME) == 0  # never waits
+        assert queue_length(store) == 1
+    finally:
+        lock.release()
+    assert update_ratings(store, GAME) == 1
+
+
+def test_six_threads_draining_at_once_lose_no_update_and_apply_none_twice(store, redis_url):
+    bots = make_bots(store, 8)
+    played = random_matches(bots, 60, seed=9)
+    for seats, ranks in played:
+        finish_rated(store, seats, ranks)
+    assert queue_length(store) == 60
+
+    start = threading.Barrier(6)
+    counts: list[int] = []
+    errors: list[BaseException] = []
+
+    def drain() -> None:
+        client = redis_lib.Redis.from_url(redis_url)
+        try:
+            own = Store(client, secret_key(client))
+            start.wait()
+            counts.append(update_ratings(own, GAME))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=drain) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors
+    assert queue_length(store) == 0
+    assert sum(counts) == 60  # every match rated by exactly one of them
+    for bot in bots:
+        history = store.rating_history(bot)
+        assert len(history) == sum(bot in seats for seats, _ in played)
+        assert len({p["match"] for p in history}) == len(history)
+    assert_same_ratings(stored(store, bots), sequential(played))
+
+
+def test_workers_finishing_matches_while_others_rate_lose_no_update(store, redis_url):
+    """Six workers each conclude matches and drain the ladder after each, as match jobs do.
+
+    The queue order then depends on the race, so instead of one expected
+    order the test checks every rating step: each point of a bot's history
+    must be openskill applied to that match's seats' previous points.
+    """
+    bots = make_bots(store, 6)
+    plans = [random_matches(bots, 10, seed=100 + w) for w in range(6)]
+    start = threading.Barrier(6)
+    errors: list[BaseException] = []
+
+    def work(plan) -> None:
+        client = redis_lib.Redis.from_url(redis_url)
+        try:
+            own = Store(client, secret_key(client))
+            start.wait()
+            for seats, ranks in plan:
+                finish_rated(own, seats, ranks)
+                update_ratings(own, GAME)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=work, args=(plan,)) for plan in plans]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors
+    assert queue_length(store) == 0
+
+    histories = {b: store.rating_history(b) for b in bots}
+    for bot in bots:
+        assert len(histories[bot]) == sum(bot in seats for plan in plans for seats, _ in plan)
+    # the position of each match in each of its bots' histories
+    where: dict[str, dict[str, int]] = {}
+    for bot, history in histories.items():
+        for i, point in enumerate(history):
+            assert point["match"] not in where.get(bot, {})  # never applied twice
+            where.setdefault(bot, {})[point["match"]] = i
+    matches = {mid for positions in where.values() for mid in positions}
+    assert len(matches) == 60
+    for mid in matches:
+        match = store.get_match(mid)
+        seats, ranks = match["seats"], match["result"]["ranks"]
+        before = []
+        for bot in seats:
+            i = where[bot][mid]
+            prev = histories[bot][i - 1] if i else {"mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA}
+            before.append({"mu": prev["mu"], "sigma": prev["sigma"]})
+        for bot, (mu, sigma) in zip(seats, new_ratings(before, ranks), strict=True):
+            point = histories[bot][where[bot][mid]]
+            assert point["mu"] == pytest.approx(mu, rel=1e-12)
+            assert point["sigma"] == pytest.approx(sigma, rel=1e-12)
+    for bot in bots:
+        last = histories[bot][-1]
+        assert stored(store, [bot])[bot] == (last["mu"], last["sigma"])
