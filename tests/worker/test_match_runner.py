@@ -1,0 +1,371 @@
+"""worker/match_runner.py: refereeing one match, called directly (no pool), on a real Redis.
+
+The seats are in-process bots from tests/worker/bots.py. The game is
+double-carre: two seats, 12 decisions, 6 per seat. With seed 5 seat 0 acts
+first, and if both seats always play the first legal action seat 0 wins.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+import games
+from server.store import Store, secret_key
+from tests.worker import bots as test_bots
+from tests.worker.bots import ENTRY
+from worker.match_runner import MAX_ATTEMPTS, MatchRunner
+
+GAME = "double-carre"
+SEED = 5  # seat 0 first; all-first-actions play: ranks [1, 2]
+DECISIONS = 12
+
+
+@pytest.fixture()
+def store(redis_client):
+    return Store(redis_client, secret_key(redis_client))
+
+
+@pytest.fixture(autouse=True)
+def _clear_match_overs():
+    test_bots.MATCH_OVERS.clear()
+    yield
+    test_bots.MATCH_OVERS.clear()
+
+
+def new_bot(store, cls: str) -> str:
+    bot, _ = store.create_bot("acct_test", cls.lower(), GAME, "python", entrypoint=ENTRY + cls)
+    return bot["id"]
+
+
+def new_match(store, classes: list[str], seed: int = SEED, **fields) -> dict:
+    seats = [new_bot(store, cls) for cls in classes]
+    return store.create_match(GAME, seats, seed, {}, **fields)
+
+
+def jsonish(value):
+    return json.loads(json.dumps(value))
+
+
+def replay_checked(match: dict, log: list[dict]):
+    """Replay `log` on a fresh state, checking every faulted entry holds the first legal action."""
+    state = games.get(match["game"]).new(len(match["seats"]), match["seed"], match["options"])
+    for turn, entry in enumerate(log):
+        assert entry["turn"] == turn
+        assert entry["seat"] == state.to_act
+        legal = state.legal_actions()
+        if "fault" in entry:
+            assert entry["action"] == jsonish(legal[0]), entry
+        assert entry["action"] in jsonish(legal), entry
+        state.apply(entry["action"])
+    return state
+
+
+def assert_result_is_the_replay(store, mid: str) -> dict:
+    """The stored result is what replaying the stored log gives (ranks aside when someone forfeited)."""
+    match = store.get_match(mid)
+    log = store.match_log(mid)
+    assert len(log) == DECISIONS
+    state = replay_checked(match, log)
+    assert state.is_over
+    expected = jsonish(state.result())
+    result = match["result"]
+    for key, value in expected.items():
+        if key == "ranks" and result.get("forfeits"):
+            continue
+        assert result[key] == value, key
+    assert jsonish(store.replay(mid).result()) == expected
+    return match
+
+
+def faults_of(log: list[dict], seat: int) -> list[str]:
+    return [e["fault"] for e in log if e["seat"] == seat and "fault" in e]
+
+
+# -- a match played to its end ----------------------------------------------------
+
+
+def test_a_clean_match_finishes_and_its_log_replays_to_the_result(store):
+    match = new_match(store, ["First", "Last"])
+    mid = match["id"]
+    store.r.sadd("jobs:active", f"match:{mid}")
+    assert MatchRunner(store, mid).run() == "finished"
+    done = assert_result_is_the_replay(store, mid)
+    assert done["status"] == "finished"
+    assert done["started"] and done["finished"]
+    assert done["result"]["faults"] == [0, 0]
+    assert "forfeits" not in done["result"]
+    log = store.match_log(mid)
+    assert all("fault" not in e for e in log)
+    # each seat played its own bot's choice: seat 1 the last legal action
+    state = games.get(GAME).new(2, SEED, {})
+    for entry in log:
+        legal = jsonish(state.legal_actions())
+        assert entry["action"] == (legal[0] if entry["seat"] == 0 else legal[-1])
+        state.apply(entry["action"])
+    # the bots' records, the lease and the active job
+    ranks = done["result"]["ranks"]
+    for seat, bot in enumerate(match["seats"]):
+        record = store.get_bot(bot)
+        assert record["matches"] == 1
+        assert record["wins"] == int(ranks[seat] == 1 and ranks.count(1) == 1)
+        assert record["faults"] == 0
+    assert not store.lease_held("match", mid)
+    assert ("match", mid) not in store.active_jobs()
+    # the bot was told the match is over (not a tournament match: the whole result)
+    assert [m for m, _ in test_bots.MATCH_OVERS] == [mid]
+    assert test_bots.MATCH_OVERS[0][1]["ranks"] == ranks
+    assert "decks" in test_bots.MATCH_OVERS[0][1]
+
+
+def test_an_unknown_match_is_missing(store):
+    assert MatchRunner(store, "m_nosuchmatch").run() == "missing"
+
+
+# -- faults ------------------------------------------------------------------------
+
+
+def test_errors_and_illegal_answers_are_faults_with_reasons_and_the_first_action_is_played(store):
+    match = new_match(store, ["Illegal", "Raises"], max_faults=10)
+    mid = match["id"]
+    assert MatchRunner(store, mid).run() == "finished"
+    done = assert_result_is_the_replay(store, mid)
+    log = store.match_log(mid)
+    illegal, raised = faults_of(log, 0), faults_of(log, 1)
+    assert len(illegal) == len(raised) == 6  # every decision, and no forfeit below 10 faults
+    assert all(f.startswith("illegal action: ") for f in illegal)
+    assert "must take" in illegal[0]  # the engine's own reason
+    assert all(f == "error: the bot raised RuntimeError: boom in act" for f in raised)
+    assert done["result"]["faults"] == [6, 6]
+    assert "forfeits" not in done["result"]
+    assert [store.get_bot(b)["faults"] for b in match["seats"]] == [6, 6]
+
+
+def test_a_bot_past_its_deadline_once_gets_one_timeout_fault(store):
+    match = new_match(store, ["Sleeper", "First"], move_timeout_ms=200)
+    mid = match["id"]
+    began = time.monotonic()
+    assert MatchRunner(store, mid).run() == "finished"
+    # the watchdog interrupted the 0.6 s sleep at the 200 ms deadline
+    assert time.monotonic() - began < test_bots.Sleeper.SLEEP_S + 1.0
+    assert_result_is_the_replay(store, mid)
+    log = store.match_log(mid)
+    assert faults_of(log, 0) == ["timeout: no answer within 200 ms"]
+    assert log[0]["fault"] == "timeout: no answer within 200 ms"  # its very first decision
+    # after that it plays its own (last) actions again
+    state = games.get(GAME).new(2, SEED, {})
+    for entry in log:
+        legal = jsonish(state.legal_actions())
+        if entry["seat"] == 0 and entry["turn"] > 0:
+            assert entry["action"] == legal[-1]
+        state.apply(entry["action"])
+    assert store.get_bot(match["seats"][0])["faults"] == 1
+
+
+def test_off_the_main_thread_a_late_answer_is_still_a_timeout(store):
+    """No signal can reach another thread: the sleep runs out, and the answer is judged late."""
+    match = new_match(store, ["Sleeper", "First"], move_timeout_ms=200)
+    mid = match["id"]
+    out: list[str] = []
+    worker = threading.Thread(target=lambda: out.append(MatchRunner(store, mid).run()))
+    worker.start()
+    worker.join(timeout=30)
+    assert out == ["finished"]
+    log = store.match_log(mid)
+    assert faults_of(log, 0) == ["timeout: answered after the 200 ms deadline"]
+    assert_result_is_the_replay(store, mid)
+
+
+def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(store):
+    match = new_match(store, ["Hangs", "First"], move_timeout_ms=200, max_faults=2)
+    mid = match["id"]
+    began = time.monotonic()
+    assert MatchRunner(store, mid).run() == "finished"
+    assert time.monotonic() - began < 3.0  # two interrupted 200 ms decisions, not two 10 s spins
+    log = store.match_log(mid)
+    assert faults_of(log, 0)[:2] == ["timeout: no answer within 200 ms"] * 2
+    assert store.get_match(mid)["result"]["forfeits"] == [0]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "listed_action (worker/match_runner.py) and State.apply (games/base.py) accept a listed "
+    "action by identity, so an in-process bot that edits the listed dict it returns gets the "
+    "edited action logged unjudged; the finished match's log then fails to replay (IllegalAction)"))
+def test_a_bot_editing_the_listed_action_it_returns_cannot_break_the_log(store):
+    match = new_match(store, ["Mutates", "First"])
+    mid = match["id"]
+    assert MatchRunner(store, mid).run() == "finished"
+    log = store.match_log(mid)
+    assert all("note" not in e["action"] for e in log)
+    assert_result_is_the_replay(store, mid)
+
+
+# -- forfeits --------------------------------------------------------------------------
+
+
+def test_after_max_faults_the_seat_forfeits_and_ranks_last(store):
+    # with all-first-actions play seat 0 would win (seed 5): the forfeit alone puts it last
+    match = new_match(store, ["Raises", "First"], max_faults=2)
+    mid = match["id"]
+    assert MatchRunner(store, mid).run() == "finished"
+    done = assert_result_is_the_replay(store, mid)
+    log = store.match_log(mid)
+    seat0 = [e for e in log if e["seat"] == 0]
+    assert len(seat0) == 6
+    assert [e["fault"] for e in seat0[:2]] == ["error: the bot raised RuntimeError: boom in act"] * 2
+    assert [e["fault"] for e in seat0[2:]] == ["forfeited"] * 4
+    assert all("fault" not in e for e in log if e["seat"] == 1)
+    result = done["result"]
+    assert jsonish(replay_checked(done, log).result())["ranks"] == [1, 2]
+    assert result["forfeits"] == [0]
+    assert result["ranks"] == [2, 1]
+    assert result["faults"] == [2, 0]  # "forfeited" entries are not faults
+    assert done["status"] == "finished"
+    raiser, first = (store.get_bot(b) for b in match["seats"])
+    assert (raiser["matches"], raiser["wins"], raiser["faults"]) == (1, 0, 2)
+    assert (first["matches"], first["wins"], first["faults"]) == (1, 1, 0)
+
+
+def test_one_fault_allowed_forfeits_at_the_first(store):
+    match = new_match(store, ["First", "Illegal"], max_faults=1)
+    mid = match["id"]
+    assert MatchRunner(store, mid).run() == "finished"
+    log = store.match_log(mid)
+    seat1 = [e.get("fault", "") for e in log if e["seat"] == 1]
+    assert seat1[0].startswith("illegal action: ")
+    assert seat1[1:] == ["forfeited"] * 5
+    result = store.get_match(mid)["result"]
+    assert (result["forfeits"], result["ranks"], result["faults"]) == ([1], [1, 2], [0, 1])
+    assert store.get_bot(match["seats"][1])["faults"] == 1
+
+
+# -- resuming, repeating ------------------------------------------------------------------
+
+
+def test_a_runner_resumes_from_the_log_and_keeps_what_it_holds(store):
+    match = new_match(store, ["First", "First"])
+    mid = match["id"]
+    # an earlier runner played 5 decisions, each the *last* legal action (First would
+    # play the first), and was charged a fault on turn 2
+    state = games.get(GAME).new(2, SEED, {})
+    earlier = []
+    for turn in range(5):
+        legal = jsonish(state.legal_actions())
+        entry = {"turn": turn, "seat": state.to_act, "action": legal[-1]}
+        if turn == 2:
+            entry = {**entry, "action": legal[0], "fault": "timeout: no answer within 2000 ms"}
+        earlier.append(entry)
+        state.apply(entry["action"])
+    assert store.append_entries(mid, earlier)
+    store.set_match_status(mid, "running")
+    assert MatchRunner(store, mid).run() == "finished"
+    log = store.match_log(mid)
+    assert log[:5] == earlier
+    assert all("fault" not in e for e in log[5:])
+    done = assert_result_is_the_replay(store, mid)
+    faulted_seat = earlier[2]["seat"]
+    assert done["result"]["faults"][faulted_seat] == 1  # counted from the log it resumed
+    assert store.get_bot(match["seats"][faulted_seat])["faults"] == 1
+
+
+def test_a_whole_log_not_yet_concluded_is_concluded_without_asking_anyone(store):
+    """A runner died between writing the last action and concluding the match."""
+    match = new_match(store, ["Raises", "Raises"])
+    mid = match["id"]
+    state = games.get(GAME).new(2, SEED, {})
+    entries = []
+    while not state.is_over:
+        legal = jsonish(state.legal_actions())
+        entries.append({"turn": len(entries), "seat": state.to_act, "action": legal[-1]})
+        state.apply(legal[-1])
+    assert store.append_entries(mid, entries)
+    assert MatchRunner(store, mid).run() == "finished"
+    assert store.match_log(mid) == entries
+    done = assert_result_is_the_replay(store, mid)
+    assert done["result"]["faults"] == [0, 0]  # a Raises bot asked even once would have faulted
+
+
+def tournament_match(store, classes: list[str]) -> tuple[str, dict]:
+    seats = [new_bot(store, cls) for cls in classes]
+    t = store.create_tournament(GAME, seats, seats=2, deals=1, duplicate=False, seed=1, options={})
+    store.set_tournament(t["id"], status="running", total=1)
+    match = store.create_match(GAME, seats, SEED, {}, tournament_id=t["id"])
+    store.add_tournament_match(t["id"], match["id"])
+    return t["id"], match
+
+
+def test_running_a_concluded_match_again_changes_nothing(store):
+    tid, match = tournament_match(store, ["First", "Last"])
+    mid = match["id"]
+    assert MatchRunner(store, mid).run() == "finished"
+    snapshot = {
+        "match": store.get_match(mid), "log": store.match_log(mid),
+        "bots": [store.get_bot(b) for b in match["seats"]],
+        "tallies": store.tournament_tallies(tid), "standings": store.standings(tid),
+        "progress": store.tournament_progress(tid),
+    }
+    assert snapshot["progress"] == {"done": 1, "total": 1}
+    assert store.get_tournament(tid)["status"] == "finished"
+    assert [b["matches"] for b in snapshot["bots"]] == [1, 1]
+    assert {bot: t["matches"] for bot, t in snapshot["tallies"].items()} == dict.fromkeys(match["seats"], 1.0)
+    assert sum(row["points"] for row in snapshot["standings"]) == 1.0
+    # a tournament match's end tells the bots only the scores and ranks
+    assert test_bots.MATCH_OVERS == [(mid, {"scores": snapshot["match"]["result"]["scores"],
+                                            "ranks": snapshot["match"]["result"]["ranks"]})]
+
+    assert MatchRunner(store, mid).run() == "finished"
+    assert store.get_match(mid) == snapshot["match"]
+    assert store.match_log(mid) == snapshot["log"]
+    assert [store.get_bot(b) for b in match["seats"]] == snapshot["bots"]
+    assert store.tournament_tallies(tid) == snapshot["tallies"]
+    assert store.standings(tid) == snapshot["standings"]
+    assert store.tournament_progress(tid) == snapshot["progress"]
+    assert len(test_bots.MATCH_OVERS) == 1  # not told twice
+
+
+# -- leases and attempts ----------------------------------------------------------------------
+
+
+def test_a_match_whose_lease_is_held_is_left_alone(store):
+    match = new_match(store, ["First", "First"])
+    mid = match["id"]
+    token = store.take_lease("match", mid)
+    assert token
+    assert MatchRunner(store, mid).run() == "busy"
+    assert store.match_log(mid) == []
+    after = store.get_match(mid)
+    assert after["status"] == "queued"
+    assert "attempts" not in after  # leaving a busy match is not an attempt
+    assert store.lease_held("match", mid)  # still the other runner's
+    store.release_lease("match", mid, token)
+    assert MatchRunner(store, mid).run() == "finished"
+
+
+def test_a_third_attempt_still_runs(store):
+    mid = new_match(store, ["First", "First"])["id"]
+    store.r.hset(f"match:{mid}", "attempts", MAX_ATTEMPTS - 1)
+    assert MatchRunner(store, mid).run() == "finished"
+    assert store.get_match(mid)["attempts"] == MAX_ATTEMPTS
+
+
+def test_a_match_started_more_than_three_times_is_aborted(store):
+    match = new_match(store, ["First", "First"])
+    mid = match["id"]
+    store.r.sadd("jobs:active", f"match:{mid}")
+    store.r.hset(f"match:{mid}", "attempts", 3)
+    assert MAX_ATTEMPTS == 3
+    assert MatchRunner(store, mid).run() == "aborted"
+    done = store.get_match(mid)
+    assert done["status"] == "aborted"
+    assert done["result"] is None
+    assert "3 times" in done["reason"]
+    assert store.match_log(mid) == []
+    assert [store.get_bot(b)["matches"] for b in match["seats"]] == [0, 0]
+    assert not store.lease_held("match", mid)
+    assert ("match", mid) not in store.active_jobs()
+    assert test_bots.MATCH_OVERS == []
+    # and it stays aborted
+    assert MatchRunner(store, mid).run() == "aborted"
