@@ -1,0 +1,292 @@
+"""worker/drivers/webhook.py: the referee's POST to a webhook bot, against real loopback servers.
+
+A well-behaved bot is hosted with `sdk.serve`; the misbehaving ones are raw
+WSGI apps under waitress, each doing one wrong thing the driver must turn
+into a fault (api.md §3: timeouts, HTTP errors, garbage, oversize answers,
+redirects, and with `CARDARENA_PUBLIC_URLS_ONLY=1` URLs into private networks).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from contextlib import contextmanager
+
+import pytest
+
+import games
+from sdk import Bot, serve, signature_ok
+from worker.drivers.webhook import MAX_ANSWER, SIGNATURE_HEADER, WebhookDriver
+
+SECRET = "b_test.webhook-driver-secret"
+DEADLINE_MS = 200
+
+
+def decision(game: str = "double-carre", seed: int = 1, deadline_ms: int = DEADLINE_MS) -> dict:
+    """The first decision of a real match, as the match runner builds it."""
+    g = games.get(game)
+    state = g.new(2, seed, {})
+    seat = state.to_act
+    return {"type": "turn", "protocol": 1, "match_id": "m_webhook", "game": game, "turn": 0,
+            "seat": seat, "view": state.view(seat), "legal_actions": state.legal_actions(),
+            "deadline_ms": deadline_ms}
+
+
+def driver(url: str, secret: str = SECRET) -> WebhookDriver:
+    return WebhookDriver({"id": "b_test", "url": url}, secret)
+
+
+class Recorder:
+    """A WSGI app: records each request (path, headers, body) and answers with `respond`."""
+
+    def __init__(self, respond) -> None:
+        self.respond = respond
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        with self.lock:
+            self.requests.append({
+                "path": environ.get("PATH_INFO", ""), "method": environ["REQUEST_METHOD"], "body": body,
+                "signature": environ.get("HTTP_" + SIGNATURE_HEADER.upper().replace("-", "_")),
+                "content_type": environ.get("CONTENT_TYPE"),
+            })
+        return self.respond(environ, start_response)
+
+    def paths(self) -> list[str]:
+        with self.lock:
+            return [r["path"] for r in self.requests]
+
+
+@contextmanager
+def serving(app, **adjustments):
+    """`app` under waitress on a free 127.0.0.1 port, run by a background thread; yields its URL."""
+    from waitress.server import create_server
+
+    server = create_server(app, host="127.0.0.1", port=0, threads=4, ident="test-bot", **adjustments)
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            server.asyncore.loop(timeout=0.02, map=server._map, count=1)
+        for channel in list(server._map.values()):
+            channel.close()
+        server.task_dispatcher.shutdown(timeout=3)
+
+    thread = threading.Thread(target=loop, name="test-bot-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def answer(status: str, body: bytes, headers: list[tuple[str, str]] | None = None):
+    def respond(environ, start_response):
+        start_response(status, [("Content-Length", str(len(body)))] + (headers or []))
+        return [body]
+    return respond
+
+
+def ask_timed(url: str, message: dict | None = None) -> tuple[object, float]:
+    began = time.monotonic()
+    reply = driver(url).ask(message or decision())
+    return reply, time.monotonic() - began
+
+
+# -- a bot that answers ----------------------------------------------------------------
+
+
+class FirstBot(Bot):
+    game = "double-carre"
+
+    def act(self, view, legal_actions):
+        return legal_actions[0]
+
+
+def test_an_sdk_bot_verifies_the_signature_and_its_action_comes_back():
+    message = decision(deadline_ms=2000)
+    with serve(FirstBot(), port=0, secret=SECRET, block=False) as server:
+        reply = driver(server.url).ask(message)
+        # a wrong secret gives a signature the SDK refuses: the check is real
+        refused = driver(server.url, secret="b_test.another-secret").ask(message)
+    assert reply.fault is None
+    assert reply.action == json.loads(json.dumps(message["legal_actions"][0]))
+    assert refused.action is None
+    assert refused.fault.startswith("HTTP 401")
+
+
+def test_the_call_is_the_decision_as_json_signed_with_the_bot_secret():
+    app = Recorder(answer("200 OK", b'{"action": {"take": ["7H", "8H"]}}'))
+    message = decision(deadline_ms=2000)
+    with serving(app) as url:
+        reply = driver(url + "/hook").ask(message)
+    assert reply.fault is None
+    assert reply.action == {"take": ["7H", "8H"]}  # unchecked here: judging is the runner's job
+    [request] = app.requests
+    assert request["method"] == "POST"
+    assert request["path"] == "/hook"
+    assert request["content_type"] == "application/json"
+    assert json.loads(request["body"]) == json.loads(json.dumps(message))
+    assert request["signature"].startswith("sha256=")
+    assert signature_ok(request["body"], request["signature"], SECRET)
+    assert not signature_ok(request["body"], request["signature"], "b_test.another-secret")
+
+
+def test_match_over_is_posted_signed_and_a_dead_bot_is_no_error():
+    app = Recorder(answer("200 OK", b""))
+    with serving(app) as url:
+        driver(url).match_over("m_over", {"scores": [1, 0], "ranks": [1, 2]})
+    [request] = app.requests
+    assert json.loads(request["body"]) == {"type": "match_over", "match_id": "m_over",
+                                           "result": {"scores": [1, 0], "ranks": [1, 2]}}
+    assert signature_ok(request["body"], request["signature"], SECRET)
+    driver(closed_port_url()).match_over("m_over", {"ranks": [1, 2]})  # best effort: no raise
+
+
+# -- faults ------------------------------------------------------------------------------------
+
+
+def test_an_answer_slower_than_the_deadline_is_a_timeout():
+    def slow(environ, start_response):
+        time.sleep(1.5)
+        return answer("200 OK", b'{"action": {}}')(environ, start_response)
+
+    with serving(Recorder(slow)) as url:
+        reply, elapsed = ask_timed(url)
+    assert reply.fault == f"timeout: no answer within {DEADLINE_MS} ms"
+    assert reply.action is None
+    assert elapsed < 1.0  # it gave up at the deadline, not when the answer came (1.5 s)
+
+
+def test_a_body_trickled_past_the_deadline_is_a_timeout():
+    """Each piece comes well within the read timeout; the whole answer does not fit the deadline."""
+    def trickle(environ, start_response):
+        start_response("200 OK", [("Content-Type", "application/json")])
+
+        def pieces():
+            yield b'{"action": '
+            for _ in range(40):
+                time.sleep(0.05)
+                yield b" "
+            yield b"{}}"
+        return pieces()
+
+    with serving(Recorder(trickle)) as url:
+        reply, elapsed = ask_timed(url)
+    assert reply.fault is not None and reply.fault.startswith("timeout")
+    assert elapsed < 1.2  # the trickle takes 2 s
+
+
+def test_an_http_error_is_a_fault_with_its_status():
+    with serving(Recorder(answer("500 Internal Server Error", b"the bot crashed"))) as url:
+        reply = driver(url).ask(decision())
+    assert reply.fault.startswith("HTTP 500")
+    assert "the bot crashed" in reply.fault
+
+
+def test_a_long_error_body_is_cut_short_in_the_reason():
+    with serving(Recorder(answer("404 Not Found", b"nothing here " * 500))) as url:
+        reply = driver(url).ask(decision())
+    assert reply.fault.startswith("HTTP 404")
+    assert len(reply.fault) <= 200
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/"
+
+
+def test_nobody_listening_is_unreachable():
+    reply, elapsed = ask_timed(closed_port_url())
+    assert reply.fault.startswith("unreachable")
+    assert "0x" not in reply.fault  # no object addresses in a reason shown to people
+    assert elapsed < 1.0
+
+
+@pytest.mark.parametrize("body, content_type", [
+    (b"<html>not json</html>", "text/html"),
+    (b"\xff\xfe\x00garbage", "application/octet-stream"),
+    (b"", "application/json"),
+])
+def test_an_answer_that_is_not_json_is_garbage(body, content_type):
+    with serving(Recorder(answer("200 OK", body, [("Content-Type", content_type)]))) as url:
+        reply = driver(url).ask(decision())
+    assert reply.fault.startswith("garbage"), reply.fault
+    assert reply.action is None
+
+
+@pytest.mark.parametrize("body", [b'{"move": {"take": ["7H", "8H"]}}', b"[1, 2]", b'"action"', b"null"])
+def test_json_without_an_action_is_garbage(body):
+    with serving(Recorder(answer("200 OK", body, [("Content-Type", "application/json")]))) as url:
+        reply = driver(url).ask(decision())
+    assert reply.fault.startswith("garbage"), reply.fault
+    assert reply.action is None
+
+
+TEN_MB = 10 * 1024 * 1024
+
+
+def test_a_10_mb_answer_with_its_length_declared_is_refused_unread():
+    big = b'{"action": "' + b"x" * TEN_MB + b'"}'
+    with serving(Recorder(answer("200 OK", big, [("Content-Type", "application/json")]))) as url:
+        reply, elapsed = ask_timed(url, decision(deadline_ms=5000))
+    assert reply.fault.startswith("too large"), reply.fault
+    # refused on its Content-Length, before reading any of the body
+    assert reply.fault == f"too large: answer of {len(big)} bytes, over the {MAX_ANSWER // 1024} KB limit"
+    assert elapsed < 2.0
+
+
+def test_a_10_mb_answer_streamed_without_a_length_is_cut_at_the_limit():
+    def endless(environ, start_response):
+        start_response("200 OK", [("Content-Type", "application/json")])
+
+        def chunks():
+            yield b'{"action": "'
+            for _ in range(10):
+                yield b"x" * (1024 * 1024)
+            yield b'"}'
+        return chunks()
+
+    with serving(Recorder(endless)) as url:
+        reply, elapsed = ask_timed(url, decision(deadline_ms=5000))
+    assert reply.fault.startswith("too large"), reply.fault
+    assert reply.fault == f"too large: answer over the {MAX_ANSWER // 1024} KB limit"  # cut while reading
+    assert elapsed < 2.0
+
+
+def test_a_redirect_is_a_fault_and_never_followed():
+    def redirect(environ, start_response):
+        if environ["PATH_INFO"] == "/target":
+            return answer("200 OK", b'{"action": {}}')(environ, start_response)
+        start_response("302 Found", [("Location", "/target"), ("Content-Length", "0")])
+        return [b""]
+
+    app = Recorder(redirect)
+    with serving(app) as url:
+        reply = driver(url + "/bot").ask(decision())
+        time.sleep(0.05)
+    assert reply.fault.startswith("HTTP 302"), reply.fault
+    assert app.paths() == ["/bot"]  # the target was never called
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_public_urls_only_refuses_a_loopback_bot_at_each_call(monkeypatch, host):
+    app = Recorder(answer("200 OK", b'{"action": {}}'))
+    with serving(app) as url:
+        port = url.rsplit(":", 1)[1]
+        monkeypatch.setenv("CARDARENA_PUBLIC_URLS_ONLY", "1")
+        reply = driver(f"http://{host}:{port}/").ask(decision())
+        monkeypatch.delenv("CARDARENA_PUBLIC_URLS_ONLY")
+        allowed = driver(f"http://{host}:{port}/").ask(decision())
+    assert reply.fault.startswith("refused URL"), reply.fault
+    assert reply.action is None
+    assert allowed.fault is None  # the same bot, called once the setting is off
+    assert app.paths() == ["/"]  # only the allowed call reached it
