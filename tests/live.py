@@ -8,6 +8,9 @@
 * `api` (function): an `ApiClient` on the live server over a freshly
   emptied database. `api.account()` → token, `api.bot(token, ...)` → the
   new bot with its `secret`, `api.get/post/delete(path, token=...)`.
+* `worker_pool` (function, with `api`): the real worker pool — two RQ
+  worker processes and the recovery sweep (`worker.pool.WorkerPool`),
+  stopped after the test. The workers' log is test-output/worker.log.
 
 Emptying the database would also drop the server key kept in Redis, which
 the workers read to derive the same bot secrets as the API; `reset_db` puts
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import redis as redis_lib
@@ -167,3 +171,21 @@ def api(live_server, redis_url):
     client = ApiClient(live_server)
     yield client
     client.session.close()
+
+
+OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
+
+
+@pytest.fixture()
+def worker_pool(api, redis_url):
+    """A real worker pool on the database `api` just emptied, stopped after the test.
+
+    One pool per test, not per session: tests without it referee matches by
+    hand through the store, and no worker may be listening then.
+    """
+    from worker.pool import WorkerPool
+
+    OUTPUT.mkdir(exist_ok=True)
+    with WorkerPool(redis_url, n=2, sweep_every_s=0.5, log_path=str(OUTPUT / "worker.log"),
+                    grace_s=5.0) as pool:
+        yield pool

@@ -8,10 +8,12 @@ next step: it must not act on a match someone else now drives.
 
 from __future__ import annotations
 
+import os
 import threading
 
-#: the lease lives this long without renewal; renewed every third of it
-TTL_MS = 15_000
+#: the lease lives this long without renewal (`CARDARENA_LEASE_MS`); renewed every
+#: third of it. It bounds how long a dead worker's match waits to be picked up.
+TTL_MS = int(os.environ.get("CARDARENA_LEASE_MS") or 15_000)
 
 
 class Lease:

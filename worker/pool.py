@@ -52,11 +52,12 @@ class WorkerPool:
     """N worker processes on `redis_url`, restarted when they die, plus the recovery sweep."""
 
     def __init__(self, redis_url: str, n: int = 2, sweep_every_s: float = 2.0,
-                 log_path: str | None = None, grace_s: float = 10.0) -> None:
+                 log_path: str | None = None, grace_s: float = 10.0, env: dict | None = None) -> None:
         if n < 1:
             raise ValueError("a pool needs at least one worker")
         self.redis_url, self.n, self.sweep_every_s = redis_url, n, sweep_every_s
         self.log_path, self.grace_s = log_path, grace_s
+        self.env = dict(env or {})  # extra environment for the worker processes
         self.procs: list[subprocess.Popen | None] = [None] * n
         self.restarts = 0
         self._stop = threading.Event()
@@ -76,7 +77,7 @@ class WorkerPool:
         return self
 
     def _spawn(self, i: int) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url)
+        env = dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url, **self.env)
         out = self._log if self._log is not None else None
         self.procs[i] = subprocess.Popen(
             [sys.executable, "-m", "worker.process", self.redis_url], env=env, stdout=out, stderr=out,

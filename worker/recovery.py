@@ -14,64 +14,79 @@ tournament whose last match ended, a ladder with queued matches.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
-from server.store.jobs import enqueue_job, job_id
+from server.store.jobs import enqueue_job, job_id, lease_key
 from worker.jobs import finish_tournament_if_complete
 from worker.ratings import update_ratings
 
 log = logging.getLogger("cardarena.worker")
 
-#: a job that started this recently may not have taken its lease yet
+#: a job taken from the queue this recently may not have taken its lease yet
 START_GRACE_S = 10.0
-WAITING = ("queued", "scheduled", "deferred")
 
 
-def job_waiting_or_starting(connection, kind: str, ident: str) -> bool:
-    """Whether RQ still has this job in hand: queued, or started a moment ago."""
+def job_starting(connection, kind: str, ident: str) -> bool:
+    """Whether a worker took this job from the queue a moment ago and may not hold
+    the lease yet. Its status alone is no proof: a worker killed right after
+    popping a job leaves it "queued" in no queue at all, or "started" forever."""
     from rq.exceptions import NoSuchJobError
     from rq.job import Job
+    from rq.utils import now
 
     try:
         job = Job.fetch(job_id(kind, ident), connection=connection)
         status = job.get_status(refresh=True)
     except NoSuchJobError:
         return False
-    if status is None:
-        return False
     status = getattr(status, "value", status)
-    if status in WAITING:
-        return True
-    if status == "started" and job.started_at is not None:
-        from rq.utils import now
-
-        return (now() - job.started_at).total_seconds() < START_GRACE_S
-    return False
+    since = job.started_at if status == "started" else job.enqueued_at if status == "queued" else None
+    return since is not None and (now() - since).total_seconds() < START_GRACE_S
 
 
 def sweep(store) -> list[tuple[str, str]]:
-    """Re-enqueue the orphaned jobs; the (kind, id) enqueued again."""
+    """Re-enqueue the orphaned jobs; the (kind, id) enqueued again.
+
+    Reads in bulk (a few round trips however many jobs are active): a large
+    tournament keeps thousands of matches waiting in the queue.
+    """
+    from rq import Queue
+
+    from server.store.jobs import QUEUE
+
+    active = store.active_jobs()
+    if not active:
+        return []
+    queued = set(Queue(QUEUE, connection=store.r).get_job_ids())
+    pipe = store.r.pipeline(transaction=False)
+    for kind, ident in active:
+        pipe.hget(f"{kind}:{ident}", "status")
+        pipe.exists(lease_key(kind, ident))
+    replies = pipe.execute()
     again = []
-    for kind, ident in store.active_jobs():
-        record = store.get_match(ident) if kind == "match" else store.get_tournament(ident)
-        if record is None:
+    for (kind, ident), status, leased in zip(active, replies[::2], replies[1::2], strict=True):
+        if status is None:
             store.job_done(kind, ident)
             continue
-        if record["status"] in ("finished", "aborted"):
+        status = json.loads(status)
+        if status in ("finished", "aborted"):
             if kind == "match":
                 from worker.jobs import match_concluded
 
-                match_concluded(store, record)  # whatever its runner did not get to
+                match_concluded(store, store.get_match(ident))  # whatever its runner did not get to
             else:
                 store.job_done(kind, ident)
             continue
-        if kind == "tournament" and record["status"] == "running" and finish_tournament_if_complete(store, ident):
+        if leased or job_id(kind, ident) in queued:
             continue
-        if store.lease_held(kind, ident) or job_waiting_or_starting(store.r, kind, ident):
+        if kind == "tournament" and status == "running" and finish_tournament_if_complete(store, ident):
             continue
-        if kind == "tournament" and record.get("total") and record["status"] == "running" \
-                and len(store.tournament_matches(ident)) >= record["total"]:
+        if job_starting(store.r, kind, ident):
+            continue
+        record = store.get_tournament(ident) if kind == "tournament" else None
+        if record and record.get("total") and len(store.tournament_matches(ident)) >= record["total"]:
             store.job_done(kind, ident)  # expanded: its matches are active jobs of their own
             continue
         log.warning("%s %s was dropped by a dead worker: enqueued again", kind, ident)

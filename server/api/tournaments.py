@@ -60,11 +60,18 @@ class ProgressSchema(ma.Schema):
 
 
 class StandingSchema(ma.Schema):
-    rank = ma.fields.Integer(required=True)
+    rank = ma.fields.Integer(required=True, metadata={"description": "equal points share a rank"})
     bot = ma.fields.String(required=True)
-    points = ma.fields.Float(required=True)
+    points = ma.fields.Float(required=True, metadata={"description": "sum of match points: (seats ranked "
+                             "above + ½ × seats tied with) / (seats − 1) per match"})
     matches = ma.fields.Integer(required=True)
-    wins = ma.fields.Integer()
+    wins = ma.fields.Integer(metadata={"description": "matches where it alone ranked first"})
+    draws = ma.fields.Integer(metadata={"description": "matches where it shared first place"})
+    mean_score = ma.fields.Float(allow_none=True, metadata={"description": "mean game score"})
+    ci95 = ma.fields.Float(allow_none=True, metadata={"description": "half-width of the mean score's 95% "
+                           "confidence interval (null under two matches)"})
+    faults = ma.fields.Integer()
+    forfeits = ma.fields.Integer()
 
 
 class TournamentSchema(ma.Schema):

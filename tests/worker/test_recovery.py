@@ -1,0 +1,86 @@
+"""The recovery sweep: what a dead worker dropped is enqueued again, nothing else is.
+
+The states a crash leaves are built by hand on a real Redis: a job popped
+from the queue by a worker that died before starting it, a match whose
+runner died after concluding it, a tournament whose last match ended with
+its runner.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rq import Queue
+
+from server.store import Store, secret_key
+from server.store.jobs import QUEUE, enqueue_job, job_id
+from worker import recovery
+from worker.match_runner import MatchRunner
+
+
+@pytest.fixture()
+def store(redis_client):
+    return Store(redis_client, secret_key(redis_client))
+
+
+@pytest.fixture(autouse=True)
+def no_grace(monkeypatch):
+    monkeypatch.setattr(recovery, "START_GRACE_S", 0.0)
+
+
+def python_bots(store, n=2, game="double-carre"):
+    return [store.create_bot("acct", f"b{i}", game, "python", entrypoint="example_bots.random:RandomBot")[0]["id"]
+            for i in range(n)]
+
+
+def queued_ids(store):
+    return Queue(QUEUE, connection=store.r).get_job_ids()
+
+
+def test_a_job_popped_by_a_worker_that_died_is_enqueued_again(store):
+    match = store.create_match("double-carre", python_bots(store), 3, {})
+    enqueue_job(store.r, "match", match["id"])
+    store.r.lpop(f"rq:queue:{QUEUE}")  # a worker took it and died before starting it: status still "queued"
+    assert queued_ids(store) == []
+    assert recovery.sweep(store) == [("match", match["id"])]
+    assert queued_ids(store) == [job_id("match", match["id"])]
+
+
+def test_a_match_waiting_in_the_queue_or_leased_is_left_alone(store):
+    waiting = store.create_match("double-carre", python_bots(store), 3, {})
+    running = store.create_match("double-carre", python_bots(store), 4, {})
+    enqueue_job(store.r, "match", waiting["id"])
+    enqueue_job(store.r, "match", running["id"])
+    store.r.lrem(f"rq:queue:{QUEUE}", 1, job_id("match", running["id"]))
+    assert store.take_lease("match", running["id"])  # its runner is alive
+    assert recovery.sweep(store) == []
+    assert queued_ids(store) == [job_id("match", waiting["id"])]
+
+
+def test_a_match_concluded_by_a_runner_that_died_is_followed_up(store):
+    bots = python_bots(store)
+    t = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=False, seed=1, options={},
+                                rated=True)
+    match = store.create_match("double-carre", bots, 5, {}, tournament_id=t["id"], rated=True)
+    store.add_tournament_match(t["id"], match["id"])
+    store.set_tournament(t["id"], status="running", total=1)
+    enqueue_job(store.r, "match", match["id"])
+    store.r.lpop(f"rq:queue:{QUEUE}")
+    runner = MatchRunner(store, match["id"])
+    runner.after_conclusion = lambda match: None  # the runner dies right after concluding
+    assert runner.run() == "finished"
+    assert store.get_tournament(t["id"])["status"] == "running" and store.rating_events("double-carre")
+
+    assert recovery.sweep(store) == []  # nothing to play again, only to finish
+    assert store.get_tournament(t["id"])["status"] == "finished"
+    assert [row["matches"] for row in store.standings(t["id"])] == [1, 1]
+    assert store.rating_events("double-carre") == [] and len(store.rankings("double-carre")) == 2
+    assert store.active_jobs() == []
+
+
+def test_a_tournament_whose_expansion_died_is_expanded_again(store):
+    bots = python_bots(store, 3)
+    t = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=True, seed=1, options={})
+    enqueue_job(store.r, "tournament", t["id"])
+    store.r.lpop(f"rq:queue:{QUEUE}")
+    store.set_tournament(t["id"], status="running", total=6)  # it died after setting the total
+    assert recovery.sweep(store) == [("tournament", t["id"])]

@@ -1,0 +1,213 @@
+"""Tournaments end to end: the API, a real Redis, real worker processes, bots on loopback.
+
+Every test goes through the public API (register, schedule, read) while
+the worker pool referees; only `kill -9` reaches under it.
+"""
+
+from __future__ import annotations
+
+import collections
+import socket
+import time
+
+import pytest
+
+import games
+from example_bots.random import RandomBot
+from sdk import connect, serve
+from tests.live import ADMIN_TOKEN, OUTPUT, serve_in_thread
+from tests.worker.zoo import PATHS, Zoo
+
+GAME = "double-carre"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def python_bot(api, name: str, entrypoint: str, game: str = GAME) -> str:
+    body = {"name": name, "game": game, "kind": "python", "entrypoint": entrypoint}
+    return api.ok(api.post("/bots", body, token=ADMIN_TOKEN), 201)["id"]
+
+
+def tournament(api, token: str, bots: list[str], game: str = GAME, **fields) -> str:
+    body = {"game": game, "bots": bots, "format": "round-robin", **fields}
+    return api.ok(api.post("/tournaments", body, token=token), 202)["id"]
+
+
+def wait_finished(api, tid: str, timeout: float = 180.0) -> dict:
+    end = time.monotonic() + timeout
+    while True:
+        t = api.ok(api.get(f"/tournaments/{tid}"), 200)
+        if t["status"] in ("finished", "aborted"):
+            return t
+        assert time.monotonic() < end, f"tournament still {t['status']} at {t['progress']}"
+        time.sleep(0.1)
+
+
+def matches_of(api, tid: str) -> list[dict]:
+    listed = api.ok(api.get(f"/tournaments/{tid}/matches"), 200)["matches"]
+    return [api.ok(api.get(f"/matches/{m['id']}"), 200) for m in listed]
+
+
+def replays_to_its_result(match: dict) -> bool:
+    """The public log and seed rebuild the stored result (modulo the referee's forfeit ranks)."""
+    state = games.get(match["game"]).new(len(match["seats"]), match["seed"], match["options"])
+    for entry in match["log"]:
+        state.apply(entry["action"])
+    return state.is_over and state.result()["scores"] == match["result"]["scores"]
+
+
+def expected_standings(matches: list[dict]) -> dict[str, dict]:
+    """Match points and wins per bot, recomputed from the public results (api.md §4)."""
+    out: dict[str, dict] = collections.defaultdict(lambda: {"points": 0.0, "matches": 0, "wins": 0})
+    for m in matches:
+        ranks, bots = m["result"]["ranks"], [s["bot"] for s in m["seats"]]
+        for i, bot in enumerate(bots):
+            others = [r for j, r in enumerate(ranks) if j != i]
+            out[bot]["points"] += (sum(r > ranks[i] for r in others) + 0.5 * sum(r == ranks[i] for r in others)) / len(others)
+            out[bot]["matches"] += 1
+            out[bot]["wins"] += ranks[i] == 1 and ranks.count(1) == 1
+    return out
+
+
+def test_in_process_webhook_and_polling_bots_play_a_tournament_with_correct_standings(api, worker_pool):
+    token = api.account("organiser")
+    heuristic = python_bot(api, "heuristic", "example_bots.double_carre:DoubleCarreHeuristic")
+    rand = python_bot(api, "random", "example_bots.random:RandomBot")
+    port = free_port()
+    hook = api.bot(token, "hook", game=GAME, kind="webhook", url=f"http://127.0.0.1:{port}/")
+    poll = api.bot(token, "poll", game=GAME, kind="polling")
+    hosted = serve(RandomBot(), port=port, secret=hook["secret"], block=False)
+    poller = connect(RandomBot(), api.live.url, secret=poll["secret"], wait=1, block=False)
+    try:
+        tid = tournament(api, token, [heuristic, rand, hook["id"], poll["id"]], deals=2)
+        done = wait_finished(api, tid)
+    finally:
+        poller.stop(timeout=10)
+        hosted.stop()
+    assert done["status"] == "finished"
+    assert done["progress"] == {"done": 24, "total": 24}  # 6 pairs × 2 deals × 2 seat rotations
+    matches = matches_of(api, tid)
+    assert len(matches) == 24 and all(m["status"] == "finished" and m["public"] for m in matches)
+    assert all(replays_to_its_result(m) for m in matches)
+    assert [e for m in matches for e in m["log"] if "fault" in e] == []  # every kind of bot played its turns
+    expected = expected_standings(matches)
+    for row in done["standings"]:
+        assert row["points"] == pytest.approx(expected[row["bot"]]["points"])
+        assert row["matches"] == expected[row["bot"]]["matches"] == 12
+        assert row["wins"] == expected[row["bot"]]["wins"]
+        assert row["faults"] == 0 and row["mean_score"] is not None and row["ci95"] is not None
+    points = [row["points"] for row in done["standings"]]
+    assert points == sorted(points, reverse=True) and sum(points) == pytest.approx(24)
+    assert done["standings"][0]["bot"] == heuristic
+    ladder = api.ok(api.get(f"/games/{GAME}/rankings"), 200)["rankings"]
+    assert {r["bot"] for r in ladder} == {heuristic, rand, hook["id"], poll["id"]}
+    assert all(r["matches"] == 12 for r in ladder) and ladder[0]["bot"] == heuristic
+    for bot in (heuristic, rand, hook["id"], poll["id"]):
+        assert len(api.ok(api.get(f"/bots/{bot}/ratings"), 200)["history"]) == 12  # one rating per match
+
+
+def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool):
+    token = api.account("zookeeper")
+    zoo = Zoo()
+    server = serve_in_thread(zoo, threads=32)
+    bad = {}
+    try:
+        for path in PATHS:
+            bad[path] = api.bot(token, path, game=GAME, kind="webhook", url=f"{server.url}/{path}")["id"]
+        bad["refused"] = api.bot(token, "refused", game=GAME, kind="webhook",
+                                 url=f"http://127.0.0.1:{free_port()}/")["id"]
+        good = [python_bot(api, "heuristic", "example_bots.double_carre:DoubleCarreHeuristic"),
+                python_bot(api, "random", "example_bots.random:RandomBot")]
+        tid = tournament(api, token, good + list(bad.values()), deals=1, move_timeout_ms=300, max_faults=2)
+        done = wait_finished(api, tid)
+    finally:
+        server.close()
+    assert done["status"] == "finished" and done["progress"]["done"] == done["progress"]["total"] == 72
+    matches = matches_of(api, tid)
+    assert all(m["status"] == "finished" for m in matches)
+    reasons = {"hang": "timeout", "500": "HTTP 500", "garbage": "garbage", "illegal": "illegal action",
+               "huge": "too large", "redirect": "HTTP 302", "refused": "unreachable"}
+    for path, bot in bad.items():
+        record = api.ok(api.get(f"/bots/{bot}"), 200)
+        assert record["matches"] == 16 and record["faults"] == 2 * 16, path  # max_faults in each, then forfeit
+        for m in matches:
+            seats = [s["bot"] for s in m["seats"]]
+            if bot in seats:
+                seat = seats.index(bot)
+                assert seat in m["result"]["forfeits"], (path, m["id"])
+                faults = [e["fault"] for e in m["log"] if e["seat"] == seat and "fault" in e]
+                assert faults[:2] and all(reasons[path] in f for f in faults[:2]), (path, faults[:2])
+                assert all(f == "forfeited" for f in faults[2:])
+    ranked = [row["bot"] for row in done["standings"]]
+    assert set(ranked[:2]) == set(good)  # the healthy bots rank above every bad one
+    assert zoo.calls.get("ok", 0) == 0  # the redirect was never followed
+    assert zoo.decisions["hang"] == 16 * 2  # asked until it forfeited, then never again
+    assert zoo.calls["hang"] == 16 * 3  # and told each match is over
+
+
+def test_kill_9_of_workers_during_a_tournament_loses_nothing(api, redis_url):
+    """Two workers are killed (with their running matches) mid-tournament; every match
+    still finishes exactly once, the interrupted ones resuming from their logs."""
+    from worker.pool import WorkerPool
+
+    token = api.account("organiser")
+    bots = [python_bot(api, f"slow{i}", "tests.worker.e2e_bots:Slow") for i in range(3)]
+    OUTPUT.mkdir(exist_ok=True)
+    with WorkerPool(redis_url, n=2, sweep_every_s=0.3, log_path=str(OUTPUT / "worker-kill.log"),
+                    grace_s=5.0, env={"CARDARENA_LEASE_MS": "1500"}) as pool:
+        tid = tournament(api, token, bots, deals=4)  # 3 pairs × 4 deals × 2 rotations = 24 matches
+        killed = []
+        for victim in (0, 1):
+            end = time.monotonic() + 60
+            while not [c for c in _children(pool, victim)]:  # wait until that worker runs a match
+                assert time.monotonic() < end
+                time.sleep(0.01)
+            time.sleep(0.05)  # into the match
+            killed.append(pool.kill(victim))
+        done = wait_finished(api, tid)
+        assert pool.restarts >= 2
+    assert done["status"] == "finished" and done["progress"] == {"done": 24, "total": 24}
+    matches = matches_of(api, tid)
+    assert all(m["status"] == "finished" for m in matches)
+    assert all(replays_to_its_result(m) for m in matches)
+    resumed = [m["id"] for m in matches if int(api.store.r.hget(f"match:{m['id']}", "attempts")) > 1]
+    assert resumed, "no match was interrupted: the kill came too late"
+    for bot in bots:  # each match counted once: in records, standings and the ladder
+        assert api.ok(api.get(f"/bots/{bot}"), 200)["matches"] == 16
+        assert len(api.ok(api.get(f"/bots/{bot}/ratings"), 200)["history"]) == 16
+    assert sum(row["matches"] for row in done["standings"]) == 48
+    assert sum(row["points"] for row in done["standings"]) == pytest.approx(24)
+
+
+def _children(pool, i: int) -> list[int]:
+    from worker.pool import children_of
+
+    proc = pool.procs[i]
+    return children_of(proc.pid) if proc is not None and proc.poll() is None else []
+
+
+def test_duplicate_deals_give_each_bot_each_hand(api, worker_pool):
+    token = api.account("organiser")
+    bots = [python_bot(api, f"r{i}", "example_bots.random:RandomBot", game="double") for i in range(3)]
+    tid = tournament(api, token, bots, game="double", seats=3, deals=2, options={"rounds": [1, 2]})
+    done = wait_finished(api, tid)
+    assert done["progress"] == {"done": 6, "total": 6}
+    by_seed = collections.defaultdict(list)
+    for m in matches_of(api, tid):
+        by_seed[m["seed"]].append(m)
+    assert len(by_seed) == 2
+    for twins in by_seed.values():
+        assert len(twins) == 3
+        assert all(m["decks"] == twins[0]["decks"] for m in twins)  # the same cards dealt
+        hands = {}  # bot -> the first hands it was dealt, seat by seat over the rotations
+        for m in twins:
+            state = games.get("double").new(3, m["seed"], m["options"])
+            for seat, s in enumerate(m["seats"]):
+                hands.setdefault(s["bot"], set()).add(tuple(state.view(seat)["hand"]))
+        first_hands = {tuple(games.get("double").new(3, twins[0]["seed"], twins[0]["options"]).view(s)["hand"])
+                       for s in range(3)}
+        assert all(h == first_hands for h in hands.values())  # each bot held each of the three hands
