@@ -144,9 +144,12 @@ class DoubleState(State):
         n, deck = self.rounds[self.round], self.decks[self.round]
         self.dealer = (self.seats - 1 + self.round) % self.seats
         first = left_of(self.dealer, self.seats)
-        self.hands: list[list[DoubleCard]] = [[] for _ in range(self.seats)]
+        hands: list[list[DoubleCard]] = [[] for _ in range(self.seats)]
         for k in range(n * self.seats):
-            self.hands[(first + k) % self.seats].append(deck[k])
+            hands[(first + k) % self.seats].append(deck[k])
+        # Held in the set's order (what views show anyway), so listing the plays
+        # needs no sort; removing a card keeps the order.
+        self.hands: list[list[DoubleCard]] = [sort_cards(h) for h in hands]
         self.trump_card: DoubleCard = deck[n * self.seats]
         special = any(m in SPECIALS for m in self.trump_card.motifs)
         self.trump: str | None = None if special else suit_of(self.trump_card.high)
@@ -165,14 +168,14 @@ class DoubleState(State):
         seat = self._to_act
         if self.pending == "bid":
             return [{"bid": n} for n in range(self.max_bid(seat) + 1)]
-        plays = legal_plays(self.hands[seat], led_suit(self.trick))
+        plays = legal_plays(self.hands[seat], led_suit(self.trick), in_order=True)
         return [{"play": card, "motif": m} for card, m in plays]
 
     def _apply(self, action: dict) -> None:
         if self.pending == "bid":
             self._bid(action["bid"])
         else:
-            self._play(DoubleCard(action["play"]), action["motif"])
+            self._play(action["play"], action["motif"])  # the listed card: a DoubleCard already
 
     def _bid(self, n: int) -> None:
         self.bids[self._to_act] = n

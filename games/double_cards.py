@@ -13,7 +13,7 @@ action at once instead of letting an unknown card into a match.
 
 from __future__ import annotations
 
-from games.cards import RANKS_ACE_HIGH, Card, rank_order
+from games.cards import RANKS_52, RANKS_ACE_HIGH, SUITS, Card, rank_order
 
 POPE = "POPE"
 IDIOT = "IDIOT"
@@ -45,7 +45,10 @@ def motif(text: str) -> Motif:
 
 def suit_of(m: Motif) -> str | None:
     """The suit of a motif; None for POPE and IDIOT, which have no suit."""
-    return None if m in SPECIALS else Card(m).suit
+    try:
+        return _SUIT_OF[m]
+    except (KeyError, TypeError):  # not a motif: let `Card` say what is wrong
+        return None if m in SPECIALS else Card(m).suit
 
 
 def is_special(m: Motif) -> bool:
@@ -104,6 +107,20 @@ def _make() -> tuple[dict[str, DoubleCard], dict[str, tuple[Motif, Motif]]]:
 
 
 _CARDS, _MOTIFS = _make()
+#: motif -> its suit (None for POPE and IDIOT): asked for every card of every
+#: hand at every play, so looked up rather than parsed.
+_SUIT_OF: dict[str, str | None] = {
+    **{m: m.suit for m in (Card(r + s) for s in SUITS for r in RANKS_52)},
+    POPE: None, IDIOT: None,
+}
+#: card -> its halves as (motif, suit) pairs, high first: what `legal_plays` filters.
+HALVES: dict[str, tuple[tuple[Motif, str | None], ...]] = {
+    card: tuple((m, _SUIT_OF[m]) for m in motifs) for card, motifs in _MOTIFS.items()
+}
+#: card -> the suits on its halves, for the "does this hand hold the led suit?" test.
+SUITS_OF: dict[str, frozenset[str]] = {
+    card: frozenset(s for _, s in halves if s is not None) for card, halves in HALVES.items()
+}
 #: One set in the rules page's order.
 ONE_SET: tuple[DoubleCard, ...] = tuple(_CARDS[t] for t in SET_TEXT)
 #: Where each card sits in the set: the order hands are shown in.
@@ -117,4 +134,4 @@ def double_sets(decks: int) -> list[DoubleCard]:
 
 def sort_cards(cards: list[str]) -> list[DoubleCard]:
     """Cards in the set's order, so a hand reads the same way every time."""
-    return sorted((DoubleCard(c) for c in cards), key=SET_ORDER.__getitem__)
+    return sorted(map(DoubleCard, cards), key=SET_ORDER.__getitem__)

@@ -20,8 +20,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from games.cards import Card
-from games.double_cards import IDIOT, POPE, RANK_STRENGTH, DoubleCard, Motif, sort_cards, suit_of
+from games.cards import Card, deck_52
+from games.double_cards import (
+    HALVES,
+    IDIOT,
+    POPE,
+    RANK_STRENGTH,
+    SUITS_OF,
+    DoubleCard,
+    Motif,
+    sort_cards,
+    suit_of,
+)
 from games.tricks import winning_play
 
 
@@ -49,21 +59,19 @@ def trick_trump(plays: Sequence[DoublePlay], trump: str | None) -> str | None:
     return trump
 
 
-def legal_plays(hand: Iterable[str], led: str | None) -> list[tuple[DoubleCard, Motif]]:
+def legal_plays(hand: Iterable[str], led: str | None, in_order: bool = False) -> list[tuple[DoubleCard, Motif]]:
     """Every (card, motif) the hand may play, each pair once, in the hand's order.
 
     `led` is the led suit (None when leading, or after a POPE / IDIOT lead).
     Two identical cards in one hand (two sets) give the same pairs: they are
-    listed once, since which copy is played changes nothing.
+    listed once, since which copy is played changes nothing. `in_order` says
+    the hand is already `DoubleCard`s in the set's order (the engine keeps its
+    hands so), which spares sorting it again at every play.
     """
-    cards = list(dict.fromkeys(sort_cards(list(hand))))
-    following = led is not None and any(suit_of(m) == led for c in cards for m in c.motifs)
-    out: list[tuple[DoubleCard, Motif]] = []
-    for card in cards:
-        for m in card.motifs:
-            if not following or suit_of(m) is None or suit_of(m) == led:
-                out.append((card, m))
-    return out
+    cards = dict.fromkeys(hand if in_order else sort_cards(list(hand)))
+    if led is None or not any(led in SUITS_OF[c] for c in cards):  # free to play anything
+        return [(card, m) for card in cards for m, _ in HALVES[card]]
+    return [(card, m) for card in cards for m, suit in HALVES[card] if suit is None or suit == led]
 
 
 def play_strength(play: DoublePlay, led: str | None, trump: str | None) -> tuple | None:
@@ -72,12 +80,25 @@ def play_strength(play: DoublePlay, led: str | None, trump: str | None) -> tuple
         return (3, 0)
     if play.motif == POPE:
         return (2, 0)
-    card = Card(play.motif)
-    if trump is not None and card.suit == trump:
-        return (1, RANK_STRENGTH[card.rank])
-    if led is not None and card.suit == led:
-        return (0, RANK_STRENGTH[card.rank])
+    try:
+        suit, rank = _SUIT_RANK[play.motif]
+    except (KeyError, TypeError):  # not a normal motif: let `Card` say what is wrong
+        suit, rank = _suit_rank(play.motif)
+    if trump is not None and suit == trump:
+        return (1, rank)
+    if led is not None and suit == led:
+        return (0, rank)
     return None
+
+
+def _suit_rank(motif: str) -> tuple[str, int]:
+    """A normal motif's suit and rank strength, parsed (and checked) by `Card`."""
+    card = Card(motif)
+    return card.suit, RANK_STRENGTH[card.rank]
+
+
+#: normal motif -> (suit, rank strength): every completed trick ranks its plays.
+_SUIT_RANK: dict[str, tuple[str, int]] = {c: _suit_rank(c) for c in deck_52()}
 
 
 def trick_winner(plays: Sequence[DoublePlay], trump: str | None) -> DoublePlay:
