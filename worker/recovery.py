@@ -18,7 +18,8 @@ import json
 import logging
 import time
 
-from server.store.jobs import enqueue_job, job_id, lease_key
+from server.store.jobs import QUEUE, enqueue_job, job_id, lease_key
+from server.store.keys import text
 from worker.jobs import finish_tournament_if_complete
 from worker.ratings import update_ratings
 
@@ -28,22 +29,38 @@ log = logging.getLogger("cardarena.worker")
 START_GRACE_S = 10.0
 
 
-def job_starting(connection, kind: str, ident: str) -> bool:
+def job_starting(connection, kind: str, ident: str, popped: set[str]) -> bool:
     """Whether a worker took this job from the queue a moment ago and may not hold
-    the lease yet. Its status alone is no proof: a worker killed right after
-    popping a job leaves it "queued" in no queue at all, or "started" forever."""
+    the lease yet.
+
+    A worker moves a job it takes into the queue's intermediate list (`popped`)
+    until it starts it; a worker killed in between leaves it there for good.
+    So a popped job gets `START_GRACE_S` from when the sweep first saw it
+    there, and a started one as long from its start.
+    """
     from rq.exceptions import NoSuchJobError
     from rq.job import Job
     from rq.utils import now
 
+    jid = job_id(kind, ident)
+    if jid in popped:
+        from rq.intermediate_queue import IntermediateQueue
+
+        intermediate = IntermediateQueue(f"rq:queue:{QUEUE}", connection)
+        intermediate.set_first_seen(jid)
+        first = intermediate.get_first_seen(jid)
+        if first is not None and (now() - first).total_seconds() < START_GRACE_S:
+            return True
+        connection.lrem(intermediate.key, 0, jid)  # it will be queued again
+        return False
     try:
-        job = Job.fetch(job_id(kind, ident), connection=connection)
+        job = Job.fetch(jid, connection=connection)
         status = job.get_status(refresh=True)
     except NoSuchJobError:
         return False
     status = getattr(status, "value", status)
-    since = job.started_at if status == "started" else job.enqueued_at if status == "queued" else None
-    return since is not None and (now() - since).total_seconds() < START_GRACE_S
+    return (status == "started" and job.started_at is not None
+            and (now() - job.started_at).total_seconds() < START_GRACE_S)
 
 
 def sweep(store) -> list[tuple[str, str]]:
@@ -52,14 +69,11 @@ def sweep(store) -> list[tuple[str, str]]:
     Reads in bulk (a few round trips however many jobs are active): a large
     tournament keeps thousands of matches waiting in the queue.
     """
-    from rq import Queue
-
-    from server.store.jobs import QUEUE
-
     active = store.active_jobs()
     if not active:
         return []
-    queued = set(Queue(QUEUE, connection=store.r).get_job_ids())
+    queued = {text(j) for j in store.r.lrange(f"rq:queue:{QUEUE}", 0, -1)}
+    popped = {text(j) for j in store.r.lrange(f"rq:queue:{QUEUE}:intermediate", 0, -1)}
     pipe = store.r.pipeline(transaction=False)
     for kind, ident in active:
         pipe.hget(f"{kind}:{ident}", "status")
@@ -83,7 +97,7 @@ def sweep(store) -> list[tuple[str, str]]:
             continue
         if kind == "tournament" and status == "running" and finish_tournament_if_complete(store, ident):
             continue
-        if job_starting(store.r, kind, ident):
+        if job_starting(store.r, kind, ident, popped):
             continue
         record = store.get_tournament(ident) if kind == "tournament" else None
         if record and record.get("total") and len(store.tournament_matches(ident)) >= record["total"]:

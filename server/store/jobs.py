@@ -60,13 +60,16 @@ def enqueue_jobs(connection, kind: str, idents: list[str]) -> None:
         return
     queue = Queue(QUEUE, connection=connection)
     func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
-    connection.sadd("jobs:active", *(f"{kind}:{i}" for i in idents))
     for start in range(0, len(idents), 500):
-        batch = [Queue.prepare_data(func, args=(i,), job_id=job_id(kind, i), timeout=timeout,
-                                    retry=Retry(max=2), result_ttl=3600, failure_ttl=7 * 24 * 3600,
-                                    description=f"{func}({i})")
-                 for i in idents[start:start + 500]]
-        queue.enqueue_many(batch)
+        batch = idents[start:start + 500]
+        data = [Queue.prepare_data(func, args=(i,), job_id=job_id(kind, i), timeout=timeout,
+                                   retry=Retry(max=2), result_ttl=3600, failure_ttl=7 * 24 * 3600,
+                                   description=f"{func}({i})")
+                for i in batch]
+        with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
+            pipe.sadd("jobs:active", *(f"{kind}:{i}" for i in batch))
+            queue.enqueue_many(data, pipeline=pipe)
+            pipe.execute()
 
 
 class Jobs:

@@ -190,16 +190,15 @@ def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(store):
     assert store.get_match(mid)["result"]["forfeits"] == [0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "listed_action (worker/match_runner.py) and State.apply (games/base.py) accept a listed "
-    "action by identity, so an in-process bot that edits the listed dict it returns gets the "
-    "edited action logged unjudged; the finished match's log then fails to replay (IllegalAction)"))
 def test_a_bot_editing_the_listed_action_it_returns_cannot_break_the_log(store):
     match = new_match(store, ["Mutates", "First"])
     mid = match["id"]
     assert MatchRunner(store, mid).run() == "finished"
     log = store.match_log(mid)
     assert all("note" not in e["action"] for e in log)
+    faults = [e["fault"] for e in log if e["seat"] == 0 and "fault" in e]
+    assert len(faults) > 3 and all(f.startswith("illegal action") for f in faults[:3])  # judged as sent
+    assert set(faults[3:]) <= {"forfeited"}
     assert_result_is_the_replay(store, mid)
 
 

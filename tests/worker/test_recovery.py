@@ -27,6 +27,11 @@ def no_grace(monkeypatch):
     monkeypatch.setattr(recovery, "START_GRACE_S", 0.0)
 
 
+def pop_like_a_worker(store) -> None:
+    """Take the next job as an RQ worker does: into the queue's intermediate list."""
+    store.r.lmove(f"rq:queue:{QUEUE}", f"rq:queue:{QUEUE}:intermediate", "LEFT", "RIGHT")
+
+
 def python_bots(store, n=2, game="double-carre"):
     return [store.create_bot("acct", f"b{i}", game, "python", entrypoint="example_bots.random:RandomBot")[0]["id"]
             for i in range(n)]
@@ -36,13 +41,24 @@ def queued_ids(store):
     return Queue(QUEUE, connection=store.r).get_job_ids()
 
 
-def test_a_job_popped_by_a_worker_that_died_is_enqueued_again(store):
+def test_a_job_popped_by_a_worker_that_died_is_enqueued_again(store, monkeypatch):
     match = store.create_match("double-carre", python_bots(store), 3, {})
     enqueue_job(store.r, "match", match["id"])
-    store.r.lpop(f"rq:queue:{QUEUE}")  # a worker took it and died before starting it: status still "queued"
+    pop_like_a_worker(store)  # a worker took it and died before starting it: status still "queued"
     assert queued_ids(store) == []
-    assert recovery.sweep(store) == [("match", match["id"])]
+    monkeypatch.setattr(recovery, "START_GRACE_S", 30.0)
+    assert recovery.sweep(store) == []  # just popped: its worker may be about to start it
+    monkeypatch.setattr(recovery, "START_GRACE_S", 0.0)
+    assert recovery.sweep(store) == [("match", match["id"])]  # popped too long ago: dropped
     assert queued_ids(store) == [job_id("match", match["id"])]
+    assert store.r.llen(f"rq:queue:{QUEUE}:intermediate") == 0
+
+
+def test_a_job_in_no_queue_and_never_started_is_enqueued_again(store):
+    match = store.create_match("double-carre", python_bots(store), 3, {})
+    enqueue_job(store.r, "match", match["id"])
+    store.r.delete(f"rq:queue:{QUEUE}")
+    assert recovery.sweep(store) == [("match", match["id"])]
 
 
 def test_a_match_waiting_in_the_queue_or_leased_is_left_alone(store):
@@ -64,7 +80,7 @@ def test_a_match_concluded_by_a_runner_that_died_is_followed_up(store):
     store.add_tournament_match(t["id"], match["id"])
     store.set_tournament(t["id"], status="running", total=1)
     enqueue_job(store.r, "match", match["id"])
-    store.r.lpop(f"rq:queue:{QUEUE}")
+    pop_like_a_worker(store)
     runner = MatchRunner(store, match["id"])
     runner.after_conclusion = lambda match: None  # the runner dies right after concluding
     assert runner.run() == "finished"
@@ -81,6 +97,6 @@ def test_a_tournament_whose_expansion_died_is_expanded_again(store):
     bots = python_bots(store, 3)
     t = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=True, seed=1, options={})
     enqueue_job(store.r, "tournament", t["id"])
-    store.r.lpop(f"rq:queue:{QUEUE}")
+    pop_like_a_worker(store)
     store.set_tournament(t["id"], status="running", total=6)  # it died after setting the total
     assert recovery.sweep(store) == [("tournament", t["id"])]

@@ -1,7 +1,8 @@
 """In-process bots: a `sdk.Bot` subclass the admin registered as module:Class.
 
 A fresh instance per seat and match, so no memory leaks from one match into
-the next. The bot runs in the worker's own process under the watchdog's
+the next. The bot gets copies of the legal actions, so one that edits the
+action it returns cannot edit the engine's: its answer is judged as sent. The bot runs in the worker's own process under the watchdog's
 deadline (worker/watchdog.py): a raise, an overrun or a late answer is a
 fault like any remote bot's.
 """
@@ -46,13 +47,17 @@ class InProcessDriver(Driver):
                 if not self.started:
                     self.started = True
                     self.bot.on_match_start(decision["match_id"], decision["seat"], decision["view"])
-                action = self.bot.act(decision["view"], list(decision["legal_actions"]))
+                offered = [_copy(a) for a in decision["legal_actions"]]
+                action = self.bot.act(decision["view"], offered)
         except Overrun:
             return Reply(fault=f"timeout: no answer within {decision['deadline_ms']} ms")
         except Exception as exc:
             return Reply(fault=short(f"error: the bot raised {type(exc).__name__}: {exc}"))
         if time.monotonic() - began > limit:
             return Reply(fault=f"timeout: answered after the {decision['deadline_ms']} ms deadline")
+        for listed, copy in zip(decision["legal_actions"], offered, strict=True):
+            if action is copy:  # one of the copies handed back: the engine's own, if unedited
+                return Reply(action=listed if copy == listed else action)
         return Reply(action=action)
 
     def match_over(self, match_id: str, result: dict) -> None:
@@ -62,3 +67,8 @@ class InProcessDriver(Driver):
                     self.bot.on_match_over(match_id, result)
             except (Exception, Overrun):
                 pass
+
+
+def _copy(action: dict) -> dict:
+    """A copy of an action deep enough for actions (flat dicts of strings, numbers, lists of cards)."""
+    return {k: list(v) if type(v) is list else v for k, v in action.items()}
