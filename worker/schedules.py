@@ -10,8 +10,10 @@ Tables:
 
 * 2 seats: every pair of entrants ("all tables").
 * k ≥ 3 seats: every k-subset while there are at most `MAX_TABLES`; beyond
-  that a *balanced sample* (see `balanced_sample`), because the number of
-  k-subsets grows too fast (64 bots, 4 seats: 635,376 tables).
+  that a *balanced sample* (see `balanced_sample`): every bot plays the same
+  number of tables and pairs meet as evenly as a seeded search makes them,
+  because the number of k-subsets grows too fast (64 bots, 4 seats: 635,376
+  tables).
 
 The seed of table t, deal d is `derive_seed(seed, t, d)`: a function of the
 tournament seed alone, so the schedule can be rebuilt (a retried expansion
@@ -83,52 +85,158 @@ def round_robin(bots: list[str], seats: int, deals: int, duplicate: bool, seed: 
     return Schedule(tables, matches, description, stats)
 
 
+#: candidate tables weighed for each table of a balanced sample
+CANDIDATES = 48
+
+
 def balanced_sample(bots: list[str], seats: int, count: int, seed: int) -> list[tuple[str, ...]]:
-    """About `count` distinct tables in which pairs meet as evenly as a greedy can make them.
+    """About `count` distinct tables in which every bot plays as often and pairs meet as evenly as it can.
 
     Exactly balanced designs (every pair meeting equally often) exist only for
     some (bots, seats, tables) and are hard to build in general, so this is a
-    seeded greedy: the number of tables is the largest ≤ `count` with
-    tables × seats divisible by the number of bots (so every bot *can* play
-    equally often); each table starts from a bot that has played least and
-    adds, one at a time, the bot that has played least and has met the
-    table's members least (ties broken by the seeded shuffle). In practice
-    every bot plays the same number of tables (±1) and pair meetings differ by
-    at most 1–2; `table_stats` measures what was achieved and the tournament
-    record says it.
+    seeded search, table by table. The number of tables is the largest ≤
+    `count` with tables × seats divisible by the number of bots, so every bot
+    can play equally often — and does: each table takes every bot that has
+    played fewer tables than the `seats`-th least played one, and fills up
+    from the bots at that count. Which of those is the search: `CANDIDATES`
+    tables built greedily (adding the bot that has met the table's members
+    least, with seeded noise), those already chosen dropped, the one whose
+    pairs have met least kept (squared, so one pair meeting often costs more
+    than two meeting a little more). Then swaps of bots between tables even
+    out who meets whom (`_even_out`). `table_stats` measures what was
+    achieved and the tournament record says it.
     """
     n = len(bots)
     tables_wanted = max(t for t in range(1, count + 1) if (t * seats) % n == 0 or t == 1)
     if tables_wanted * seats < n:  # fewer tables than it takes to seat everybody once
         tables_wanted = count
+    tables_wanted = min(tables_wanted, math.comb(n, seats))
     rng = random.Random(derive_seed(seed, "balanced-sample"))
-    order = list(range(n))
-    rng.shuffle(order)
     played = [0] * n
     met = [[0] * n for _ in range(n)]
     chosen: list[tuple[int, ...]] = []
     seen: set[frozenset[int]] = set()
-    attempts = 0
-    while len(chosen) < tables_wanted and attempts < tables_wanted * 20:
-        attempts += 1
-        rng.shuffle(order)
-        first = min(order, key=lambda b: played[b])
-        table = [first]
-        while len(table) < seats:
-            candidates = [b for b in order if b not in table]
-            table.append(min(candidates, key=lambda b: (played[b], sum(met[b][m] for m in table))))
-        key = frozenset(table)
-        if key in seen:  # the same table again: perturb by starting elsewhere next time
-            played[first] += 0  # no change; the reshuffle above gives another start
-            continue
-        seen.add(key)
+    while len(chosen) < tables_wanted:
+        table = _next_table(n, seats, played, met, seen, rng)
+        seen.add(frozenset(table))
         chosen.append(tuple(sorted(table)))
         for b in table:
             played[b] += 1
         for a, b in itertools.combinations(table, 2):
             met[a][b] += 1
             met[b][a] += 1
-    return [tuple(bots[i] for i in t) for t in chosen]
+    tables = _rebalance([list(t) for t in chosen], played, met, seen)
+    tables = _even_out(tables, met, seen, rng)
+    return [tuple(bots[i] for i in sorted(t)) for t in tables]
+
+
+def _rebalance(tables: list[list[int]], played: list[int], met: list[list[int]],
+               seen: set[frozenset[int]]) -> list[list[int]]:
+    """Where the search had to seat a bot more often (all tables of the least
+    played were used), hand a most played bot's seat to a least played one."""
+    while max(played) - min(played) > 1:
+        most, least = played.index(max(played)), played.index(min(played))
+        for i in range(len(tables)):
+            table = tables[i]
+            if most in table and least not in table:
+                new = [least if m == most else m for m in table]
+                if frozenset(new) not in seen:
+                    break
+        else:
+            return tables  # no such table: leave it (table_stats reports the spread)
+        seen.discard(frozenset(table))
+        seen.add(frozenset(new))
+        tables[i] = new
+        played[most] -= 1
+        played[least] += 1
+        for m in table:
+            if m != most:
+                met[most][m] -= 1
+                met[m][most] -= 1
+                met[least][m] += 1
+                met[m][least] += 1
+    return tables
+
+
+#: swaps tried per table when evening out pair meetings
+SWAPS_PER_TABLE = 300
+
+
+def _even_out(tables: list[list[int]], met: list[list[int]], seen: set[frozenset[int]],
+              rng: random.Random) -> list[list[int]]:
+    """Swap bots between tables while that lowers the sum of squared pair meetings.
+
+    A swap keeps every bot's number of tables, so the balance of play stays
+    exact; only who meets whom improves (the greedy cannot look ahead).
+    """
+    if len(tables) < 2:
+        return tables
+    for _ in range(SWAPS_PER_TABLE * len(tables)):
+        i, j = rng.randrange(len(tables)), rng.randrange(len(tables))
+        a, b = tables[i], tables[j]
+        if i == j:
+            continue
+        x, y = a[rng.randrange(len(a))], b[rng.randrange(len(b))]
+        if y in a or x in b:
+            continue
+        change: dict[tuple[int, int], int] = {}
+        for m in a:
+            if m != x:
+                change[(min(x, m), max(x, m))] = change.get((min(x, m), max(x, m)), 0) - 1
+                change[(min(y, m), max(y, m))] = change.get((min(y, m), max(y, m)), 0) + 1
+        for m in b:
+            if m != y:
+                change[(min(y, m), max(y, m))] = change.get((min(y, m), max(y, m)), 0) - 1
+                change[(min(x, m), max(x, m))] = change.get((min(x, m), max(x, m)), 0) + 1
+        delta = sum((met[p][q] + d) ** 2 - met[p][q] ** 2 for (p, q), d in change.items())
+        if delta >= 0:
+            continue
+        new_a, new_b = [y if m == x else m for m in a], [x if m == y else m for m in b]
+        if frozenset(new_a) in seen or frozenset(new_b) in seen:
+            continue
+        seen.difference_update((frozenset(a), frozenset(b)))
+        seen.update((frozenset(new_a), frozenset(new_b)))
+        tables[i], tables[j] = new_a, new_b
+        for (p, q), d in change.items():
+            met[p][q] += d
+            met[q][p] += d
+    return tables
+
+
+def _next_table(n: int, seats: int, played: list[int], met: list[list[int]],
+                seen: set[frozenset[int]], rng: random.Random) -> list[int]:
+    """The best new table of the least played bots (see `balanced_sample`)."""
+    level = sorted(played)[seats - 1]
+    must = [b for b in range(n) if played[b] < level]
+    pool = [b for b in range(n) if played[b] == level]
+    best = None
+    for attempt in range(CANDIDATES):
+        table = _fill(must, pool, seats, met, rng, noise=0.0 if attempt == 0 else 0.3 + attempt / 8)
+        if frozenset(table) in seen:
+            continue
+        cost = sum(met[a][b] ** 2 for a, b in itertools.combinations(table, 2))
+        if best is None or cost < best[0]:
+            best = (cost, table)
+    if best is not None:
+        return best[1]
+    for extra in itertools.combinations(pool, seats - len(must)):  # the search found only used tables
+        if frozenset(must + list(extra)) not in seen:
+            return must + list(extra)
+    # every table of the least played bots is used: the unused table of the least played there is
+    order = sorted(range(n), key=lambda b: (played[b], rng.random()))
+    return list(next(t for t in itertools.combinations(order, seats) if frozenset(t) not in seen))
+
+
+def _fill(must: list[int], pool: list[int], seats: int, met: list[list[int]], rng: random.Random,
+          noise: float) -> list[int]:
+    table = list(must)
+    candidates = list(pool)
+    rng.shuffle(candidates)
+    while len(table) < seats:
+        pick = min((b for b in candidates if b not in table),
+                   key=lambda b: sum(met[b][m] for m in table) + noise * rng.random())
+        table.append(pick)
+    return table
 
 
 def table_stats(bots: list[str], tables: list[tuple[str, ...]]) -> dict:
