@@ -1,0 +1,69 @@
+"""`cardarena demo`, the README's main job, run as a user runs it: a subprocess.
+
+It must finish on its own with standings for every game, stop on Ctrl-C,
+and in both cases leave no process behind (Redis, API, workers, horses).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_demo(*args: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # a fresh machine: no Redis configured
+    env.update(COLUMNS="160", CARDARENA_HOME=str(ROOT / "test-output" / "demo-home"))
+    return subprocess.Popen([sys.executable, "-m", "cardarena.cli", "demo", "--port", "0", *args],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def leftovers(redis_port: str) -> list[str]:
+    """Processes still naming the demo's Redis: its redis-server, workers, horses."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if f"127.0.0.1:{redis_port}" in text or f"--port {redis_port} " in text:
+            found.append(f"{cmdline.parent.name}: {text[:120]}")
+    return found
+
+
+def test_the_demo_plays_every_game_and_leaves_nothing_behind():
+    demo = start_demo("--deals", "1")
+    out, _ = demo.communicate(timeout=240)
+    assert demo.returncode == 0, out
+    port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
+    for game in ("double", "double-carre", "duck-soup", "soupe-gertrude"):
+        assert re.search(rf"{game}: tournament t_\w+ \(finished\)", out), out
+    for kind in ("python", "webhook", "polling"):  # every kind of bot took part
+        assert f" {kind} " in out
+    assert "the ladders" in out and "/docs" in out and "stopped: no process left behind." in out
+    time.sleep(0.5)
+    assert leftovers(port) == []
+
+
+def test_ctrl_c_stops_the_demo_cleanly():
+    demo = start_demo()  # the default deals: still playing when interrupted
+    lines = []
+    for line in demo.stdout:
+        lines.append(line)
+        if "scheduled" in line:
+            break
+    time.sleep(1.0)  # into the tournaments
+    demo.send_signal(signal.SIGINT)
+    out, _ = demo.communicate(timeout=60)
+    out = "".join(lines) + out
+    assert demo.returncode == 130, out
+    assert "interrupted" in out and "stopped: no process left behind." in out
+    port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
+    time.sleep(0.5)
+    assert leftovers(port) == []
