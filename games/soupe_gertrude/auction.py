@@ -18,15 +18,30 @@ from games.soupe_gertrude.cards import hand_value
 class AuctionMixin:
     """The auction's decisions and eliminations (mixed into `SoupeState`)."""
 
+    _bid_cache: list[dict] | None = None  # see `_every_bid`
+
     def _open_auction(self, opener: int) -> None:
         self.auction = {"high": None, "bidder": None, "passed": set(), "bids": []}
         self._ask("bid", opener)
 
     def _bid_actions(self) -> list[dict]:
+        bids = self._every_bid()
         high = self.auction["high"]
         if high is None:  # an opening: a bid of any amount, no pass
-            return [{"bid": n} for n in range(self.max_bid + 1)]
-        return [{"pass": True}] + [{"bid": n} for n in range(high + 1, self.max_bid + 1)]
+            return bids[:]
+        return [{"pass": True}, *bids[high + 1:]]
+
+    def _every_bid(self) -> list[dict]:
+        """``{"bid": n}`` for n from 0 to `max_bid`, built once per match.
+
+        Every auction lists up to ~160 of these, often more than once a turn
+        (a void opening passes the opening on), and they depend on n alone, so
+        the match keeps one set and lists slices of it. Listed actions are not
+        to be mutated (`State.legal_actions`), so sharing them is safe.
+        """
+        if self._bid_cache is None:
+            self._bid_cache = [{"bid": n} for n in range(self.max_bid + 1)]
+        return self._bid_cache
 
     def _explain_bid(self, action: dict) -> str | None:
         """Why a bid is refused, from public facts only (the auction is public)."""

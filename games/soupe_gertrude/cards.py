@@ -48,14 +48,26 @@ def card_ids(variant: bool) -> tuple[str, ...]:
     return tuple(c for c in COUNTS if variant or c not in VARIANT_CARDS)
 
 
+def _build_deck(variant: bool) -> tuple[str, ...]:
+    return tuple(c for c in card_ids(variant) for _ in range(COUNTS[c]))
+
+
+#: The full deck with and without the variant, built once: every deal starts from it.
+_DECKS: dict[bool, tuple[str, ...]] = {v: _build_deck(v) for v in (False, True)}
+#: The deck split as `deal` uses it: the money cards, then all the others (deck order kept).
+_MONEY_CARDS = {v: tuple(c for c in deck if c in MONEY) for v, deck in _DECKS.items()}
+_OTHER_CARDS = {v: tuple(c for c in deck if c not in MONEY) for v, deck in _DECKS.items()}
+_TOTAL_VALUES = {v: sum(VALUES[c] for c in deck) for v, deck in _DECKS.items()}
+
+
 def full_deck(variant: bool) -> list[str]:
     """Every card of the game once per copy, in a fixed order."""
-    return [c for c in card_ids(variant) for _ in range(COUNTS[c])]
+    return list(_DECKS[bool(variant)])
 
 
 def total_value(variant: bool) -> int:
     """156, or 161 with the variant: the highest bid ever offered."""
-    return sum(VALUES[c] for c in full_deck(variant))
+    return _TOTAL_VALUES[bool(variant)]
 
 
 def hand_value(cards: Iterable[str]) -> int:
@@ -117,9 +129,10 @@ def deal(seats: int, seed: int, manche: int, variant: bool, deck: list[str] | No
         n = HAND_SIZE * seats
         hands = [list(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(seats)]
         return Deal(hands, list(deck[n:]))
-    money = Rng(seed, "manche", manche, "money").shuffled([c for c in full_deck(variant) if c in MONEY])
+    variant = bool(variant)
+    money = Rng(seed, "manche", manche, "money").shuffled(_MONEY_CARDS[variant])
     hands = [money[i * HAND_SIZE:(i + 1) * HAND_SIZE] for i in range(seats)]
-    rest = money[HAND_SIZE * seats:] + [c for c in full_deck(variant) if c not in MONEY]
+    rest = [*money[HAND_SIZE * seats:], *_OTHER_CARDS[variant]]
     return Deal(hands, Rng(seed, "manche", manche, "pile").shuffled(rest))
 
 
