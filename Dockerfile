@@ -1,0 +1,18 @@
+# The cardarena image: the API (gunicorn), the workers (cardarena worker) and rq-dashboard.
+# docker-compose.yml runs each as its own service; see it for the commands.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY games ./games
+COPY server ./server
+COPY worker ./worker
+COPY sdk ./sdk
+COPY example_bots ./example_bots
+COPY cardarena ./cardarena
+RUN pip install --no-cache-dir '.[production]' \
+    && useradd --create-home --uid 10001 cardarena
+USER cardarena
+EXPOSE 8000
+CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "32", "server:create_app()"]

@@ -1,0 +1,112 @@
+"""docker-compose.yml and the Dockerfile: no Docker engine runs here, so they are
+checked for what can go wrong without one — the file parses, persistence and
+scaling are set up, and every command a service runs exists and starts here."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import redis as redis_lib
+import requests
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def bin_of(command: str) -> str | None:
+    """The console script `command` as installed beside this interpreter."""
+    return shutil.which(command, path=str(Path(sys.executable).parent))
+
+
+def test_the_services_are_redis_api_workers_and_dashboard():
+    assert set(SERVICES) == {"redis", "api", "worker", "dashboard"}
+    for name in ("api", "worker", "dashboard"):
+        assert SERVICES[name]["build"] == "."
+        assert SERVICES[name]["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert SERVICES["api"]["environment"]["REDIS_URL"] == SERVICES["worker"]["environment"]["REDIS_URL"]
+    assert SERVICES["api"]["environment"] is SERVICES["worker"]["environment"]  # one anchor: the same secrets
+
+
+def test_redis_keeps_an_append_only_file_on_a_volume():
+    redis = SERVICES["redis"]
+    command = redis["command"]
+    assert command[command.index("--appendonly") + 1] == "yes"
+    assert redis["volumes"] == ["redis-data:/data"] and "redis-data" in COMPOSE["volumes"]
+
+
+def test_the_worker_service_can_be_scaled():
+    worker = SERVICES["worker"]
+    assert "container_name" not in worker and "ports" not in worker  # --scale worker=N would clash otherwise
+
+
+def test_the_api_runs_the_app_factory_under_gunicorn(redis_url, monkeypatch):
+    command = SERVICES["api"]["command"]
+    assert command[0] == "gunicorn" and bin_of("gunicorn")
+    assert any(re.match(r"gunicorn\b", d) for d in PROJECT["optional-dependencies"]["production"])
+    import os
+
+    from gunicorn.util import import_app
+
+    os.environ.setdefault("REDIS_URL", redis_url)
+    app = import_app(command[-1])  # exactly what gunicorn loads: "server:create_app()"
+    assert app.test_client().get("/api/v1/games").status_code == 200
+    help_text = subprocess.run([bin_of("gunicorn"), "--help"], capture_output=True, text=True).stdout
+    for option in (o for o in command[1:-1] if o.startswith("--")):
+        assert option in help_text, option
+
+
+def test_the_worker_service_runs_cardarena_worker():
+    command = SERVICES["worker"]["command"]
+    assert command[0] == "cardarena" and "cardarena" in PROJECT["scripts"]
+    from cardarena.cli import build_parser
+
+    args = build_parser().parse_args(command[1:])
+    assert args.workers == 2 and args.run.__module__ == "worker.pool"
+
+
+def test_the_dashboard_is_rq_dashboard_from_the_production_extra_and_reads_our_queue(redis_url):
+    command = SERVICES["dashboard"]["command"]
+    assert command[0] == "rq-dashboard" and bin_of("rq-dashboard")
+    assert any(re.match(r"rq-dashboard\b", d) for d in PROJECT["optional-dependencies"]["production"])
+    from rq import Queue
+
+    from cardarena.redis_server import free_port
+    from server.store.jobs import QUEUE
+
+    Queue(QUEUE, connection=redis_lib.Redis.from_url(redis_url)).enqueue("worker.jobs.run_match", "m_none")
+    port = free_port()
+    args = [bin_of("rq-dashboard"), *command[1:]]
+    args[args.index("--redis-url") + 1], args[args.index("--port") + 1] = redis_url, str(port)
+    dashboard = subprocess.Popen([*args, "--bind", "127.0.0.1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        end = time.monotonic() + 30
+        while True:
+            try:
+                queues = requests.get(f"http://127.0.0.1:{port}/0/data/queues.json", timeout=5).json()
+                break
+            except requests.ConnectionError:
+                assert dashboard.poll() is None, dashboard.stdout.read().decode()
+                assert time.monotonic() < end
+                time.sleep(0.1)
+    finally:
+        dashboard.terminate()
+        dashboard.wait(timeout=10)
+    assert {"name": QUEUE, "count": 1} in [{k: q[k] for k in ("name", "count")} for q in queues["queues"]]
+
+
+def test_the_dockerfile_copies_every_package_and_installs_the_production_extra():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    packages = [p.rstrip("*") for p in
+                tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]]
+    for package in packages:
+        assert re.search(rf"^COPY {package} \./{package}$", dockerfile, re.M), package
+    assert "pip install --no-cache-dir '.[production]'" in dockerfile
