@@ -68,42 +68,56 @@ OPTIONS = (
 
 
 # -- hands ---------------------------------------------------------------------
+#: The 32 cards in their fixed order: every match shuffles a copy.
+_DECK_32: tuple[Card, ...] = tuple(deck_32())
 #: card -> its rank, for the 32 cards: hands are ranked and sorted at every
 #: decision, and a dict lookup is far cheaper than parsing the card text each time.
-_RANK: dict[str, str] = {c: c.rank for c in deck_32()}
+_RANK: dict[str, str] = {c: c.rank for c in _DECK_32}
 #: card -> its place in a held hand (rank order, then suit), the sort key of `_sorted_hand`.
 _HAND_ORDER: dict[str, int] = {
     c: i for i, c in enumerate(sorted(deck_32(), key=lambda c: (POINTS[c.rank], c.suit)))
 }
 
 
-def _rank(card: str) -> str:
-    """The rank of `card`; text outside the 32 cards is parsed (and refused) by `Card`."""
-    rank = _RANK.get(card)
-    return Card(card).rank if rank is None else rank
+def _ranks(hand: Iterable[str]) -> list[str]:
+    """The ranks of `hand`'s cards; text outside the 32 cards is parsed (and refused) by `Card`."""
+    hand = list(hand)
+    try:
+        return list(map(_RANK.__getitem__, hand))
+    except (KeyError, TypeError):
+        return [Card(c).rank for c in hand]
+
+
+def _pattern_of(ranks: list[str]) -> list[int]:
+    return sorted(Counter(ranks).values(), reverse=True)
+
+
+def _points_of(ranks: list[str]) -> int:
+    return sum(POINTS[r] for r in set(ranks))
 
 
 def pattern(hand: Iterable[str]) -> list[int]:
     """The counts of equal ranks, largest first: 3 aces + 3 kings + 2 queens -> [3, 3, 2]."""
-    return sorted(Counter(map(_rank, hand)).values(), reverse=True)
+    return _pattern_of(_ranks(hand))
 
 
 def points(hand: Iterable[str]) -> int:
     """The points of the distinct ranks in `hand` (each rank counted once)."""
-    return sum(POINTS[r] for r in set(map(_rank, hand)))
+    return _points_of(_ranks(hand))
 
 
 def strength(hand: Iterable[str]) -> tuple[list[int], int]:
     """A sortable strength: pattern first, then points (greater is better)."""
-    hand = list(hand)
-    return pattern(hand), points(hand)
+    ranks = _ranks(hand)
+    return _pattern_of(ranks), _points_of(ranks)
 
 
 def _sorted_hand(cards: Iterable[str]) -> list[str]:
     """A hand in rank order (then suit), so a view reads like a held hand."""
+    cards = list(cards)
     try:
         return sorted(cards, key=_HAND_ORDER.__getitem__)
-    except KeyError:  # not one of the 32 cards: let `Card` say what is wrong
+    except (KeyError, TypeError):  # not one of the 32 cards: let `Card` say what is wrong
         return sorted(cards, key=lambda c: (POINTS[Card(c).rank], Card(c).suit))
 
 
@@ -137,7 +151,7 @@ class DoubleCarreState(State):
         if options["deck"] is not None:
             deck = [Card(c) for c in opts.check_deck("deck", options["deck"], deck_32())]
         else:
-            deck = Rng(seed, NAME, "deck").shuffled(deck_32())
+            deck = Rng(seed, NAME, "deck").shuffled(_DECK_32)
         stock = deck[DEALT:]
         self.draws: list[list[Card]] = []
         if options["first"] == "draw":
