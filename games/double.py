@@ -38,7 +38,7 @@ from typing import Any
 
 from games import options as opts
 from games.base import Game, State
-from games.double_cards import SPECIALS, DoubleCard, double_sets, sort_cards, suit_of
+from games.double_cards import SET_ORDER, SPECIALS, DoubleCard, double_sets, sort_cards, suit_of
 from games.double_tricks import DoublePlay, led_suit, legal_plays, trick_winner
 from games.errors import InvalidOptions
 from games.rng import Rng
@@ -144,12 +144,14 @@ class DoubleState(State):
         n, deck = self.rounds[self.round], self.decks[self.round]
         self.dealer = (self.seats - 1 + self.round) % self.seats
         first = left_of(self.dealer, self.seats)
-        hands: list[list[DoubleCard]] = [[] for _ in range(self.seats)]
-        for k in range(n * self.seats):
-            hands[(first + k) % self.seats].append(deck[k])
-        # Held in the set's order (what views show anyway), so listing the plays
-        # needs no sort; removing a card keeps the order.
-        self.hands: list[list[DoubleCard]] = [sort_cards(h) for h in hands]
+        # One at a time from `first`: seat s gets deck[k] for every k ≡ s - first (mod seats).
+        # Hands are held in the set's order (what views show anyway), so listing
+        # the plays needs no sort; removing a card keeps the order.
+        dealt = n * self.seats
+        self.hands: list[list[DoubleCard]] = [
+            sorted(deck[(s - first) % self.seats:dealt:self.seats], key=SET_ORDER.__getitem__)
+            for s in range(self.seats)
+        ]
         self.trump_card: DoubleCard = deck[n * self.seats]
         special = any(m in SPECIALS for m in self.trump_card.motifs)
         self.trump: str | None = None if special else suit_of(self.trump_card.high)
