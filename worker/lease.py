@@ -1,9 +1,11 @@
 """Holding a job's lease while working on it (see server/store/jobs.py).
 
-A background thread renews the lease every few seconds. If a renewal finds
-the lease gone (this process stalled past its expiry and the recovery sweep
-gave the job to another worker), `lost` is set and the runner stops at its
-next step: it must not act on a match someone else now drives.
+One renewer thread per process renews every lease the process holds, every
+third of the lease's life; starting a thread for each job would cost more
+than most matches. If a renewal finds a lease gone (this process stalled
+past its expiry and the recovery sweep gave the job to another worker), the
+lease's `lost` event is set and its runner stops at its next step: it must
+not act on a match someone else now drives.
 """
 
 from __future__ import annotations
@@ -16,6 +18,46 @@ import threading
 TTL_MS = int(os.environ.get("CARDARENA_LEASE_MS") or 15_000)
 
 
+class Renewer:
+    """The process's thread renewing its leases."""
+
+    def __init__(self) -> None:
+        self.held: dict[int, Lease] = {}
+        self.lock = threading.Lock()
+        self.pid = os.getpid()
+        self.thread = threading.Thread(target=self._run, name="lease-renewer", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        wake = threading.Event()
+        while True:
+            with self.lock:
+                leases = list(self.held.values())
+            interval = min((lease.ttl_ms for lease in leases), default=TTL_MS) / 3000
+            wake.wait(interval)
+            for lease in leases:
+                if lease.token is None or lease.lost.is_set() or id(lease) not in self.held:
+                    continue
+                try:
+                    if not lease.store.renew_lease(lease.kind, lease.ident, lease.token, lease.ttl_ms):
+                        lease.lost.set()
+                except Exception:  # Redis away for a moment: try again at the next beat
+                    continue
+
+
+_renewer: Renewer | None = None
+_renewer_lock = threading.Lock()
+
+
+def renewer() -> Renewer:
+    """This process's renewer (a forked child starts its own)."""
+    global _renewer
+    with _renewer_lock:
+        if _renewer is None or _renewer.pid != os.getpid():
+            _renewer = Renewer()
+        return _renewer
+
+
 class Lease:
     """`with Lease(store, "match", mid) as lease:` — `lease.held` False if another runner has it."""
 
@@ -23,8 +65,6 @@ class Lease:
         self.store, self.kind, self.ident, self.ttl_ms = store, kind, ident, ttl_ms
         self.token: str | None = None
         self.lost = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     @property
     def held(self) -> bool:
@@ -33,24 +73,18 @@ class Lease:
     def __enter__(self) -> Lease:
         self.token = self.store.take_lease(self.kind, self.ident, self.ttl_ms)
         if self.token is not None:
-            self._thread = threading.Thread(target=self._renew, name=f"lease-{self.ident}", daemon=True)
-            self._thread.start()
+            r = renewer()
+            with r.lock:
+                r.held[id(self)] = self
         return self
 
-    def _renew(self) -> None:
-        while not self._stop.wait(self.ttl_ms / 3000):
-            try:
-                if not self.store.renew_lease(self.kind, self.ident, self.token, self.ttl_ms):
-                    self.lost.set()
-                    return
-            except Exception:  # Redis away for a moment: try again at the next beat
-                continue
-
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        if self.token is not None and not self.lost.is_set():
+        if self.token is None:
+            return
+        r = renewer()
+        with r.lock:
+            r.held.pop(id(self), None)
+        if not self.lost.is_set():
             try:
                 self.store.release_lease(self.kind, self.ident, self.token)
             except Exception:

@@ -29,7 +29,7 @@ import games
 from games.ranking import alone_first, forfeit_ranks, match_points
 from worker.drivers import Driver, driver_for
 from worker.lease import Lease
-from worker.watchdog import Watchdog
+from worker.watchdog import Watchdog, watchdog
 
 log = logging.getLogger("cardarena.worker")
 
@@ -97,14 +97,11 @@ class MatchRunner:
         with Lease(self.store, "match", self.match_id) as lease:
             if not lease.held:
                 return "busy"
-            attempts = self.store.r.hincrby(f"match:{self.match_id}", "attempts", 1)
+            attempts = self.store.start_match(self.match_id)
             if attempts > MAX_ATTEMPTS:
                 self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
                 return "aborted"
-            if match["status"] == "queued":
-                self.store.set_match_status(self.match_id, "running")
-            with Watchdog() as watchdog:
-                return self.referee(match, lease, Context(watchdog))
+            return self.referee(match, lease, Context(watchdog()))
 
     def referee(self, match: dict, lease: Lease, context: Context) -> str:
         self.match = match
@@ -158,7 +155,7 @@ class MatchRunner:
     def drivers(self, match: dict, context: Context) -> list[Driver]:
         out = []
         for bot_id in match["seats"]:
-            bot = self.store.get_bot(bot_id) or {"id": bot_id, "kind": "missing"}
+            bot = self.store.bot_record(bot_id) or {"id": bot_id, "kind": "missing"}
             try:
                 out.append(driver_for(self.store, bot, context))
             except ValueError as exc:
@@ -235,7 +232,9 @@ class MatchRunner:
             shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
             for driver in drivers:
                 driver.match_over(self.match_id, shown)
-        self.after_conclusion(self.store.get_match(self.match_id))
+            self.after_conclusion({**match, "status": "finished"})
+        else:  # another runner ended it: follow up on what is stored
+            self.after_conclusion(self.store.get_match(self.match_id))
         return "finished"
 
     def abort(self, match: dict, reason: str) -> None:

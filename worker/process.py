@@ -1,9 +1,15 @@
 """One worker process of the pool: an RQ worker on the cardarena queue.
 
-    python -m worker.process REDIS_URL [NAME]
+    python -m worker.process REDIS_URL [--fork]
 
-The pool (worker/pool.py) starts N of these. Each forks a work horse per
-job, as RQ does, so a job that crashes takes only its horse down.
+The pool (worker/pool.py) starts N of these. By default each runs its jobs
+itself (RQ's `SimpleWorker`): forking a work horse per job costs ~15 ms, more
+than most matches, and what a horse would contain is contained already — a
+bot that raises or hangs costs a fault (the runner, the watchdog), a crash
+of the process loses nothing (the pool starts another, the sweep re-enqueues
+its match). A worker exits after `MAX_JOBS` jobs and the pool starts a fresh
+one, so nothing a bot leaves in memory accumulates. `--fork` gives each job
+its own horse, as RQ's default `Worker` does.
 """
 
 from __future__ import annotations
@@ -35,19 +41,24 @@ def preload() -> None:
     model()
 
 
+#: jobs a worker runs before it exits and the pool starts a fresh one
+MAX_JOBS = 1000
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    url, name = argv[0], (argv[1] if len(argv) > 1 else None)
+    url, fork = argv[0], "--fork" in argv[1:]
     import redis
-    from rq import Queue, Worker
+    from rq import Queue, SimpleWorker, Worker
 
     from server.store.jobs import QUEUE
 
     preload()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     connection = redis.Redis.from_url(url)
-    rq_worker = Worker([Queue(QUEUE, connection=connection)], connection=connection, name=name)
-    rq_worker.work(logging_level="WARNING", with_scheduler=False)
+    worker_class = Worker if fork else SimpleWorker
+    rq_worker = worker_class([Queue(QUEUE, connection=connection)], connection=connection)
+    rq_worker.work(logging_level="WARNING", with_scheduler=False, max_jobs=None if fork else MAX_JOBS)
     return 0
 
 

@@ -35,17 +35,29 @@ def new_ratings(current: list[dict], ranks: list[int]) -> list[tuple[float, floa
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
-def rate_match(store, game: str, match_id: str) -> bool:
-    """Apply one queued match; False if it is no longer the head of the queue."""
-    match = store.get_match(match_id)
-    result = (match or {}).get("result") or {}
-    seats = (match or {}).get("seats") or []
-    ratings: dict[str, tuple[float, float]] = {}
-    if match and match["status"] == "finished" and len(set(seats)) == len(seats) > 1 and result.get("ranks"):
-        current = [store.bot_rating(game, bot) for bot in seats]
-        for bot, rating in zip(seats, new_ratings(current, result["ranks"]), strict=True):
-            ratings[bot] = rating
-    return store.apply_rating_event(game, match_id, ratings)  # no ratings: just dequeued
+def rate_queue(store, game: str, limit: int = 1000) -> int:
+    """Rate the queued matches in order (the caller holds the lock); how many were applied.
+
+    Reads every queued match and its bots' ratings in two round trips, then
+    applies one match per Lua step, carrying the new ratings forward in
+    memory: most of a match's rating is then a single write.
+    """
+    events = store.rating_events(game, limit=limit)
+    if not events:
+        return 0
+    matches = store.match_ranks(events)
+    current = store.bot_ratings(game, sorted({b for _, seats, _ in matches for b in seats}))
+    applied = 0
+    for match_id, (status, seats, ranks) in zip(events, matches, strict=True):
+        ratings: dict[str, tuple[float, float]] = {}
+        if status == "finished" and ranks and len(set(seats)) == len(seats) > 1:
+            before = [{"mu": current[b][0], "sigma": current[b][1]} for b in seats]
+            ratings = dict(zip(seats, new_ratings(before, ranks), strict=True))
+        if not store.apply_rating_event(game, match_id, ratings):  # no ratings: just dequeued
+            break
+        current.update(ratings)
+        applied += 1
+    return applied
 
 
 def update_ratings(store, game: str) -> int:
@@ -63,10 +75,7 @@ def update_ratings(store, game: str) -> int:
         if not lock.acquire(blocking=False):
             return rated
         try:
-            for match_id in store.rating_events(game, limit=1000):
-                if not rate_match(store, game, match_id):
-                    break
-                rated += 1
+            rated += rate_queue(store, game)
         finally:
             try:
                 lock.release()

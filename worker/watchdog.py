@@ -8,13 +8,15 @@ when a call overruns it, sends SIGUSR1 to the main thread, whose handler
 raises `Overrun` inside the bot's code. Arming and disarming are two
 attribute writes.
 
-Only the main thread can receive the signal, which is where RQ's work horse
-runs a job. Elsewhere (a test calling a runner from a thread) `limit` still
-measures the call, so a late answer is a fault, but cannot stop a hang.
+Only the main thread can receive the signal, which is where RQ runs a job.
+Elsewhere (a test calling a runner from a thread) `limit` still measures the
+call, so a late answer is a fault, but cannot stop a hang. `watchdog()` is
+the process's one watchdog, started on first use in the main thread.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -67,7 +69,13 @@ class Watchdog:
 
     @contextmanager
     def limit(self, seconds: float):
-        """Run the block with a deadline; `Overrun` if it is interrupted for overrunning."""
+        """Run the block with a deadline; `Overrun` if it is interrupted for overrunning.
+
+        Armed only in the main thread, the one the signal interrupts; elsewhere
+        the block just runs (its caller measures it)."""
+        if threading.get_ident() != self._main or self._thread is None:
+            yield
+            return
         self._deadline = time.monotonic() + seconds
         try:
             yield
@@ -79,3 +87,20 @@ class Watchdog:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+_watchdog: Watchdog | None = None
+_pid: int | None = None
+
+
+def watchdog() -> Watchdog:
+    """This process's watchdog (a forked child starts its own)."""
+    global _watchdog, _pid
+    if _watchdog is None or _pid != os.getpid():
+        _watchdog = Watchdog()
+        _watchdog._main = threading.main_thread().ident
+        _pid = os.getpid()
+    if _watchdog._thread is None or not _watchdog._thread.is_alive():
+        _watchdog._thread = None
+        _watchdog.start()
+    return _watchdog

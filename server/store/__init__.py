@@ -48,6 +48,14 @@ class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings, Jobs):
             raise ValueError("the store needs a non-empty secret key")
         self.r = redis_client
         self.secret_key = secret_key
+        self._scripts: dict[str, object] = {}
+
+    def script(self, source: str):
+        """A Lua script registered once per store (redis-py then runs it by its SHA)."""
+        found = self._scripts.get(source)
+        if found is None:
+            found = self._scripts[source] = self.r.register_script(source)
+        return found
 
 
 __all__ = ["Store", "secret_key"]

@@ -59,6 +59,11 @@ class Bots:
         raw = self.r.hgetall(f"bot:{bot_id}")
         return load_fields(raw) if raw else None
 
+    def bot_record(self, bot_id: str) -> dict | None:
+        """The bot's stored fields without its rating (how to reach it), or None."""
+        bot = self._bot_record(bot_id)
+        return None if bot is None else {k: bot[k] for k in PUBLIC_FIELDS if k in bot}
+
     def get_bot(self, bot_id: str) -> dict | None:
         """The bot's public fields plus its `rating`, or None."""
         bot = self._bot_record(bot_id)

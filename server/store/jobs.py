@@ -74,6 +74,7 @@ def enqueue_jobs(connection, kind: str, idents: list[str]) -> None:
 
 class Jobs:
     r: object
+    script: object
 
     def active_jobs(self) -> list[tuple[str, str]]:
         """(kind, id) of everything enqueued and not yet run to its end."""
@@ -96,11 +97,11 @@ class Jobs:
 
     def renew_lease(self, kind: str, ident: str, token: str, ttl_ms: int = 20_000) -> bool:
         """Extend the lease; False if it is no longer this token's (it expired and was taken)."""
-        script = self.r.register_script(RENEW_LUA)
+        script = self.script(RENEW_LUA)
         return bool(script(keys=[lease_key(kind, ident)], args=[token, ttl_ms]))
 
     def release_lease(self, kind: str, ident: str, token: str) -> None:
-        script = self.r.register_script(RELEASE_LUA)
+        script = self.script(RELEASE_LUA)
         script(keys=[lease_key(kind, ident)], args=[token])
 
     def lease_held(self, kind: str, ident: str) -> bool:

@@ -43,6 +43,7 @@ def log_key(match_id: str) -> str:
 
 class Matches:
     r: object
+    script: object
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = 2000, max_faults: int = 3,
@@ -91,7 +92,7 @@ class Matches:
         """Append consecutive entries iff the log holds exactly `entries[0]["turn"]` (atomic, all or none)."""
         if not entries:
             return True
-        script = self.r.register_script(APPEND_LUA)
+        script = self.script(APPEND_LUA)
         data = [json.dumps(e, separators=(",", ":")) for e in entries]
         return bool(script(keys=[log_key(match_id), f"match:{match_id}"],
                            args=[int(entries[0]["turn"]), *data]))
@@ -123,6 +124,24 @@ class Matches:
             if owner and json.loads(owner):
                 pipe.srem(queued_key(json.loads(owner)), match_id)
         pipe.execute()
+
+    def start_match(self, match_id: str) -> int:
+        """A runner starts (or resumes) the match: status "running", and the number of
+        times a runner has started it, this one included (a crash loop is cut short)."""
+        key = f"match:{match_id}"
+        with self.r.pipeline() as pipe:
+            pipe.hincrby(key, "attempts", 1)
+            pipe.hmget(key, "owner", "started")
+            attempts, (owner, started) = pipe.execute()
+        fields = {"status": "running"}
+        if not started or json.loads(started) is None:
+            fields["started"] = now_iso()
+        with self.r.pipeline() as pipe:
+            pipe.hset(key, mapping=dump_fields(fields))
+            if owner and json.loads(owner):
+                pipe.srem(queued_key(json.loads(owner)), match_id)
+            pipe.execute()
+        return int(attempts)
 
     def finish_match(self, match_id: str, result: dict) -> None:
         self.set_match_status(match_id, "finished", result=result, finished=now_iso())

@@ -25,6 +25,21 @@ DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
 
 
+#: KEYS: queue, rating hash, ladder, then each rated bot's history list;
+#: ARGV: match id, then per bot: id, {"mu","sigma"}, ordinal, history point
+APPLY_LUA = """
+if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
+for i = 0, (#ARGV - 1) / 4 - 1 do
+  local a = 2 + 4 * i
+  redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
+  redis.call('ZADD', KEYS[3], ARGV[a + 2], ARGV[a])
+  redis.call('RPUSH', KEYS[4 + i], ARGV[a + 3])
+end
+redis.call('LPOP', KEYS[1])
+return 1
+"""
+
+
 def ordinal(mu: float, sigma: float) -> float:
     return mu - 3.0 * sigma
 
@@ -35,6 +50,7 @@ def rating_dict(mu: float, sigma: float) -> dict:
 
 class Ratings:
     r: object
+    script: object
 
     def bot_rating(self, game: str, bot_id: str) -> dict:
         """The bot's rating {mu, sigma, ordinal}, the default one if never rated."""
@@ -100,32 +116,42 @@ class Ratings:
     def apply_rating_event(self, game: str, match_id: str, ratings: dict[str, tuple[float, float]]) -> bool:
         """Save the ratings `match_id` produced and drop it from the queue, atomically.
 
-        Only while `match_id` is still the head of the queue: an event is
-        applied once, in queue order, even if a lock holder stalled past its
-        lock's timeout and another worker took over.
+        Only while `match_id` is still the head of the queue (one Lua step): an
+        event is applied once, in queue order, even if a lock holder stalled
+        past its lock's timeout and another worker took over.
         """
-        import redis
+        at = now_iso()
+        keys = [f"ratings:queue:{game}", f"rating:{game}", f"ladder:{game}"]
+        args = [match_id]
+        for bot_id, (mu, sigma) in ratings.items():
+            point = {**rating_dict(mu, sigma), "match": match_id, "at": at}
+            keys.append(f"bot:{bot_id}:ratings")
+            args += [bot_id, json.dumps({"mu": mu, "sigma": sigma}), repr(ordinal(mu, sigma)),
+                     json.dumps(point, separators=(",", ":"))]
+        return bool(self.script(APPLY_LUA)(keys=keys, args=args))
 
-        queue = f"ratings:queue:{game}"
-        with self.r.pipeline() as pipe:
-            try:
-                pipe.watch(queue)
-                head = pipe.lindex(queue, 0)
-                if head is None or text(head) != match_id:
-                    pipe.unwatch()
-                    return False
-                pipe.multi()
-                at = now_iso()
-                for bot_id, (mu, sigma) in ratings.items():
-                    point = {**rating_dict(mu, sigma), "match": match_id, "at": at}
-                    pipe.hset(f"rating:{game}", bot_id, json.dumps({"mu": mu, "sigma": sigma}))
-                    pipe.zadd(f"ladder:{game}", {bot_id: ordinal(mu, sigma)})
-                    pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
-                pipe.lpop(queue)
-                pipe.execute()
-                return True
-            except redis.WatchError:
-                return False
+    def match_ranks(self, match_ids: list[str]) -> list[tuple[str | None, list, list | None]]:
+        """(status, seats, ranks) of each match, in one round trip: what rating needs."""
+        pipe = self.r.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.hmget(f"match:{match_id}", "status", "seats", "result")
+        out = []
+        for status, seats, result in pipe.execute():
+            result = json.loads(result) if result else None
+            out.append((json.loads(status) if status else None, json.loads(seats) if seats else [],
+                        result.get("ranks") if isinstance(result, dict) else None))
+        return out
+
+    def bot_ratings(self, game: str, bot_ids: list[str]) -> dict[str, tuple[float, float]]:
+        """(mu, sigma) of each bot, the default for a bot never rated, in one round trip."""
+        if not bot_ids:
+            return {}
+        raw = self.r.hmget(f"rating:{game}", bot_ids)
+        out = {}
+        for bot_id, value in zip(bot_ids, raw, strict=True):
+            stored = json.loads(value) if value else {"mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA}
+            out[bot_id] = (stored["mu"], stored["sigma"])
+        return out
 
     def rating_lock(self, game: str, timeout_s: float = 60.0, blocking_timeout_s: float = 30.0):
         """A Redis lock (context manager) serialising the rating of one game."""

@@ -37,6 +37,7 @@ return 0
 
 class Tournaments:
     r: object
+    script: object
 
     def create_tournament(self, game: str, bots: list[str], seats: int, deals: int,
                           duplicate: bool, seed: int, options: dict,
@@ -100,7 +101,7 @@ class Tournaments:
 
     def mark_tournament_match_done(self, tid: str, match_id: str) -> bool:
         """Count a match as over; True exactly once, for the call that completes the set."""
-        script = self.r.register_script(MARK_DONE_LUA)
+        script = self.script(MARK_DONE_LUA)
         keys = [f"tournament:{tid}:done", f"tournament:{tid}:matches", f"tournament:{tid}"]
         return bool(script(keys=keys, args=[match_id]))
 
