@@ -19,20 +19,18 @@ connections alive across the decisions of a match.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import time
 
 import requests
 
+from sdk.protocol import SIGNATURE_HEADER, sign  # the protocol's one definition of the signature
 from server.urls import public_url_problem
 from worker.drivers.base import Driver, Reply, short
 
 #: the largest answer read from a bot
 MAX_ANSWER = 64 * 1024
-SIGNATURE_HEADER = "X-Cardarena-Signature"
 
 _session: requests.Session | None = None
 _session_pid: int | None = None
@@ -50,10 +48,6 @@ def session() -> requests.Session:
         _session.trust_env = False  # no proxy from the environment between referee and bot
         _session_pid = os.getpid()
     return _session
-
-
-def sign(body: bytes, secret: str) -> str:
-    return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
 class WebhookDriver(Driver):
