@@ -55,6 +55,15 @@ def require_account_or_admin() -> dict | None:
     return account
 
 
+def require_admin() -> None:
+    """401 without a credential, 403 for an account or bot: only the admin may go on."""
+    if is_admin():
+        return
+    if not bearer():
+        fail(401, "unauthorized", _missing_or_wrong("the admin token"), CHALLENGE)
+    fail(403, "forbidden", "only the admin may do this")
+
+
 def require_account() -> dict:
     account = current_account()
     if account is None:

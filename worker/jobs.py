@@ -82,6 +82,10 @@ def run_tournament(tid: str) -> str:
                 store.add_tournament_match(tid, mid)
             if match["status"] not in ("finished", "aborted"):
                 to_run.append(mid)
+        if store.get_tournament(tid)["status"] == "aborted":  # stopped while being expanded
+            for mid in to_run:
+                store.conclude_match(mid, "aborted", None, reason="its tournament was stopped")
+            to_run = []
         enqueue_jobs(store.r, "match", to_run)
         log.info("tournament %s: %d matches (%s), %d enqueued", tid, len(schedule.matches),
                  schedule.description, len(to_run))

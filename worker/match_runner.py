@@ -14,7 +14,8 @@ legal action instead. A seat with `max_faults` faults has forfeited: the
 referee plays for it to the end (entries marked ``"fault": "forfeited"``,
 which are not counted as faults), and its rank goes last.
 
-In-process bots' actions are buffered and written in batches: nobody outside
+In-process bots' actions are buffered and written in batches (every 256, or
+0.2 s after the last write, so a slow match still shows live): nobody outside
 this process has seen them, so losing them in a crash loses nothing (the
 next runner asks again). The buffer is flushed before any remote bot is
 asked, since that bot's view shows the state those actions made.
@@ -23,6 +24,7 @@ asked, since that bot's view shows the state those actions made.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 
 import games
@@ -35,9 +37,19 @@ log = logging.getLogger("cardarena.worker")
 
 #: a match whose job has started this many times without ending is aborted (api.md §3)
 MAX_ATTEMPTS = 3
-#: in-process actions buffered before a write
+#: in-process actions are written when this many are buffered, or this long after the
+#: last write: batched for speed, yet a match slow enough to watch shows its moves live
 FLUSH_EVERY = 256
+FLUSH_AFTER_S = 0.2
 FORFEITED = "forfeited"
+
+
+class Stopped(Exception):
+    """The match ended under the runner (an admin aborted it)."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 @dataclass
@@ -101,7 +113,11 @@ class MatchRunner:
             if attempts > MAX_ATTEMPTS:
                 self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
                 return "aborted"
-            return self.referee(match, lease, Context(watchdog()))
+            try:
+                return self.referee(match, lease, Context(watchdog()))
+            except Stopped as stop:  # an admin aborted it under us
+                self.after_conclusion(self.store.get_match(self.match_id))
+                return stop.status
 
     def referee(self, match: dict, lease: Lease, context: Context) -> str:
         self.match = match
@@ -142,14 +158,15 @@ class MatchRunner:
             self.judge(state, legal, reply, entry)
         if remote:  # what a remote bot answered is written before anything else happens
             if not self.store.append_entry(self.match_id, entry):
-                self.catch_up()  # its late answer (or another runner) got there first
+                if not self.catch_up():  # not its late answer nor another runner: is it over?
+                    self.check_stopped()
                 return
         else:
             self.buffer.append(entry)
         state.apply(entry["action"])
         self.tally.count(entry)
         self.turn += 1
-        if len(self.buffer) >= FLUSH_EVERY:
+        if self.buffer and (len(self.buffer) >= FLUSH_EVERY or time.monotonic() - self.flushed > FLUSH_AFTER_S):
             self.flush()
 
     def drivers(self, match: dict, context: Context) -> list[Driver]:
@@ -190,16 +207,26 @@ class MatchRunner:
             return True
         if self.store.append_entries(self.match_id, self.buffer):
             self.buffer.clear()
+            self.flushed = time.monotonic()
             return True
+        self.check_stopped()
         self.rebuild()
         return False
 
-    def catch_up(self) -> None:
-        """Apply the entries the log holds past what we played (an answer the API appended)."""
-        for entry in self.store.log_since(self.match_id, self.turn):
+    def catch_up(self) -> int:
+        """Apply the entries the log holds past what we played (an answer the API appended); how many."""
+        entries = self.store.log_since(self.match_id, self.turn)
+        for entry in entries:
             self.state.apply(entry["action"])
             self.tally.count(entry)
             self.turn += 1
+        return len(entries)
+
+    def check_stopped(self) -> None:
+        """`Stopped` if the match is over in the store: the log refuses appends then."""
+        status = self.store.match_status(self.match_id)
+        if status in ("finished", "aborted"):
+            raise Stopped(status)
 
     def rebuild(self) -> None:
         """State, faults and turn from the log alone; nothing buffered."""
@@ -207,6 +234,7 @@ class MatchRunner:
         self.state = games.get(match["game"]).new(len(match["seats"]), match["seed"], match["options"])
         self.tally = Tally(match["max_faults"], [0] * len(match["seats"]))
         self.buffer: list[dict] = []
+        self.flushed = time.monotonic()
         self.turn = 0
         self.catch_up()
 

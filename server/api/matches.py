@@ -29,7 +29,7 @@ from server.api.common import (
     game_or_422,
     seats_of,
 )
-from server.auth import is_admin, require_account_or_admin, store
+from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
@@ -214,3 +214,26 @@ def get_match_step(match_id: str, step: int):
     if not (is_admin() or is_public(match)):
         fail(409, "not_public", "a match's hands are shown once it is finished (and its tournament too)")
     return match_step(match, step)
+
+
+ADMIN_STOP = "stopped by the admin"
+
+
+def stop_match(match_id: str) -> bool:
+    """End a match as "aborted" (it counts for nobody); False if it was already over."""
+    return store().conclude_match(match_id, "aborted", None, reason=ADMIN_STOP)
+
+
+@blp.post("/matches/<string:match_id>/abort")
+@blp.response(200, MatchSchema)
+@errors(blp, 401, 403, 404, 409)
+def abort_match(match_id: str):
+    """Stop a match (admin only): it ends "aborted" and counts for nobody; its worker stops
+    at its next step and a polling bot's pending answer is refused (409)."""
+    require_admin()
+    match = store().get_match(match_id)
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    if not stop_match(match_id):
+        fail(409, "already_over", f"match {match_id} is already {match['status']}")
+    return match_record(store().get_match(match_id), admin=True)

@@ -28,7 +28,7 @@ from server.api.common import (
     seats_of,
 )
 from server.api.matches import draw_seed
-from server.auth import is_admin, require_account_or_admin, store
+from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 
 blp = Blueprint("tournaments", __name__, description="Round-robin tournaments with duplicate deals")
@@ -94,6 +94,7 @@ class TournamentSchema(ma.Schema):
     created = ma.fields.String(allow_none=True)
     started = ma.fields.String(allow_none=True)
     finished = ma.fields.String(allow_none=True)
+    reason = ma.fields.String(allow_none=True, metadata={"description": "why it was aborted"})
 
 
 class QueuedTournamentSchema(ma.Schema):
@@ -169,7 +170,12 @@ def _finished(tournament: dict) -> bool:
 @errors(blp, 404)
 def get_tournament(tid: str):
     """Status, progress {done, total} and standings."""
-    tournament = _tournament_or_404(tid)
+    return tournament_record(_tournament_or_404(tid))
+
+
+def tournament_record(tournament: dict) -> dict:
+    """`GET /tournaments/{id}`'s answer: seed and deck only once it is over (or for the admin)."""
+    tid = tournament["id"]
     public = _finished(tournament) or is_admin()
     out = {k: v for k, v in tournament.items() if k not in ("owner", "seed", "options")}
     options = dict(tournament.get("options") or {})
@@ -245,3 +251,22 @@ def tournament_crosstable(tid: str):
     matches = [m for m in (s.get_match(mid) for mid in s.tournament_matches(tid)) if m is not None]
     return {"id": tid, "status": tournament["status"], "confidence": 0.95, "bots": bots,
             "rows": crosstable(bots, matches)}
+
+
+@blp.post("/tournaments/<string:tid>/abort")
+@blp.response(200, TournamentSchema)
+@errors(blp, 401, 403, 404, 409)
+def abort_tournament(tid: str):
+    """Stop a tournament (admin only): it and its unfinished matches end "aborted";
+    the finished ones keep their results, and the standings count only them."""
+    from server.api.matches import stop_match
+
+    require_admin()
+    tournament = _tournament_or_404(tid)
+    if _finished(tournament):
+        fail(409, "already_over", f"tournament {tid} is already {tournament['status']}")
+    s = store()
+    s.set_tournament(tid, status="aborted", reason="stopped by the admin")
+    for mid in s.tournament_matches(tid):
+        stop_match(mid)
+    return tournament_record(s.get_tournament(tid))

@@ -78,6 +78,10 @@ class Matches:
         raw = self.r.hgetall(f"match:{match_id}")
         return load_fields(raw) if raw else None
 
+    def match_status(self, match_id: str) -> str | None:
+        raw = self.r.hget(f"match:{match_id}", "status")
+        return json.loads(raw) if raw else None
+
     def match_log(self, match_id: str) -> list[dict]:
         return [json.loads(e) for e in self.r.lrange(log_key(match_id), 0, -1)]
 
