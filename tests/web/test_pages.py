@@ -225,6 +225,65 @@ def test_finished_tournament_page_has_standings_and_a_crosstable_with_intervals(
                 assert html.escape(f"n={cell['matches']}") in body
 
 
+def standings_cells(body: str) -> list[list[str]]:
+    """The standings table's rows as cell texts (tags stripped, entities decoded)."""
+    tbody = re.search(r'<tbody id="standings">(.*?)</tbody>', body, re.S).group(1)
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+             for cell in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+            for tr in re.findall(r"<tr>(.*?)</tr>", tbody, re.S)]
+
+
+def test_standings_show_mean_score_with_its_95_ci_and_faults_without_javascript(client, store):
+    names = ("ann", "ben", "cat", "dan")
+    bots = [make_bot(store, name, "double-carre") for name in names]
+    tid = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=True, seed=3,
+                                  options={})["id"]
+    store.set_tournament(tid, status="running", total=12)
+    rows = [  # what worker/standings.py saves: mean_score and ci95 may be null
+        {"rank": 1, "bot": bots[0], "points": 5.5, "matches": 6, "wins": 5, "draws": 1, "mean_score": 12.3456,
+         "ci95": 1.3802, "faults": 0, "forfeits": 0},
+        {"rank": 2, "bot": bots[1], "points": 3, "matches": 6, "wins": 3, "draws": 0, "mean_score": -4.25,
+         "ci95": 0.75, "faults": 4, "forfeits": 1},
+        {"rank": 3, "bot": bots[2], "points": 1, "matches": 1, "wins": 1, "draws": 0, "mean_score": 7.0,
+         "ci95": None, "faults": 0, "forfeits": 0},
+        {"rank": 4, "bot": bots[3], "points": 0, "matches": 0, "wins": 0, "draws": 0, "mean_score": None,
+         "ci95": None, "faults": 0, "forfeits": 0},
+    ]
+    store.save_standings(tid, rows)
+    body = text(client.get(f"/tournaments/{tid}"))
+    head = re.search(r'<table class="standings">\s*<thead>(.*?)</thead>', body, re.S).group(1)
+    assert [html.unescape(re.sub(r"<[^>]+>", "", th)) for th in re.findall(r"<th[^>]*>.*?</th>", head)] == [
+        "rank", "bot", "points", "matches", "wins", "mean score ± 95% CI", "faults"]
+    assert standings_cells(body) == [
+        ["1", "ann", "5.5", "6", "5", "12.3 ± 1.4", "0"],
+        ["2", "ben", "3", "6", "3", "-4.2 ± 0.8", "4"],  # Python's '%.1f' (web.js rounds these ties alike)
+        ["3", "cat", "1", "1", "1", "7.0", "0"],  # one match: a mean, no interval
+        ["4", "dan", "0", "0", "0", "", "0"],  # no mean: blank
+    ]
+    assert '<span class="fault">4</span>' in body  # faults stand out, as on the match page
+    twin = client.get(f"/api/v1/tournaments/{tid}").get_json()["standings"]
+    assert [(r["mean_score"], r["ci95"], r["faults"]) for r in twin] == [
+        (r["mean_score"], r["ci95"], r["faults"]) for r in rows]
+
+
+def test_standings_saved_before_the_new_fields_still_render(client, store):
+    a, b = make_bot(store, "ann", "duck-soup"), make_bot(store, "ben", "duck-soup")
+    tid = store.create_tournament("duck-soup", [a, b], seats=2, deals=1, duplicate=False, seed=1,
+                                  options={})["id"]
+    store.save_standings(tid, [{"rank": 1, "bot": a, "points": 1, "matches": 1},
+                               {"rank": 2, "bot": b, "points": 0, "matches": 1}])
+    assert standings_cells(text(client.get(f"/tournaments/{tid}"))) == [
+        ["1", "ann", "1", "1", "", "", ""], ["2", "ben", "0", "1", "", "", ""]]
+
+
+def test_an_empty_standings_table_spans_every_column(client, store):
+    a, b = make_bot(store, "ann", "duck-soup"), make_bot(store, "ben", "duck-soup")
+    tid = store.create_tournament("duck-soup", [a, b], seats=2, deals=1, duplicate=False, seed=1,
+                                  options={})["id"]
+    body = text(client.get(f"/tournaments/{tid}"))
+    assert '<tr class="empty"><td colspan="7">No match finished yet.</td></tr>' in body
+
+
 def test_wilson_interval_stays_inside_0_1_and_narrows_with_more_matches():
     low1, high1 = wilson(1.0, 2)
     assert 0.3 < low1 < 0.4 and high1 == 1.0

@@ -78,6 +78,32 @@
   }
 
   // ---- a running tournament: poll its JSON twin ----
+
+  // x with one decimal exactly as the server's '%.1f' writes it. toFixed rounds
+  // the float's exact value too, but an exact tie (….25, ….75: the only ties a
+  // float can hold at one decimal) goes away from zero there and to even in Python.
+  function fixed1(x) {
+    var q = x * 4;
+    if (Number.isInteger(q) && q % 2 !== 0) {
+      var lo = Math.floor(x * 10);  // x * 10 is exact here: lo + 0.5
+      return ((lo % 2 === 0 ? lo : lo + 1) / 10).toFixed(1);
+    }
+    return x.toFixed(1);
+  }
+  // "12.3 ± 1.4"; "" without a mean, no "±" without an interval (tournament.html's mean_ci)
+  function meanCi(row) {
+    if (typeof row.mean_score !== "number") return "";
+    return fixed1(row.mean_score) + (typeof row.ci95 === "number" ? " \u00b1 " + fixed1(row.ci95) : "");
+  }
+  function faultCount(row) {
+    if (typeof row.faults !== "number") return "";
+    if (!row.faults) return "0";
+    var span = document.createElement("span");
+    span.className = "fault";
+    span.textContent = String(row.faults);
+    return span;
+  }
+
   function tournament(root) {
     var names = JSON.parse(document.getElementById("bot-names").textContent || "{}");
     var bar = document.getElementById("progress");
@@ -107,6 +133,8 @@
         cell(tr, String(Math.round(row.points * 1000) / 1000), "num");
         cell(tr, String(row.matches), "num");
         cell(tr, row.wins === undefined ? "" : String(row.wins), "num");
+        cell(tr, meanCi(row), "num mean");
+        cell(tr, faultCount(row), "num");
         body.appendChild(tr);
       });
     }
