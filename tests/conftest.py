@@ -26,9 +26,12 @@ def redis_url():
 
 @pytest.fixture()
 def redis_client(redis_url):
-    """A client on a freshly emptied database."""
+    """A client on a freshly emptied database (but for the server key: the session's
+    live API holds it, and the workers must derive the same bot secrets from it)."""
+    from tests.live import reset_db
+
+    reset_db(redis_url)
     client = redis_lib.Redis.from_url(redis_url)
-    client.flushdb()
     yield client
     client.close()
 

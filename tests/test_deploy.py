@@ -12,7 +12,6 @@ import time
 import tomllib
 from pathlib import Path
 
-import redis as redis_lib
 import requests
 import yaml
 
@@ -73,7 +72,7 @@ def test_the_worker_service_runs_cardarena_worker():
     assert args.workers == 2 and args.run.__module__ == "worker.pool"
 
 
-def test_the_dashboard_is_rq_dashboard_from_the_production_extra_and_reads_our_queue(redis_url):
+def test_the_dashboard_is_rq_dashboard_from_the_production_extra_and_reads_our_queue(redis_client, redis_url):
     command = SERVICES["dashboard"]["command"]
     assert command[0] == "rq-dashboard" and bin_of("rq-dashboard")
     assert any(re.match(r"rq-dashboard\b", d) for d in PROJECT["optional-dependencies"]["production"])
@@ -82,7 +81,7 @@ def test_the_dashboard_is_rq_dashboard_from_the_production_extra_and_reads_our_q
     from cardarena.redis_server import free_port
     from server.store.jobs import QUEUE
 
-    Queue(QUEUE, connection=redis_lib.Redis.from_url(redis_url)).enqueue("worker.jobs.run_match", "m_none")
+    Queue(QUEUE, connection=redis_client).enqueue("worker.jobs.run_match", "m_none")  # on an emptied database
     port = free_port()
     args = [bin_of("rq-dashboard"), *command[1:]]
     args[args.index("--redis-url") + 1], args[args.index("--port") + 1] = redis_url, str(port)

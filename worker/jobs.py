@@ -99,12 +99,12 @@ def match_concluded(store: Store, match: dict) -> None:
     """After a match's end: its tournament's standings (and end), the ladder. Repeatable."""
     from worker.ratings import update_ratings
 
+    if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
+        update_ratings(store, match["game"])
     tid = match.get("tournament")
     if tid:
         refresh_standings(store, tid)
         finish_tournament_if_complete(store, tid)
-    if match.get("rated") and match["status"] == "finished":
-        update_ratings(store, match["game"])
     store.job_done("match", match["id"])
 
 

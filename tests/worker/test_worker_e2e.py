@@ -129,8 +129,9 @@ def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool):
     assert done["status"] == "finished" and done["progress"]["done"] == done["progress"]["total"] == 72
     matches = matches_of(api, tid)
     assert all(m["status"] == "finished" for m in matches)
-    reasons = {"hang": "timeout", "500": "HTTP 500", "garbage": "garbage", "illegal": "illegal action",
-               "huge": "too large", "redirect": "HTTP 302", "refused": "unreachable"}
+    reasons = {"hang": ("timeout",), "500": ("HTTP 500",), "garbage": ("garbage",),
+               "illegal": ("illegal action",), "huge": ("too large", "timeout"),  # 10 MB may not even come in time
+               "redirect": ("HTTP 302",), "refused": ("unreachable",)}
     for path, bot in bad.items():
         record = api.ok(api.get(f"/bots/{bot}"), 200)
         assert record["matches"] == 16 and record["faults"] == 2 * 16, path  # max_faults in each, then forfeit
@@ -140,7 +141,7 @@ def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool):
                 seat = seats.index(bot)
                 assert seat in m["result"]["forfeits"], (path, m["id"])
                 faults = [e["fault"] for e in m["log"] if e["seat"] == seat and "fault" in e]
-                assert faults[:2] and all(reasons[path] in f for f in faults[:2]), (path, faults[:2])
+                assert faults[:2] and all(f.startswith(reasons[path]) for f in faults[:2]), (path, faults[:2])
                 assert all(f == "forfeited" for f in faults[2:])
     ranked = [row["bot"] for row in done["standings"]]
     assert set(ranked[:2]) == set(good)  # the healthy bots rank above every bad one
