@@ -39,10 +39,6 @@ def rankings(game: str):
 
 
 def ladder(game: str) -> list[dict]:
-    """The store's ladder with each bot's fault count (the leaderboard page shows it too)."""
-    s = store()
-    rows = s.rankings(game)
-    for row in rows:
-        bot = s.get_bot(row["bot"])
-        row["faults"] = bot["faults"] if bot else 0
-    return rows
+    """The store's ladder, each bot's fault count included (the leaderboard page shows it too),
+    read in one round trip."""
+    return store().rankings(game)

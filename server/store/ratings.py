@@ -83,12 +83,12 @@ class Ratings:
             return []
         pipe = self.r.pipeline(transaction=False)  # one round trip for the whole ladder
         for bot_id in ids:
-            pipe.hmget(f"bot:{bot_id}", "name", "retired", "matches", "wins")
+            pipe.hmget(f"bot:{bot_id}", "name", "retired", "matches", "wins", "faults")
         pipe.hmget(f"rating:{game}", ids)
         *records, ratings = pipe.execute()
         out: list[dict] = []
         for bot_id, record, rating in zip(ids, records, ratings, strict=True):
-            name, retired, matches, wins = (json.loads(v) if v is not None else None for v in record)
+            name, retired, matches, wins, faults = (json.loads(v) if v is not None else None for v in record)
             if name is None or retired or rating is None:
                 continue
             stored = json.loads(rating)
@@ -98,7 +98,7 @@ class Ratings:
             else:
                 rank = len(out) + 1
             out.append({"rank": rank, "bot": bot_id, "name": name, "rating": rating,
-                        "matches": matches or 0, "wins": wins or 0})
+                        "matches": matches or 0, "wins": wins or 0, "faults": faults or 0})
         return out
 
     def push_rating_event(self, game: str, match_id: str) -> None:
