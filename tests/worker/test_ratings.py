@@ -74,6 +74,14 @@ def queue_length(store) -> int:
     return store.r.llen(f"ratings:queue:{GAME}")
 
 
+def run_together(threads: list[threading.Thread]) -> None:
+    """Start every thread, then wait for them all."""
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+
+
 def test_new_ratings_is_openskill_plackett_luce():
     from openskill.models import PlackettLuce
 
@@ -190,11 +198,7 @@ def test_six_threads_draining_at_once_lose_no_update_and_apply_none_twice(store,
         finally:
             client.close()
 
-    threads = [threading.Thread(target=drain) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    run_together([threading.Thread(target=drain) for _ in range(6)])
     assert not errors
     assert queue_length(store) == 0
     assert sum(counts) == 60  # every match rated by exactly one of them
@@ -230,11 +234,7 @@ def test_workers_finishing_matches_while_others_rate_lose_no_update(store, redis
         finally:
             client.close()
 
-    threads = [threading.Thread(target=work, args=(plan,)) for plan in plans]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    run_together([threading.Thread(target=work, args=(plan,)) for plan in plans])
     assert not errors
     assert queue_length(store) == 0
 
