@@ -100,6 +100,8 @@ _STRENGTH = {
     LOW: {c: -_LOW_ORDER[c.rank] for c in deck_52()},
     HIGH: {c: _HIGH_ORDER[c.rank] for c in deck_52()},
 }
+#: the cards of each rank, to see at once that a hand holds none of the led rank
+_OF_RANK = {r: frozenset(c for c in deck_52() if c.rank == r) for r in RANKS_52}
 _SUIT_ORDER = rank_order(SUITS)
 #: the view's hand order per phase: by suit, then the best card first
 _HAND_KEY = {ph: {c: (_SUIT_ORDER[c.suit], -s) for c, s in st.items()}
@@ -158,6 +160,17 @@ class DuckSoupState(State):
         return self._to_act
 
     @property
+    def is_over(self) -> bool:
+        return self._to_act is None
+
+    def legal_actions(self) -> list[dict]:
+        """`State.legal_actions`, reading `_to_act` directly."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = [] if self._to_act is None else self._legal_actions()
+        return legal[:]
+
+    @property
     def stock_size(self) -> int:
         return len(self.deck) - self.top
 
@@ -185,9 +198,15 @@ class DuckSoupState(State):
         as listed (string values, no extra or null keys) is found by a scan of the
         few legal actions instead of canonical forms of them all (most of a random
         playout's time otherwise). A listed dict passed back as it is is found by
-        identity in `State.apply`; anything else takes the generic path there,
-        which judges and explains it exactly as for every game."""
+        identity first, as `State.apply` would; anything else takes the generic
+        path there, which judges and explains it exactly as for every game."""
         legal = self._legal
+        if legal is not None:  # a listed dict handed back as it is (random playouts, bots)
+            for listed in legal:
+                if listed is action:
+                    self._legal = self._legal_index = None  # the base class's caches
+                    self._apply(listed)
+                    return
         if type(action) is dict and self._to_act is not None:
             play, call = action.get("play"), action.get("call")
             size = (play is not None) + (call is not None)
@@ -212,6 +231,8 @@ class DuckSoupState(State):
         if pending == "answer-coin":
             return [{"call": "soupe"}] + [
                 {"play": c, "call": "coin-coin"} for c in hand if _RANK[c] == rank]
+        if _OF_RANK[rank].isdisjoint(hand):  # the usual case: no card of the led rank
+            return [{"play": c} for c in hand]
         call = "coin" if pending == "follow" else "soupe-aux-canards"
         silent = self.edition == "fr"
         out = []
@@ -227,6 +248,38 @@ class DuckSoupState(State):
     def _apply(self, action: dict) -> None:
         seat = self._to_act
         call = action.get("call")
+        pending = self.pending
+        if call is None and pending == "lead":  # the silent lead and follow first, inlined
+            card = action["play"]
+            self.hands[seat].remove(card)
+            self.trick.append((seat, card, None))
+            self.pending, self._to_act = "follow", 1 - seat
+            return
+        if call is None and pending == "follow":
+            card = action["play"]
+            self.hands[seat].remove(card)
+            lead_seat, lead, lead_call = self.trick[0]
+            # `trick_winner` and `trick_points`: an off-suit card never wins
+            if _SUIT[card] == _SUIT[lead]:
+                phase = self.phase
+                strength = _STRENGTH[phase]
+                winner = seat if strength[card] > strength[lead] else lead_seat
+                points = 1
+            else:
+                phase = self.phase
+                winner, points = lead_seat, 2
+            # `_score`, inlined
+            self.points[phase][winner] += points
+            self.history.append({
+                "phase": phase,
+                "cards": [{"seat": lead_seat, "card": lead, "call": lead_call},
+                          {"seat": seat, "card": card, "call": None}],
+                "winner": winner,
+                "points": points,
+                "case": "A" if _RANK[card] == _RANK[lead] else None,
+            })
+            self._end_trick(winner, 1)
+            return
         if call == "soupe":  # BA: the leader concedes the coin
             follower = 1 - self.trick[0][0]
             self._score(self.trick, follower, 2, "BA")
@@ -235,18 +288,10 @@ class DuckSoupState(State):
         card = action["play"]
         self.hands[seat].remove(card)
         self.trick.append((seat, card, call))
-        pending = self.pending
         if pending == "lead":
             self.pending, self._to_act = "follow", 1 - seat
-        elif pending == "follow":
-            if call == "coin":
-                self.pending, self._to_act = "answer-coin", 1 - seat
-                return
-            lead_seat, lead, _ = self.trick[0]
-            winner = trick_winner(self.phase, (lead_seat, lead), (seat, card))
-            case = "A" if _RANK[card] == _RANK[lead] else None
-            self._score(self.trick, winner, trick_points(lead, card), case)
-            self._end_trick(winner, 1)
+        elif pending == "follow":  # a coin (a silent follow is handled above)
+            self.pending, self._to_act = "answer-coin", 1 - seat
         elif pending == "answer-coin":  # BB: the leader's coin-coin
             self.pending, self._to_act = "answer-coin-coin", 1 - seat
         else:  # the follower's answer to the coin-coin: BBA or BBB
@@ -274,8 +319,8 @@ class DuckSoupState(State):
         """Draw (low phase), switch phase on the last card, then the winner leads."""
         self.trick = []
         if self.phase == LOW:
-            each = 1 if self.stock_size == 2 else played
             top, deck = self.top, self.deck
+            each = 1 if len(deck) - top == 2 else played
             self.hands[winner].extend(deck[top:top + each])
             self.hands[1 - winner].extend(deck[top + each:top + 2 * each])
             self.top = top + 2 * each

@@ -49,8 +49,14 @@ class Rng:
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """A shuffled copy of `items`."""
         out = list(items)
+        getrandbits = self._random.getrandbits
         for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
+            # `below(i + 1)`, inlined: the same draws, so the same shuffle for every seed
+            n = i + 1
+            bits = n.bit_length()
+            j = getrandbits(bits)
+            while j >= n:
+                j = getrandbits(bits)
             out[i], out[j] = out[j], out[i]
         return out
 
