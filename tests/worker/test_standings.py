@@ -1,4 +1,6 @@
-"""worker/standings.py: standings from the tallies a tournament counted as its matches ended."""
+"""worker/standings.py: standings from the tallies a tournament counted as its matches ended.
+
+The mean and its interval are tested with the referee (tests/sdk/test_referee.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import statistics
 
 import pytest
 
-from worker.standings import mean_and_ci95, standings_from_tallies
+from worker.standings import standings_from_tallies
 
 
 def tally(scores: list[float], points: float, wins: int = 0, draws: int = 0, faults: int = 0,
@@ -16,25 +18,6 @@ def tally(scores: list[float], points: float, wins: int = 0, draws: int = 0, fau
     return {"points": points, "matches": float(len(scores)), "wins": float(wins), "draws": float(draws),
             "faults": float(faults), "forfeits": float(forfeits),
             "score": float(sum(scores)), "score2": float(sum(s * s for s in scores))}
-
-
-def test_mean_and_ci_from_sums_match_the_sample_statistics():
-    sample = [3.0, 7.0, 7.0, 19.0, 24.0, 0.0, 12.5]
-    mean, ci = mean_and_ci95(sum(sample), sum(s * s for s in sample), len(sample))
-    assert mean == pytest.approx(statistics.fmean(sample))
-    assert ci == pytest.approx(1.96 * statistics.stdev(sample) / math.sqrt(len(sample)))
-
-
-def test_a_constant_sample_has_a_zero_interval_never_a_negative_variance():
-    sample = [0.1] * 10  # sum of squares minus n·mean² rounds to a tiny negative number
-    mean, ci = mean_and_ci95(sum(sample), sum(s * s for s in sample), len(sample))
-    assert mean == pytest.approx(0.1)
-    assert ci == pytest.approx(0.0, abs=1e-6)
-
-
-def test_one_match_has_a_mean_but_no_interval_and_none_has_neither():
-    assert mean_and_ci95(4.0, 16.0, 1) == (4.0, None)
-    assert mean_and_ci95(0.0, 0.0, 0) == (None, None)
 
 
 def test_points_are_summed_and_rows_carry_the_tallies():
