@@ -3,7 +3,7 @@
 A fresh instance per seat and match, so no memory leaks from one match into
 the next. The bot gets copies of the legal actions, so one that edits the
 action it returns cannot edit the engine's: its answer is judged as sent. The bot runs in the worker's own process under the watchdog's
-deadline (worker/watchdog.py): a raise, an overrun or a late answer is a
+deadline (sdk/watchdog.py): a raise, an overrun or a late answer is a
 fault like any remote bot's.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
+from sdk.watchdog import Overrun
 from worker.drivers.base import Driver, Reply, short
-from worker.watchdog import Overrun
 
 
 @lru_cache(maxsize=256)
