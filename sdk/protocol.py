@@ -8,7 +8,7 @@ module holds what they share, so the two hosts judge messages identically:
 * `check_message`: the shape of a decision or a `match_over` (a `ProtocolError`
   saying what is wrong, never a `KeyError` deep inside a bot);
 * `Dispatcher`: calls the bot's hooks in order — `on_match_start` before the
-  first decision of a match (seat) it has not seen, `act` for each decision,
+  first decision of a match (seat) it has not seen, `decide` for each decision,
   `on_match_over` at the end — and is safe to share between threads.
 """
 
@@ -23,9 +23,8 @@ from collections import OrderedDict
 from typing import Any
 
 from sdk.bot import Bot
+from sdk.referee import PROTOCOL, listed_action
 
-#: the protocol version this SDK speaks (the `protocol` field of a decision)
-PROTOCOL = 1
 SIGNATURE_HEADER = "X-Cardarena-Signature"
 
 log = logging.getLogger("sdk")
@@ -144,15 +143,12 @@ class Dispatcher:
         try:
             if self._first_time(match_id, seat):
                 self.bot.on_match_start(match_id, seat, decision["view"])
-            action = self.bot.act(decision["view"], list(decision["legal_actions"]))
+            action = self.bot.decide(decision)
         except Exception as exc:
             log.exception("%s turn %s seat %s: the bot raised", match_id, turn, seat)
             raise BotFailed(f"{type(exc).__name__}: {exc}") from exc
         elapsed_ms = (time.monotonic() - started) * 1000
-        if not isinstance(action, dict):
-            log.warning("%s turn %s: act() returned %s, not one of legal_actions",
-                        match_id, turn, describe(action))
-        elif action not in decision["legal_actions"]:
+        if listed_action(decision["legal_actions"], action) is None:  # the referee's own rule
             log.warning("%s turn %s: %s is not one of legal_actions", match_id, turn, describe(action))
         late = f"  LATE (deadline {decision['deadline_ms']} ms)" if elapsed_ms > decision["deadline_ms"] else ""
         log.info("%s turn %d seat %d: %d legal -> %s in %.0f ms%s", match_id, turn, seat,
