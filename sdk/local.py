@@ -1,30 +1,79 @@
-"""Offline play: run a match between `Bot` objects in this process.
+"""Offline play: a match between `Bot` objects in this process, refereed as the platform does.
 
 For bot authors testing a bot without a server, and for `cardarena play`.
-It applies the platform's fault policy (api.md §3) so a bot behaves the same
-here as on the platform: an exception or an illegal answer is a fault, the
-first legal action is played instead, and after `max_faults` the seat has
-forfeited and ranks last.
+The referee is the platform's own (`sdk.referee`), so a bot meets the same
+rules here: each decision has `move_timeout_ms` plus what is left of a
+`time_bank_ms` bank; an exception (`bot_error`), an illegal action
+(`illegal`), an answer that is not an action (`bad_answer`) or no answer in
+time (`timeout`) is a fault, for which the first legal action is played; after
+`max_faults` faults the seat has forfeited and ranks last. The log comes back
+as the platform writes it, `ms` included, beside the result.
+
+A bot that overruns is cut off at its deadline. In the main thread the
+SIGUSR1 watchdog (`sdk.watchdog`) interrupts it inside its own code. Off the
+main thread (a notebook's worker, a test runner's thread) each call runs in a
+helper thread and the referee stops waiting at the deadline; Python cannot
+stop a thread, so an abandoned call runs on in the background until the bot
+returns — its answer is dropped, and it may overlap the bot's next calls.
+That thread is the local player's problem, and a reason to play from the
+main thread.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-import games
-from games.base import canonical
-from games.ranking import forfeit_ranks
 from sdk.bot import Bot
+from sdk.referee import MatchReferee, elapsed_ms, fault, fault_kind
+from sdk.watchdog import Overrun, watchdog
+
+#: the platform's defaults (api.md §3, §5)
+MOVE_TIMEOUT_MS = 2000
+TIME_BANK_MS = 10000
+MAX_FAULTS = 3
+#: how long `on_match_over` may take before it is left behind
+MATCH_OVER_S = 1.0
+
+
+@dataclass
+class LocalFault:
+    """One fault of a local match, with what only local play can show: the bot's traceback."""
+
+    turn: int
+    seat: int
+    kind: str
+    reason: str  # the fault text as the log has it: "<kind>: <detail>"
+    traceback: str | None = None
 
 
 @dataclass
 class LocalMatch:
-    """The outcome of one offline match."""
+    """The outcome of one offline match: the log as the platform writes it, and the result."""
 
     result: dict
-    actions: list[dict]
-    faults: list[list[str]] = field(default_factory=list)  # per seat, the reasons
-    forfeits: list[int] = field(default_factory=list)
+    log: list[dict]
+    details: list[LocalFault] = field(default_factory=list)
+
+    @property
+    def actions(self) -> list[dict]:
+        return [entry["action"] for entry in self.log]
+
+    @property
+    def faults(self) -> list[list[str]]:
+        """Per seat, the reasons of its faults."""
+        out: list[list[str]] = [[] for _ in self.result["scores"]]
+        for f in self.details:
+            out[f.seat].append(f.reason)
+        return out
+
+    @property
+    def forfeits(self) -> list[int]:
+        return list(self.result.get("forfeits", []))
 
 
 def play_local(
@@ -32,44 +81,105 @@ def play_local(
     bots: list[Bot],
     seed: int = 0,
     options: dict | None = None,
-    max_faults: int = 3,
+    max_faults: int = MAX_FAULTS,
+    move_timeout_ms: int = MOVE_TIMEOUT_MS,
+    time_bank_ms: int = TIME_BANK_MS,
+    match_id: str = "local",
 ) -> LocalMatch:
-    """Play one match; seat i is `bots[i]`."""
-    state = games.get(game).new(seats=len(bots), seed=seed, options=options or {})
-    faults: list[list[str]] = [[] for _ in bots]
-    forfeited: list[int] = []
-    actions: list[dict] = []
+    """Play one match; seat i is `bots[i]` (one object may hold several seats)."""
+    referee = MatchReferee(game, len(bots), seed, options, max_faults, move_timeout_ms, time_bank_ms)
+    call = _caller()
     started: set[int] = set()
-    while not state.is_over:
-        seat = state.to_act
-        legal = state.legal_actions()
-        action = None
-        if seat not in forfeited:
-            try:
-                view = state.view(seat)
-                if seat not in started:  # the same hook order as on the platform
-                    started.add(seat)
-                    bots[seat].on_match_start("local", seat, view)
-                answer = bots[seat].act(view, list(legal))
-                key = canonical(answer)
-                action = next((a for a in legal if canonical(a) == key), None)
-                if action is None:
-                    faults[seat].append(f"illegal action {answer!r}")
-            except Exception as exc:  # a bot's bug costs only its own match
-                faults[seat].append(f"{type(exc).__name__}: {exc}")
-            if action is None and len(faults[seat]) >= max_faults:
-                forfeited.append(seat)
-        if action is None:
-            action = legal[0]
-        state.apply(action)
-        actions.append(action)
-    result = dict(state.result())
-    if forfeited:
-        result["ranks"] = forfeit_ranks(result["ranks"], forfeited)
-        result["forfeits"] = sorted(forfeited)
-    for bot in bots:
+    details: list[LocalFault] = []
+    log: list[dict] = []
+    while not referee.is_over:
+        if referee.forfeited():
+            entry = referee.forfeit_entry()
+            log.append(entry)
+            referee.record(entry)
+            continue
+        seat = referee.to_act
+        decision = referee.decision(match_id)
+        bot = bots[seat]
+        first = seat not in started  # the same hook order as on the platform
+        started.add(seat)
+
+        def ask(bot: Bot = bot, decision: dict = decision, first: bool = first) -> Any:
+            if first:
+                bot.on_match_start(match_id, decision["seat"], decision["view"])
+            return bot.decide(decision)
+
+        answer, failure, trace, ms = _timed(call, ask, decision["deadline_ms"])
+        entry = referee.answered(answer, ms, failure)
+        if "fault" in entry:
+            details.append(LocalFault(entry["turn"], seat, fault_kind(entry["fault"]), entry["fault"],
+                                      trace if fault_kind(entry["fault"]) == "bot_error" else None))
+        log.append(entry)
+        referee.record(entry)
+    result = referee.outcome()
+    for bot in _distinct(bots):
         try:
-            bot.on_match_over("local", result)
-        except Exception:
+            call(lambda bot=bot: bot.on_match_over(match_id, result), MATCH_OVER_S)
+        except (Exception, Overrun):  # the match is over: nothing a bot does now counts
             pass
-    return LocalMatch(result=result, actions=actions, faults=faults, forfeits=sorted(forfeited))
+    return LocalMatch(result=result, log=log, details=details)
+
+
+def _timed(call: Callable, ask: Callable[[], Any], deadline_ms: int
+           ) -> tuple[Any, str | None, str | None, int]:
+    """Ask under the deadline: (answer, fault or None, the bot's traceback or None, ms)."""
+    began = time.monotonic()
+    try:
+        answer = call(ask, deadline_ms / 1000)
+    except Overrun:
+        return None, fault("timeout", f"no answer within {deadline_ms} ms"), None, elapsed_ms(began)
+    except Exception as exc:  # a bot's bug costs only its own match
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next  # from the bot's side of the call: the referee's frames say nothing
+        trace = "".join(traceback.format_exception(type(exc), exc, tb))
+        return None, fault("bot_error", f"{type(exc).__name__}: {exc}"), trace, elapsed_ms(began)
+    return answer, None, None, elapsed_ms(began)
+
+
+def _caller() -> Callable[[Callable[[], Any], float], Any]:
+    """`call(fn, seconds)`: `fn()`, or `Overrun` once it has run `seconds`."""
+    if threading.current_thread() is threading.main_thread():
+        dog = watchdog()
+        if dog.running:
+
+            def under_watchdog(fn: Callable[[], Any], seconds: float) -> Any:
+                with dog.limit(seconds):
+                    return fn()
+
+            return under_watchdog
+    return in_helper_thread
+
+
+def in_helper_thread(fn: Callable[[], Any], seconds: float) -> Any:
+    """`fn()` run in a daemon thread; `Overrun` if it has not returned after `seconds`
+    (it then runs on, abandoned: see the module's docstring)."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # handed to the caller, whatever it is
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="cardarena-bot", daemon=True).start()
+    if not done.wait(seconds):
+        raise Overrun()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _distinct(bots: list[Bot]) -> list[Bot]:
+    seen: dict[int, Bot] = {}
+    for bot in bots:
+        seen.setdefault(id(bot), bot)
+    return list(seen.values())
