@@ -15,6 +15,7 @@ a 4xx/5xx answer, no server, a timeout — is one exception type,
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -331,41 +332,34 @@ class Client:
 
     def wait_tournament(self, id: Tournament | str, progress: bool = True,
                         timeout: float | None = None, poll: float = 0.5) -> Tournament:
-        """The tournament once over, polling it; `progress` shows a rich progress bar, then the standings."""
+        """The tournament once over, polling it; `progress` shows a progress bar, then the standings
+        (with rich if it is installed, else as plain text: `sdk.textout`)."""
         if not progress:
             return self._wait(lambda: self.tournament(id), timeout, poll)
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from sdk import textout
 
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("matches"), TimeElapsedColumn())
-        with Progress(*columns, transient=False) as bar:
-            task = bar.add_task(f"tournament {_id(id)}", total=None)
+        with textout.progress(f"tournament {_id(id)}", None, file=sys.stdout, transient=False) as bar:
 
             def step() -> Tournament:
                 t = self.tournament(id)
-                bar.update(task, completed=t.done, total=t.total or None,
-                           description=f"tournament {t.id} ({t.status})")
+                bar.update(completed=t.done, total=t.total or None, description=f"tournament {t.id} ({t.status})")
                 return t
 
             done = self._wait(step, timeout, poll)
-        bar.console.print(self._standings_table(done))
+        self._print_standings(done)
         return done
 
-    def _standings_table(self, t: Tournament):
-        """The final standings as a rich table, with the bots' names."""
-        from rich.table import Table
+    def _print_standings(self, t: Tournament) -> None:
+        """The final standings as a table, with the bots' names."""
+        from sdk import textout
 
         try:
             names = {b.id: b.name for b in self.bots(game=t.game)}
         except CardarenaError:
             names = {}
-        table = Table(title=f"tournament {t.id}: {t.status}")
-        for column in ("rank", "bot", "points", "matches", "wins"):
-            table.add_column(column, justify="left" if column == "bot" else "right")
-        for s in t.standings:
-            bot = f"{names[s.bot]} ({s.bot})" if s.bot in names else s.bot
-            table.add_row(str(s.rank), bot, f"{s.points:g}", str(s.matches), "" if s.wins is None else str(s.wins))
-        return table
+        rows = [(str(s.rank), f"{names[s.bot]} ({s.bot})" if s.bot in names else s.bot, f"{s.points:g}",
+                 str(s.matches), "" if s.wins is None else str(s.wins)) for s in t.standings]
+        textout.print_table(f"tournament {t.id}: {t.status}", ("rank", "bot", "points", "matches", "wins"), rows)
 
     def rankings(self, game: str) -> list[Ranking]:
         raw = self.request("GET", f"/games/{_seg(game)}/rankings")

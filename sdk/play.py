@@ -1,0 +1,237 @@
+"""`cardarena play`: local matches refereed as the platform does, standings as it shows them.
+
+Every deal (one seed) is played once per seat rotation (`sdk.referee.rotations`:
+duplicate play, so each bot holds each hand and card luck cancels). The deals
+are a function of `--seed` alone. Each match runs under the platform's rules
+(`sdk.local.play_local`): the same deadlines and time bank, fault kinds and
+forfeits, and the standings are the platform's rows (`sdk.referee`).
+
+A BOT is `module:Class`, importable from the current folder, or
+`path/to/file.py:Class`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import games
+from games.rng import derive_seed
+from games.seats import rotate
+from sdk.bot import load_bot_class
+from sdk.local import MAX_FAULTS, MOVE_TIMEOUT_MS, TIME_BANK_MS, LocalFault, play_local
+from sdk.referee import TALLY_FIELDS, rotations, seat_records, standings_from_tallies, tally_increments
+from sdk.textout import print_table, progress
+
+HELP = "play local matches between bots, refereed as the platform does (no server needed)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="one of: " + ", ".join(games.names()))
+    parser.add_argument("bots", nargs="+", metavar="BOT",
+                        help="module:Class (importable from the current folder) or path/to/file.py:Class, "
+                             "one per seat")
+    parser.add_argument("--games", type=int, default=100, help="deals to play (default 100); "
+                        "each is played once per seat rotation")
+    parser.add_argument("--seed", type=int, default=0, help="seed the deals come from (default 0)")
+    parser.add_argument("--option", action="append", default=[], metavar="K=V",
+                        help="a game option; V is read as JSON when it parses (e.g. deal_only=true)")
+    parser.add_argument("--move-timeout-ms", type=int, default=MOVE_TIMEOUT_MS,
+                        help=f"time for each decision, as on the platform (default {MOVE_TIMEOUT_MS})")
+    parser.add_argument("--time-bank-ms", type=int, default=TIME_BANK_MS,
+                        help=f"each seat's bank per match for decisions over the move time "
+                             f"(default {TIME_BANK_MS})")
+    parser.add_argument("--max-faults", type=int, default=MAX_FAULTS,
+                        help=f"faults in one match that forfeit it (default {MAX_FAULTS})")
+    parser.add_argument("--no-duplicate", action="store_true",
+                        help="play each deal once, the seats rotating from deal to deal")
+    parser.add_argument("--json", action="store_true", help="print the standings as JSON")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print each fault: match, turn, seat, kind, reason and the bot's traceback")
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"--option {text!r}: write K=V, e.g. --option deal_only=true")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+@dataclass
+class Record:
+    """One entrant's results over the run: the platform's tally, and each score."""
+
+    label: str
+    tally: dict[str, float] = field(default_factory=lambda: dict.fromkeys(TALLY_FIELDS, 0.0))
+    scores: list[float] = field(default_factory=list)
+    faults_by_kind: Counter = field(default_factory=Counter)
+
+    def add(self, record: dict) -> None:
+        for name, value in tally_increments(record).items():
+            self.tally[name] += value
+        self.scores.append(record["score"])
+
+    @property
+    def matches(self) -> int:
+        return int(self.tally["matches"])
+
+    @property
+    def points(self) -> float:
+        return self.tally["points"]
+
+    @property
+    def wins(self) -> int:
+        return int(self.tally["wins"])
+
+    @property
+    def draws(self) -> int:
+        return int(self.tally["draws"])
+
+    @property
+    def faults(self) -> int:
+        return int(self.tally["faults"])
+
+    @property
+    def forfeits(self) -> int:
+        return int(self.tally["forfeits"])
+
+
+@dataclass
+class FaultSeen:
+    """A fault as `-v` reports it: which match, which entrant, and the fault itself."""
+
+    match: int
+    deal: int
+    rotation: int
+    bot: str
+    fault: LocalFault
+
+
+def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options: dict,
+                max_faults: int = MAX_FAULTS, duplicate: bool = True,
+                progress: Callable[[], None] | None = None, move_timeout_ms: int = MOVE_TIMEOUT_MS,
+                time_bank_ms: int = TIME_BANK_MS,
+                on_fault: Callable[[FaultSeen], None] | None = None) -> list[Record]:
+    """Play the deals and return one `Record` per entrant (in the order given)."""
+    classes = [load_bot_class(spec, allow_path=True) for spec in bot_specs]
+    for spec, cls in zip(bot_specs, classes, strict=True):
+        if cls.game not in (None, game):
+            raise ValueError(f"{spec} plays {cls.game}, not {game}")
+    bots = []
+    for spec, cls in zip(bot_specs, classes, strict=True):
+        try:
+            bots.append(cls())
+        except Exception as exc:
+            raise ValueError(f"{spec}: making the bot raised {type(exc).__name__}: {exc}") from None
+    labels = list(bot_specs)
+    if len(set(labels)) != len(labels):  # the same bot twice: number them
+        labels = [f"{spec} #{i + 1}" for i, spec in enumerate(bot_specs)]
+    records = [Record(label) for label in labels]
+    n = len(bots)
+    played = 0
+    for deal in range(deals):
+        deal_seed = derive_seed(seed, "deal", deal)
+        for r in rotations(n, duplicate, deal):
+            entrants = rotate(list(range(n)), r)  # seat i is entrant entrants[i]
+            played += 1
+            outcome = play_local(game, [bots[e] for e in entrants], deal_seed, options, max_faults,
+                                 move_timeout_ms, time_bank_ms, match_id=f"local-{played}")
+            for seat, record in enumerate(seat_records(outcome.result, [labels[e] for e in entrants])):
+                records[entrants[seat]].add(record)
+            for f in outcome.details:
+                records[entrants[f.seat]].faults_by_kind[f.kind] += 1
+                if on_fault:
+                    on_fault(FaultSeen(played, deal, r, labels[entrants[f.seat]], f))
+            if progress:
+                progress()
+    return records
+
+
+def standings_rows(records: list[Record]) -> list[dict]:
+    """The platform's standings rows (`sdk.referee.standings_from_tallies`), plus each bot's
+    win rate and faults by kind."""
+    by_label = {rec.label: rec for rec in records}
+    rows = standings_from_tallies({rec.label: rec.tally for rec in records})
+    for row in rows:
+        rec = by_label[row["bot"]]
+        row["win_rate"] = round(rec.wins / rec.matches, 4) if rec.matches else 0.0
+        row["faults_by_kind"] = dict(sorted(rec.faults_by_kind.items()))
+    return rows
+
+
+def describe_fault(seen: FaultSeen, verbose: bool = True) -> str:
+    """One fault for `-v`: where, which kind, why, and the bot's traceback when it raised."""
+    f = seen.fault
+    text = (f"match {seen.match} (deal {seen.deal}, rotation {seen.rotation}), turn {f.turn}, "
+            f"seat {f.seat}, {seen.bot}: {f.reason}")
+    if verbose and f.traceback:
+        text += "\n" + "\n".join("    " + line for line in f.traceback.rstrip().splitlines())
+    return text
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """The platform's ranges (api.md §3, §5), so local play never allows what it refuses."""
+    for name, low, high in (("games", 1, None), ("move_timeout_ms", 100, 10000),
+                            ("time_bank_ms", 0, 600000), ("max_faults", 1, 10)):
+        value = getattr(args, name)
+        if value < low or (high is not None and value > high):
+            flag = "--" + name.replace("_", "-")
+            span = f"at least {low}" if high is None else f"{low} to {high}"
+            raise ValueError(f"{flag} must be {span}, not {value}")
+
+
+def run(args: argparse.Namespace) -> int:
+    if os.getcwd() not in sys.path:  # BOT as module:Class from the folder we are in
+        sys.path.insert(0, os.getcwd())
+    verbose = args.verbose
+    seen_faults: list[FaultSeen] = []
+    try:
+        check_limits(args)
+        game = games.get(args.game)
+        options = dict(parse_option(o) for o in args.option)
+        game.new(seats=len(args.bots), seed=args.seed, options=options)  # fail fast, clearly
+        per_deal = 1 if args.no_duplicate else len(args.bots)
+        total = args.games * per_deal
+        with progress(f"{args.game}: {total} matches", total) as bar:
+
+            def on_fault(seen: FaultSeen) -> None:
+                seen_faults.append(seen)
+                if verbose:
+                    bar.log(describe_fault(seen))
+
+            records = run_matches(args.game, args.bots, args.games, args.seed, options,
+                                  args.max_faults, not args.no_duplicate, progress=bar.advance,
+                                  move_timeout_ms=args.move_timeout_ms, time_bank_ms=args.time_bank_ms,
+                                  on_fault=on_fault)
+    except (games.UnknownGame, games.InvalidOptions, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    rows = standings_rows(records)
+    if args.json:
+        print(json.dumps({"game": args.game, "seed": args.seed, "deals": args.games,
+                          "move_timeout_ms": args.move_timeout_ms, "time_bank_ms": args.time_bank_ms,
+                          "max_faults": args.max_faults, "standings": rows}, indent=2))
+        return 0
+    columns = ("#", "bot", "matches", "points", "wins", "draws", "win %", "mean score ± 95% CI",
+               "faults", "forfeits")
+    table = []
+    for row in rows:
+        ci = "—" if row["ci95"] is None else f"{row['ci95']:.2f}"
+        table.append((str(row["rank"]), row["bot"], str(row["matches"]), f"{row['points']:.1f}",
+                      str(row["wins"]), str(row["draws"]), f"{100 * row['win_rate']:.1f}",
+                      f"{row['mean_score']:.2f} ± {ci}", str(row["faults"]), str(row["forfeits"])))
+    print_table(f"{args.game} — {args.games} deals × {per_deal} rotations, seed {args.seed}, "
+                f"{args.move_timeout_ms} ms a move + {args.time_bank_ms} ms bank", columns, table)
+    if seen_faults and not verbose:
+        kinds = Counter(s.fault.kind for s in seen_faults)
+        print(f"{len(seen_faults)} faults ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}): "
+              "run with -v to see each, with its reason and the bot's traceback")
+    return 0
