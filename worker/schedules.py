@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from games.rng import derive_seed
 from games.seats import rotate
+from sdk.referee import rotations
 
 #: above this many k-subsets (k ≥ 3), play a balanced sample of tables
 MAX_TABLES = 200
@@ -79,8 +80,7 @@ def round_robin(bots: list[str], seats: int, deals: int, duplicate: bool, seed: 
     for t, table in enumerate(tables):
         for deal in range(deals):
             deal_seed = derive_seed(seed, t, deal)
-            rotations = range(seats) if duplicate else [deal % seats]
-            for r in rotations:
+            for r in rotations(seats, duplicate, deal):
                 matches.append(ScheduledMatch(t, deal, r, tuple(rotate(list(table), r)), deal_seed))
     return Schedule(tables, matches, description, stats)
 
