@@ -178,3 +178,23 @@ def test_the_plain_table_aligns_its_columns():
         -  -------------  ------
         1  long-bot-name     3.5
         2  b                10.0""").splitlines()
+
+
+def test_the_pages_play_commands_run_as_written(tmp_path):
+    """docs/write-a-bot.md's `cardarena play` lines, with the page's own bot as mybot.py."""
+    from tests.sdk.test_sdk_docs import blocks
+
+    bot = blocks("python")[0]
+    (tmp_path / "mybot.py").write_text(bot)
+    (tmp_path / "path" / "to").mkdir(parents=True)
+    (tmp_path / "path" / "to" / "mybot.py").write_text(bot)
+    commands = [line.split() for block in blocks("sh") for line in block.splitlines()
+                if line.startswith("cardarena play ")]
+    assert len(commands) == 2
+    for command in commands:
+        done = subprocess.run([*cardarena_command(), *command[1:]], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        bots = table_rows(done.stdout)
+        assert bots[command[3]]["matches"] == bots[command[4]]["matches"] != "0"
+        assert bots[command[3]]["faults"] == "0"
