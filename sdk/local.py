@@ -21,6 +21,7 @@ main thread.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 import traceback
@@ -95,34 +96,39 @@ def play_local(
     while not referee.is_over:
         if referee.forfeited():
             entry = referee.forfeit_entry()
-            log.append(entry)
-            referee.record(entry)
-            continue
-        seat = referee.to_act
-        decision = referee.decision(match_id)
-        bot = bots[seat]
-        first = seat not in started  # the same hook order as on the platform
-        started.add(seat)
-
-        def ask(bot: Bot = bot, decision: dict = decision, first: bool = first) -> Any:
-            if first:
-                bot.on_match_start(match_id, decision["seat"], decision["view"])
-            return bot.decide(decision)
-
-        answer, failure, trace, ms = _timed(call, ask, decision["deadline_ms"])
-        entry = referee.answered(answer, ms, failure)
-        if "fault" in entry:
-            details.append(LocalFault(entry["turn"], seat, fault_kind(entry["fault"]), entry["fault"],
-                                      trace if fault_kind(entry["fault"]) == "bot_error" else None))
+        else:
+            seat = referee.to_act
+            first = seat not in started  # the same hook order as on the platform
+            started.add(seat)
+            entry, trace = _ask(referee, bots[seat], first, call, match_id)
+            if "fault" in entry:
+                kind = fault_kind(entry["fault"])
+                details.append(LocalFault(entry["turn"], seat, kind, entry["fault"],
+                                          trace if kind == "bot_error" else None))
         log.append(entry)
         referee.record(entry)
     result = referee.outcome()
     for bot in _distinct(bots):
-        try:
-            call(lambda bot=bot: bot.on_match_over(match_id, result), MATCH_OVER_S)
+        try:  # a copy each: a bot that edits its result edits nobody else's
+            call(lambda bot=bot: bot.on_match_over(match_id, copy.deepcopy(result)), MATCH_OVER_S)
         except (Exception, Overrun):  # the match is over: nothing a bot does now counts
             pass
     return LocalMatch(result=result, log=log, details=details)
+
+
+def _ask(referee: MatchReferee, bot: Bot, first: bool, call: Callable, match_id: str
+         ) -> tuple[dict, str | None]:
+    """Ask the seat to act under its deadline: the entry its answer makes, and the bot's
+    traceback if it raised."""
+    decision = referee.decision(match_id)
+
+    def ask() -> Any:
+        if first:
+            bot.on_match_start(match_id, decision["seat"], decision["view"])
+        return bot.decide(decision)
+
+    answer, failure, trace, ms = _timed(call, ask, decision["deadline_ms"])
+    return referee.answered(answer, ms, failure), trace
 
 
 def _timed(call: Callable, ask: Callable[[], Any], deadline_ms: int
@@ -138,8 +144,15 @@ def _timed(call: Callable, ask: Callable[[], Any], deadline_ms: int
         while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
             tb = tb.tb_next  # from the bot's side of the call: the referee's frames say nothing
         trace = "".join(traceback.format_exception(type(exc), exc, tb))
-        return None, fault("bot_error", f"{type(exc).__name__}: {exc}"), trace, elapsed_ms(began)
+        return None, fault("bot_error", f"{type(exc).__name__}: {_text(exc)}"), trace, elapsed_ms(began)
     return answer, None, None, elapsed_ms(began)
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # an exception whose message itself raises
+        return "(its message cannot be shown)"
 
 
 def _caller() -> Callable[[Callable[[], Any], float], Any]:

@@ -169,3 +169,19 @@ def test_a_bot_editing_the_action_it_was_given_cannot_edit_the_engines():
     assert kinds(match, 0)[0] == "illegal"
     assert all(e["action"]["play"] != "2C" for e in match.log if e["seat"] == 0)
     assert MatchReferee("duck-soup", 2, 0, ONE_DEAL).replay(match.log).is_over
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message for you")
+
+
+class RaisesUnprintable(Bot):
+    def act(self, view, legal_actions):
+        raise Unprintable()
+
+
+def test_an_exception_whose_message_raises_is_still_only_a_fault():
+    match = play_local("duck-soup", [RaisesUnprintable(), Lowest()], options=ONE_DEAL)
+    assert match.faults[0] == ["bot_error: Unprintable: (its message cannot be shown)"] * 3
+    assert "Unprintable" in match.details[0].traceback
