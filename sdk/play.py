@@ -167,12 +167,12 @@ def standings_rows(records: list[Record]) -> list[dict]:
     return rows
 
 
-def describe_fault(seen: FaultSeen, verbose: bool = True) -> str:
+def describe_fault(seen: FaultSeen) -> str:
     """One fault for `-v`: where, which kind, why, and the bot's traceback when it raised."""
     f = seen.fault
     text = (f"match {seen.match} (deal {seen.deal}, rotation {seen.rotation}), turn {f.turn}, "
             f"seat {f.seat}, {seen.bot}: {f.reason}")
-    if verbose and f.traceback:
+    if f.traceback:
         text += "\n" + "\n".join("    " + line for line in f.traceback.rstrip().splitlines())
     return text
 
@@ -191,8 +191,6 @@ def check_limits(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     if os.getcwd() not in sys.path:  # BOT as module:Class from the folder we are in
         sys.path.insert(0, os.getcwd())
-    verbose = args.verbose
-    seen_faults: list[FaultSeen] = []
     try:
         check_limits(args)
         game = games.get(args.game)
@@ -202,15 +200,10 @@ def run(args: argparse.Namespace) -> int:
         total = args.games * per_deal
         with progress(f"{args.game}: {total} matches", total) as bar:
 
-            def on_fault(seen: FaultSeen) -> None:
-                seen_faults.append(seen)
-                if verbose:
-                    bar.log(describe_fault(seen))
-
             records = run_matches(args.game, args.bots, args.games, args.seed, options,
                                   args.max_faults, not args.no_duplicate, progress=bar.advance,
                                   move_timeout_ms=args.move_timeout_ms, time_bank_ms=args.time_bank_ms,
-                                  on_fault=on_fault)
+                                  on_fault=(lambda seen: bar.log(describe_fault(seen))) if args.verbose else None)
     except (games.UnknownGame, games.InvalidOptions, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -230,8 +223,8 @@ def run(args: argparse.Namespace) -> int:
                       f"{row['mean_score']:.2f} ± {ci}", str(row["faults"]), str(row["forfeits"])))
     print_table(f"{args.game} — {args.games} deals × {per_deal} rotations, seed {args.seed}, "
                 f"{args.move_timeout_ms} ms a move + {args.time_bank_ms} ms bank", columns, table)
-    if seen_faults and not verbose:
-        kinds = Counter(s.fault.kind for s in seen_faults)
-        print(f"{len(seen_faults)} faults ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}): "
+    kinds = sum((rec.faults_by_kind for rec in records), Counter())
+    if kinds and not args.verbose:
+        print(f"{kinds.total()} faults ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}): "
               "run with -v to see each, with its reason and the bot's traceback")
     return 0
