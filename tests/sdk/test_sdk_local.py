@@ -135,15 +135,27 @@ def test_a_hanging_bot_is_cut_off_at_its_deadline_even_if_it_swallows_exceptions
     assert match.faults[0] == ["timeout: no answer within 100 ms"] * 2 and match.forfeits == [0]
 
 
-def test_off_the_main_thread_the_referee_stops_waiting_at_the_deadline():
+def in_a_thread(**kwargs):
+    """`play_local(**kwargs)` run off the main thread, where no signal can reach the bot."""
     out = {}
-    worker = threading.Thread(target=lambda: out.update(match=play_local(
-        "duck-soup", [Sleepy(1.0), Lowest()], options=ONE_DEAL, move_timeout_ms=100, time_bank_ms=0)))
+    worker = threading.Thread(target=lambda: out.update(match=play_local(**kwargs)))
     worker.start()
     worker.join(timeout=60)
-    match = out["match"]
+    return out["match"]
+
+
+def test_off_the_main_thread_the_referee_stops_waiting_at_the_deadline():
+    match = in_a_thread(game="duck-soup", bots=[Sleepy(1.0), Lowest()], options=ONE_DEAL,
+                        move_timeout_ms=100, time_bank_ms=0)
     assert match.faults[0] == ["timeout: no answer within 100 ms"] * 3 and match.forfeits == [0]
     assert all(e["ms"] == 100 for e in match.log if e["seat"] == 0 and "ms" in e)
+
+
+def test_off_the_main_thread_an_exception_is_still_a_bot_error_with_its_traceback():
+    match = in_a_thread(game="duck-soup", bots=[Raises(), Lowest()], options=ONE_DEAL)
+    assert match.faults[0] == ["bot_error: KeyError: 'no_such_key'"] * 3
+    assert 'return view["no_such_key"]' in match.details[0].traceback
+    assert "sdk/local.py" not in match.details[0].traceback
 
 
 def test_an_exception_is_a_bot_error_with_the_bots_traceback():
