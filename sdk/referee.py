@@ -30,6 +30,7 @@ from typing import Any
 import games
 from games.base import canonical
 from games.ranking import alone_first, forfeit_ranks, match_points
+from sdk.stats import Z95, mean_ci
 
 #: the protocol version of the decisions the referee builds (api.md §3)
 PROTOCOL = 1
@@ -346,17 +347,11 @@ def tally_increments(record: dict) -> dict[str, float]:
 
 def mean_ci95(n: int, total: float, squares: float) -> tuple[float | None, float | None]:
     """Mean and the half-width of its 95% confidence interval (normal approximation,
-    1.96 standard errors) from a count, a sum and a sum of squares.
+    1.96 standard errors) from a count, a sum and a sum of squares (sdk/stats.py).
 
     No interval from one value (None), neither from none.
     """
-    if n <= 0:
-        return None, None
-    mean = total / n
-    if n == 1:
-        return mean, None
-    variance = max(0.0, (squares - n * mean * mean) / (n - 1))  # rounding can dip below 0
-    return mean, 1.96 * math.sqrt(variance / n)
+    return mean_ci(n, total, squares, Z95)
 
 
 def standings_from_tallies(tallies: dict[str, dict[str, float]]) -> list[dict]:
