@@ -83,21 +83,19 @@ class _Counter(State):
     def __init__(self, *args):
         super().__init__(*args)
         self.total = 0
-
-    @property
-    def to_act(self):
-        return None if self.total >= 5 else self.total % self.seats
+        self._to_act = 0
 
     def _legal_actions(self):
         return [{"add": 1}, {"add": 2}]
 
     def _apply(self, action):
         self.total += action["add"]
+        self._to_act = None if self.total >= 5 else self.total % self.seats
 
-    def view(self, seat):
+    def _view(self, seat):
         return {"total": self.total}
 
-    def result(self):
+    def _result(self):
         return {"scores": [0] * self.seats, "ranks": [1] * self.seats, "decks": []}
 
 
