@@ -10,18 +10,28 @@
 
 Pure Python, standard library only, deterministic from a seed: the server,
 the workers and the SDK all judge matches with exactly this code.
+
+Games are plug-ins: a `Game` carries everything the rest of the platform needs
+to know about it (its rules page, how its cards are drawn, its demo settings,
+its example bots), and `register(game)` makes it playable everywhere by name —
+so nothing outside `games/` ever spells a game's name. The four games of
+the project are registered from `BUILTIN` on first use; adding a fifth is its
+engine module, one line there, its rules page and its tests.
 """
 
 from __future__ import annotations
 
 import importlib
+import threading
 
-from games.base import Game, State, canonical
+from games.base import Demo, Game, State, canonical
 from games.cards import Card
 from games.errors import IllegalAction, InvalidOptions, UnknownGame
 
 __all__ = [
+    "BUILTIN",
     "Card",
+    "Demo",
     "Game",
     "IllegalAction",
     "InvalidOptions",
@@ -30,31 +40,75 @@ __all__ = [
     "canonical",
     "get",
     "names",
+    "register",
+    "unregister",
 ]
 
-#: game name -> the module whose `GAME` it is. Imported on first use.
-_REGISTRY: dict[str, str] = {
-    "double": "games.double",
-    "double-carre": "games.double_carre",
-    "duck-soup": "games.duck_soup",
-    "soupe-gertrude": "games.soupe_gertrude",
-}
+#: The modules of the project's own games; each defines `GAME`. Imported on first use.
+BUILTIN: tuple[str, ...] = (
+    "games.double",
+    "games.double_carre",
+    "games.duck_soup",
+    "games.soupe_gertrude",
+)
 
-_loaded: dict[str, Game] = {}
+_GAMES: dict[str, Game] = {}
+_builtin_lock = threading.Lock()
+_builtin_loaded = False
+
+
+def register(game: Game) -> Game:
+    """Make `game` playable everywhere as `game.name`; returns it.
+
+    Registering the same `Game` again does nothing; another game under a name
+    already taken is a `ValueError` (a plug-in must not silently replace a game).
+    """
+    if not isinstance(game, Game):
+        raise TypeError(f"register() takes a games.Game, not {type(game).__name__}")
+    if not isinstance(game.name, str) or not game.name:
+        raise ValueError("a game needs a non-empty name")
+    _load_builtin()
+    existing = _GAMES.get(game.name)
+    if existing is not None and existing is not game:
+        raise ValueError(f"a game named {game.name!r} is already registered")
+    _GAMES[game.name] = game
+    return game
+
+
+def unregister(name: str) -> None:
+    """Forget the game called `name` (a test's toy game, a plug-in being reloaded)."""
+    _load_builtin()
+    if _GAMES.pop(name, None) is None:
+        raise UnknownGame(f"unknown game {name!r}; the games are: {', '.join(names())}")
 
 
 def names() -> list[str]:
     """The registered games' names, sorted."""
-    return sorted(_REGISTRY)
+    _load_builtin()
+    return sorted(_GAMES)
 
 
 def get(name: str) -> Game:
     """The game called `name`; `UnknownGame` (a KeyError) if there is none."""
-    game = _loaded.get(name)
-    if game is not None:
-        return game
-    if not isinstance(name, str) or name not in _REGISTRY:
-        raise UnknownGame(f"unknown game {name!r}; the games are: {', '.join(names())}")
-    game = importlib.import_module(_REGISTRY[name]).GAME
-    _loaded[name] = game
+    game = _GAMES.get(name) if isinstance(name, str) else None
+    if game is None:
+        _load_builtin()
+        game = _GAMES.get(name) if isinstance(name, str) else None
+        if game is None:
+            raise UnknownGame(f"unknown game {name!r}; the games are: {', '.join(names())}")
     return game
+
+
+def _load_builtin() -> None:
+    """Import and register the project's own games, once (lazily: `import games.rng`
+    alone stays cheap)."""
+    global _builtin_loaded
+    if _builtin_loaded:
+        return
+    with _builtin_lock:
+        if _builtin_loaded:
+            return
+        for module in BUILTIN:
+            game = importlib.import_module(module).GAME
+            _GAMES.setdefault(game.name, game)
+        _builtin_loaded = True

@@ -8,17 +8,19 @@ generic duties live here once so no game can get them wrong:
   exactly the same JSON types (lists compared in any order) and then hands the
   game the *listed* action, so what gets stored is always canonical;
 * an illegal action raises `IllegalAction` before anything changes;
-* `is_over` is simply "nobody is to act".
+* `is_over` is simply "nobody is to act";
+* `view(seat)` refuses a seat that is not in the match (`ValueError`), and
+  `result()` is refused until the match is over (`ValueError`).
 
-A game subclass writes `_legal_actions()`, `_apply(action)`, `to_act`,
-`view(seat)` and `result()`, and builds every view in one place so hidden
-information is audited in one function per game.
+A game subclass keeps `self._to_act` current and writes `_legal_actions()`,
+`_apply(action)`, `_view(seat)` and `_result()`, building every view in one
+place so hidden information is audited in one function per game.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -54,28 +56,64 @@ def canonical(value: JSON) -> tuple:
     raise IllegalAction(f"an action must be JSON, not {t.__name__}")
 
 
+#: The `State` verbs every game shares; a game implements the underscored ones instead.
+_SHARED_VERBS = ("to_act", "is_over", "legal_actions", "apply", "view", "result")
+
+
+def _same(listed: JSON, given: JSON) -> bool:
+    """`given` equals `listed` with the same JSON types, in the same order.
+
+    The quick test `apply()` runs before building canonical forms: an action
+    sent back exactly as listed (the usual case, even after a JSON round trip)
+    is found by a scan of the few legal actions. Anything else — lists in
+    another order, `true` for `1` — takes the canonical path, which decides.
+    """
+    if isinstance(given, str):
+        return isinstance(listed, str) and listed == given
+    t = type(given)
+    if t is dict:
+        return (type(listed) is dict and len(listed) == len(given)
+                and all(k in listed and _same(listed[k], v) for k, v in given.items()))
+    if t is list:
+        return (type(listed) is list and len(listed) == len(given)
+                and all(map(_same, listed, given)))
+    return type(listed) is t and listed == given
+
+
 class State:
-    """One match in progress. See api.md §1 for the contract."""
+    """One match in progress. See api.md §1 for the contract.
+
+    The verbs callers use (`to_act`, `is_over`, `legal_actions`, `apply`,
+    `view`, `result`) are written here once, with the checks every game
+    needs; a game keeps `self._to_act` current and writes `_legal_actions`,
+    `_apply`, `_view` and `_result`. A subclass that redefines one of the
+    shared verbs is refused when it is defined, so no game can skip a check.
+    """
 
     game: Game
     seats: int
     seed: int
     options: dict[str, JSON]
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        redefined = [verb for verb in _SHARED_VERBS if verb in cls.__dict__]
+        if redefined:
+            raise TypeError(
+                f"{cls.__name__} redefines {', '.join(redefined)}: a game keeps self._to_act "
+                "and writes _legal_actions, _apply, _view and _result (games.base.State)")
+
     def __init__(self, game: Game, seats: int, seed: int, options: dict[str, JSON]) -> None:
         self.game = game
         self.seats = seats
         self.seed = seed
         self.options = options
+        #: the seat whose decision is pending, None once over: kept by the game
+        self._to_act: int | None = None
         self._legal: list[dict] | None = None
         self._legal_index: dict[tuple, dict] | None = None
 
     # -- what a game implements -------------------------------------------
-    @property
-    def to_act(self) -> int | None:
-        """The seat whose decision is pending; None once the match is over."""
-        raise NotImplementedError
-
     def _legal_actions(self) -> list[dict]:
         raise NotImplementedError
 
@@ -83,42 +121,76 @@ class State:
         """Carry out a listed legal action for `to_act`."""
         raise NotImplementedError
 
-    def view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict:
+        """What `seat` may know (None: the spectator); the seat is already checked."""
         raise NotImplementedError
 
-    def result(self) -> dict:
+    def _result(self) -> dict:
+        """The outcome; only asked once the match is over."""
         raise NotImplementedError
 
     def _explain_illegal(self, action: JSON) -> str | None:
         """Optionally, a rule-specific reason (built from `to_act`'s view only)."""
         return None
 
-    # -- the generic verbs -------------------------------------------------
+    # -- the shared verbs --------------------------------------------------
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision is pending; None once the match is over."""
+        return self._to_act
+
     @property
     def is_over(self) -> bool:
-        return self.to_act is None
+        return self._to_act is None
 
     def legal_actions(self) -> list[dict]:
         """The actions `to_act` may take now; empty once over. Do not mutate them."""
-        if self._legal is None:
-            self._legal = [] if self.to_act is None else self._legal_actions()
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = [] if self._to_act is None else self._legal_actions()
+        return legal[:]
+
+    def view(self, seat: int | None) -> dict:
+        """JSON-safe: exactly what `seat` may know; `None` is the spectator.
+
+        One seat check for every game: anything but None or a seat index of
+        this match is a `ValueError` (never another seat's hand by a negative index).
+        """
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.seats):
+            raise ValueError(f"no seat {seat!r} in a game of {self.seats}")
+        return self._view(seat)
+
+    def result(self) -> dict:
+        """The outcome, once the match is over; a `ValueError` before (its decks, its
+        hands, a pile's order are secrets while the match runs)."""
+        if self._to_act is not None:
+            raise ValueError("the match is not over: there is no result yet")
+        return self._result()
 
     def apply(self, action: JSON) -> None:
         """Act for `to_act`; an illegal action raises and changes nothing."""
-        if self.to_act is None:
+        if self._to_act is None:
             raise IllegalAction("the match is over: there is no decision pending")
-        if self._legal is not None:  # a listed action handed back as it is: no need to compare
-            for listed in self._legal:
+        legal = self._legal
+        if legal is not None:  # a listed action handed back as it is: no need to compare
+            for listed in legal:
                 if listed is action:
-                    self._legal = None
-                    self._legal_index = None
+                    self._legal = self._legal_index = None
                     self._apply(listed)
                     return
+        else:
+            legal = self._legal = self._legal_actions()
+        if type(action) is dict:  # the usual case: sent exactly as listed
+            try:
+                for listed in legal:
+                    if listed == action and _same(listed, action):
+                        self._legal = self._legal_index = None
+                        self._apply(listed)
+                        return
+            except Exception:  # a hostile value's __eq__: the canonical path judges it
+                pass
         if self._legal_index is None:
-            if self._legal is None:
-                self._legal = self._legal_actions()
-            self._legal_index = {canonical(a): a for a in self._legal}
+            self._legal_index = {canonical(a): a for a in legal}
         try:
             key = canonical(action)
         except (IllegalAction, TypeError):
@@ -126,8 +198,7 @@ class State:
         listed = self._legal_index.get(key) if key is not None else None
         if listed is None:
             raise IllegalAction(self._illegal_message(action))
-        self._legal = None
-        self._legal_index = None
+        self._legal = self._legal_index = None
         self._apply(listed)
 
     def _illegal_message(self, action: JSON) -> str:
@@ -143,9 +214,23 @@ class State:
             shown = shown[:200] + "…"
         sample = self._legal[0] if self._legal else None
         return (
-            f"{shown} is not a legal action for seat {self.to_act} now "
+            f"{shown} is not a legal action for seat {self._to_act} now "
             f"({len(self._legal or [])} legal actions, e.g. {sample!r})"
         )
+
+
+@dataclass(frozen=True)
+class Demo:
+    """How `cardarena demo` shows a game: the table size and the deals per table."""
+
+    seats: int
+    deals: int
+
+
+#: The example bot every game lists (it plays any game).
+RANDOM_BOT = "example_bots.random:RandomBot"
+#: The search bot for every game that can `sample()`.
+PIMC_BOT = "example_bots.pimc:PIMC"
 
 
 @dataclass
@@ -159,6 +244,16 @@ class Game:
     options: Sequence[opts.Option]
     state_class: type[State]
     description: str = ""
+    #: the rules page's file name (docs and `GET /games` link to it), e.g. "duck-soup.md"
+    rules: str = ""
+    #: `card_face(text)`: how a string of a view or action is drawn as a card on a
+    #: page (a dict the templates read), or None when it is not one of this game's cards
+    card_face: Callable[[str], dict | None] | None = None
+    #: the demo's table for this game (None: the demo leaves it out)
+    demo: Demo | None = None
+    #: its example bots, kind -> "module:Class" ("random", "heuristic", "pimc"): strings,
+    #: so the engines never import the bots
+    bots: Mapping[str, str] = field(default_factory=dict)
     defaults: dict[str, JSON] = field(init=False)
 
     SEED_LIMIT: ClassVar[int] = 2**63

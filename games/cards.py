@@ -9,6 +9,8 @@ order of its own: each game ranks cards with a tuple from this module.
 
 from __future__ import annotations
 
+from functools import cache
+
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -81,6 +83,33 @@ def deck_52() -> list[Card]:
 def deck_32() -> list[Card]:
     """The 32 cards of a piquet deck (7 to ace) in a fixed order."""
     return [_CARDS[r + s] for s in SUITS for r in RANKS_32]
+
+
+#: How a card is drawn on a page (`Game.card_face`): red suits, and the ranks spelt out in titles.
+RED_SUITS = ("H", "D")
+RANK_NAMES = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+
+
+def suit_face(suit: str) -> dict:
+    """A suit as drawn: its symbol, colour and name."""
+    return {"symbol": SUIT_SYMBOLS[suit], "colour": "red" if suit in RED_SUITS else "black",
+            "name": SUIT_NAMES[suit]}
+
+
+@cache
+def card_face(text: str) -> dict | None:
+    """The face of a rank+suit card (``"QH"``), or None for any other text.
+
+    The `card_face` of every game written in this notation (duck-soup, double-carre).
+    """
+    try:
+        card = Card(text)
+    except ValueError:
+        return None
+    suit = suit_face(card.suit)
+    return {"kind": "french", "text": text, "rank": card.rank, "suit": suit["symbol"],
+            "colour": suit["colour"],
+            "title": f"{RANK_NAMES.get(card.rank, card.rank)} of {suit['name']}"}
 
 
 def rank_order(ranks: tuple[str, ...]) -> dict[str, int]:

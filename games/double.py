@@ -37,10 +37,19 @@ from __future__ import annotations
 from typing import Any
 
 from games import options as opts
-from games.base import Game, State
-from games.double_cards import SET_ORDER, SPECIALS, DoubleCard, double_sets, sort_cards, suit_of
+from games.base import RANDOM_BOT, Demo, Game, State
+from games.double_cards import (
+    SET_ORDER,
+    SPECIALS,
+    DoubleCard,
+    card_face,
+    double_sets,
+    sort_cards,
+    suit_of,
+)
 from games.double_tricks import DoublePlay, led_suit, legal_plays, trick_winner
 from games.errors import InvalidOptions
+from games.ranking import ranks_of
 from games.rng import Rng
 from games.seats import left_of
 
@@ -94,11 +103,6 @@ def resolve_decks(decks: Any, seats: int) -> int:
     return decks
 
 
-def ranks_of(scores: list[int]) -> list[int]:
-    """1 = best; ties share a rank and the next one is skipped (1, 1, 3)."""
-    return [1 + sum(1 for o in scores if o > s) for s in scores]
-
-
 def score_round(points: int, bid: int, taken: int) -> int:
     """Exact: + 5 + tricks. Missed: − the bid. Never below 0."""
     if taken == bid:
@@ -135,10 +139,6 @@ class DoubleState(State):
         self._start_round()
 
     # -- the flow ----------------------------------------------------------
-    @property
-    def to_act(self) -> int | None:
-        return self._to_act
-
     def _start_round(self) -> None:
         self.round += 1
         n, deck = self.rounds[self.round], self.decks[self.round]
@@ -239,11 +239,9 @@ class DoubleState(State):
         return None
 
     # -- what each seat sees -----------------------------------------------
-    def view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict:
         """Public facts for everyone; a seat adds its own hand. Never another
         hand, nor the undealt cards (only the turned-up trump card)."""
-        if seat is not None and (type(seat) is not int or not 0 <= seat < self.seats):
-            raise ValueError(f"no seat {seat!r} in a game of {self.seats}")
         return {
             "seat": seat,
             "seats": self.seats,
@@ -268,10 +266,8 @@ class DoubleState(State):
             "past_rounds": [{k: list(v) for k, v in r.items()} for r in self.summaries],
         }
 
-    def result(self) -> dict:
-        """The outcome; only once the match is over (``decks`` holds every deal)."""
-        if not self.is_over:
-            raise ValueError("the match is not over: there is no result yet")
+    def _result(self) -> dict:
+        """The outcome (``decks`` holds every deal: `State.result` waits for the end)."""
         return {
             "scores": list(self.points),
             "ranks": ranks_of(self.points),
@@ -288,4 +284,8 @@ GAME = Game(
     options=OPTIONS,
     state_class=DoubleState,
     description="Two-motif cards: predict exactly how many tricks you will take.",
+    rules="double.md",
+    card_face=card_face,
+    demo=Demo(seats=3, deals=20),
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double:DoubleHeuristic"},
 )

@@ -13,7 +13,10 @@ action at once instead of letting an unknown card into a match.
 
 from __future__ import annotations
 
+from functools import cache
+
 from games.cards import RANKS_52, RANKS_ACE_HIGH, SUITS, Card, rank_order
+from games.cards import card_face as french_face
 
 POPE = "POPE"
 IDIOT = "IDIOT"
@@ -51,10 +54,6 @@ def suit_of(m: Motif) -> str | None:
         return None if m in SPECIALS else Card(m).suit
 
 
-def is_special(m: Motif) -> bool:
-    return m in SPECIALS
-
-
 class DoubleCard(str):
     """One card of the set, e.g. ``DoubleCard("KS/4H")``; instances are interned."""
 
@@ -86,11 +85,6 @@ class DoubleCard(str):
     @property
     def low(self) -> Motif:
         return _MOTIFS[self][1]
-
-    @property
-    def has_special(self) -> bool:
-        """True for the POPE and IDIOT cards (turned up, they cancel trump)."""
-        return any(m in SPECIALS for m in _MOTIFS[self])
 
     def __repr__(self) -> str:
         return f"DoubleCard({str.__repr__(self)})"
@@ -135,3 +129,25 @@ def double_sets(decks: int) -> list[DoubleCard]:
 def sort_cards(cards: list[str]) -> list[DoubleCard]:
     """Cards in the set's order, so a hand reads the same way every time."""
     return sorted(map(DoubleCard, cards), key=SET_ORDER.__getitem__)
+
+
+def _motif_face(text: str) -> dict:
+    if text in SPECIALS:
+        return {"rank": text, "suit": "", "colour": "special", "title": text}
+    card = french_face(text)
+    return {"rank": card["rank"], "suit": card["suit"], "colour": card["colour"], "title": card["title"]}
+
+
+@cache
+def card_face(text: str) -> dict | None:
+    """How DOUBLE draws `text` on a page: a two-motif card, one motif (a play's
+    active half), or None for any other text (`Game.card_face`)."""
+    try:
+        card = DoubleCard(text)
+    except ValueError:
+        if text in SPECIALS or french_face(text) is not None:  # one half, e.g. a played motif
+            return {"kind": "motif", "text": text, **_motif_face(text)}
+        return None
+    high, low = (_motif_face(m) for m in card.motifs)
+    return {"kind": "double", "text": text, "high": high, "low": low,
+            "title": f"{high['title']} / {low['title']}"}

@@ -42,9 +42,10 @@ from itertools import combinations
 from typing import Any
 
 from games import options as opts
-from games.base import Game, State
-from games.cards import RANKS_32, Card, deck_32, rank_order
+from games.base import RANDOM_BOT, Demo, Game, State
+from games.cards import RANKS_32, Card, card_face, deck_32, rank_order
 from games.errors import InvalidOptions
+from games.ranking import ranks_of
 from games.rng import Rng
 
 NAME = "double-carre"
@@ -178,10 +179,6 @@ class DoubleCarreState(State):
         """The active seat this turn: `first` on odd turns, the other on even ones."""
         return (self.first + self.turn - 1) % SEATS
 
-    @property
-    def to_act(self) -> int | None:
-        return self._to_act
-
     def _start_turn(self) -> None:
         if self.turn == self.turns:
             self.pending, self._to_act, self.revealed = None, None, []
@@ -247,7 +244,7 @@ class DoubleCarreState(State):
         return None
 
     # -- what each seat sees -----------------------------------------------
-    def view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict:
         """Public facts for everyone; a seat adds its own hand, discards and set-aside pile.
 
         Never the other hand, the other seat's discards or set-aside cards, or
@@ -275,17 +272,11 @@ class DoubleCarreState(State):
             view["set_aside"] = [list(p) for p in self.set_aside[seat]]
         return view
 
-    def result(self) -> dict:
-        """The outcome; only once the match is over (hands are secret before)."""
-        if not self.is_over:
-            raise ValueError("the match is not over: there is no result yet")
+    def _result(self) -> dict:
+        """The outcome (hands are secret before the end: `State.result` waits for it)."""
         strengths = [strength(h) for h in self.hands]
-        if strengths[0] == strengths[1]:
-            scores, ranks = [0.5, 0.5], [1, 1]
-        elif strengths[0] > strengths[1]:
-            scores, ranks = [1, 0], [1, 2]
-        else:
-            scores, ranks = [0, 1], [2, 1]
+        ranks = ranks_of(strengths)
+        scores = [0.5, 0.5] if ranks == [1, 1] else [int(r == 1) for r in ranks]
         return {
             "scores": scores,
             "ranks": ranks,
@@ -321,4 +312,8 @@ GAME = DoubleCarreGame(
     options=OPTIONS,
     state_class=DoubleCarreState,
     description="Take two of four revealed cards, discard two, build the largest groups.",
+    rules="double-carre.md",
+    card_face=card_face,
+    demo=Demo(seats=2, deals=20),
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double_carre:DoubleCarreHeuristic"},
 )

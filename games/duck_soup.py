@@ -65,10 +65,10 @@ from __future__ import annotations
 from typing import Any
 
 from games import options as opts
-from games.base import Game, State
-from games.cards import RANKS_52, RANKS_ACE_HIGH, SUITS, Card, deck_52, rank_order
+from games.base import RANDOM_BOT, Demo, Game, State
+from games.cards import RANKS_52, RANKS_ACE_HIGH, SUITS, Card, card_face, deck_52, rank_order
+from games.ranking import ranks_of
 from games.rng import Rng
-from games.tricks import winning_play
 
 NAME = "duck-soup"
 SEATS = 2
@@ -108,22 +108,9 @@ _HAND_KEY = {ph: {c: (_SUIT_ORDER[c.suit], -s) for c, s in st.items()}
              for ph, st in _STRENGTH.items()}
 
 
-def trick_winner(phase: str, lead: tuple[int, str], follow: tuple[int, str]) -> int:
-    """The seat taking a two-card trick: an off-suit card never wins."""
-    strength = _STRENGTH[phase]
-    led = _SUIT[lead[1]]
-    return winning_play(
-        (lead, follow), lambda p: strength[p[1]] if _SUIT[p[1]] == led else None)[0]
-
-
 def trick_points(a: str, b: str) -> int:
     """2 for a trick of two suits, 1 for one suit."""
     return 1 if _SUIT[a] == _SUIT[b] else 2
-
-
-def ranks_of(scores: list[int]) -> list[int]:
-    """1 = best; ties share a rank."""
-    return [1 + sum(1 for o in scores if o > s) for s in scores]
 
 
 def deal_deck(seed: int, options: dict[str, Any], k: int) -> list[Card]:
@@ -156,21 +143,6 @@ class DuckSoupState(State):
 
     # -- the flow ----------------------------------------------------------
     @property
-    def to_act(self) -> int | None:
-        return self._to_act
-
-    @property
-    def is_over(self) -> bool:
-        return self._to_act is None
-
-    def legal_actions(self) -> list[dict]:
-        """`State.legal_actions`, reading `_to_act` directly."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = [] if self._to_act is None else self._legal_actions()
-        return legal[:]
-
-    @property
     def stock_size(self) -> int:
         return len(self.deck) - self.top
 
@@ -192,35 +164,6 @@ class DuckSoupState(State):
         self.leader = first
         self.pending: str | None = "lead"
         self._to_act: int | None = first
-
-    def apply(self, action: Any) -> None:
-        """`State.apply`, with a fast path for the usual case: an action sent exactly
-        as listed (string values, no extra or null keys) is found by a scan of the
-        few legal actions instead of canonical forms of them all (most of a random
-        playout's time otherwise). A listed dict passed back as it is is found by
-        identity first, as `State.apply` would; anything else takes the generic
-        path there, which judges and explains it exactly as for every game."""
-        legal = self._legal
-        if legal is not None:  # a listed dict handed back as it is (random playouts, bots)
-            for listed in legal:
-                if listed is action:
-                    self._legal = self._legal_index = None  # the base class's caches
-                    self._apply(listed)
-                    return
-        if type(action) is dict and self._to_act is not None:
-            play, call = action.get("play"), action.get("call")
-            size = (play is not None) + (call is not None)
-            if (size == len(action) and (play is None or isinstance(play, str))
-                    and (call is None or isinstance(call, str))):
-                if legal is None:
-                    legal = self._legal = self._legal_actions()
-                for listed in legal:
-                    if (len(listed) == size and listed.get("play") == play
-                            and listed.get("call") == call):
-                        self._legal = self._legal_index = None  # the base class's caches
-                        self._apply(listed)
-                        return
-        super().apply(action)
 
     def _legal_actions(self) -> list[dict]:
         hand = self.hands[self._to_act]
@@ -259,7 +202,7 @@ class DuckSoupState(State):
             card = action["play"]
             self.hands[seat].remove(card)
             lead_seat, lead, lead_call = self.trick[0]
-            # `trick_winner` and `trick_points`: an off-suit card never wins
+            # `trick_points`, inlined: an off-suit card never wins
             if _SUIT[card] == _SUIT[lead]:
                 phase = self.phase
                 strength = _STRENGTH[phase]
@@ -406,11 +349,9 @@ class DuckSoupState(State):
     def _sorted(self, cards: list[Card]) -> list[Card]:
         return sorted(cards, key=_HAND_KEY[self.phase].__getitem__)
 
-    def view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict:
         """Public facts for everyone; a seat adds its own hand. Never the other
         hand, nor the stock's order (only its size)."""
-        if seat is not None and (type(seat) is not int or not 0 <= seat < SEATS):
-            raise ValueError(f"no seat {seat!r} in a game of {SEATS}")
         return {
             "seat": seat,
             "edition": self.edition,
@@ -436,10 +377,8 @@ class DuckSoupState(State):
                       for d in self.deals],
         }
 
-    def result(self) -> dict:
-        """The outcome; only once the match is over (``decks`` holds every deal)."""
-        if not self.is_over:
-            raise ValueError("the match is not over: there is no result yet")
+    def _result(self) -> dict:
+        """The outcome (``decks`` holds every deal: `State.result` waits for the end)."""
         scores = list(self.deals[0]["score"]) if self.deal_only else list(self.set_points)
         return {
             "scores": scores,
@@ -461,4 +400,8 @@ GAME = Game(
     options=OPTIONS,
     state_class=DuckSoupState,
     description="Two-player tricks: low then high, deal score = low × high; coin, coin-coin!",
+    rules="duck-soup.md",
+    card_face=card_face,
+    demo=Demo(seats=2, deals=20),
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.duck_soup:DuckSoupHeuristic"},
 )

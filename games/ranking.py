@@ -1,10 +1,23 @@
-"""The referee's arithmetic on ranks: forfeits, match points, a lone winner.
+"""The arithmetic on ranks: an engine's ranks, forfeits, match points, a lone winner.
 
-Shared by every place that referees a match — the worker pool, local play,
-standings — so a forfeit or a tie counts the same everywhere (api.md §3, §4).
+Shared by every engine (`ranks_of`) and every place that referees a match —
+the worker pool, local play, standings — so a tie or a forfeit counts the same
+everywhere (api.md §1, §3, §4).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def ranks_of(scores: Sequence[Any]) -> list[int]:
+    """1 = best (the highest score); ties share a rank and the next is skipped (1, 1, 3).
+
+    Scores may be any comparable values: numbers, or tuples where a game ranks
+    by several keys (eliminated seats last, then the score).
+    """
+    return [1 + sum(1 for other in scores if other > mine) for mine in scores]
 
 
 def forfeit_ranks(ranks: list[int], forfeits: list[int]) -> list[int]:

@@ -9,18 +9,6 @@ and the "first played wins among equals" rule live here once.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    """One card put on a trick by one seat."""
-
-    seat: int
-    card: str
-
-    def to_json(self) -> dict:
-        return {"seat": self.seat, "card": self.card}
 
 
 def winning_play(plays: Sequence, strength: Callable[[object], Hashable | None]):

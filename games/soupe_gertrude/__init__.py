@@ -8,8 +8,9 @@ Gertrude), `winning` (claims, the turnip, ranks) and `views`.
 
 from __future__ import annotations
 
-from games.base import Game
+from games.base import RANDOM_BOT, Demo, Game
 from games.options import Option, boolean, card_list, integer, one_of
+from games.soupe_gertrude.cards import card_face
 from games.soupe_gertrude.state import SoupeState
 
 OPTIONS = (
@@ -28,6 +29,10 @@ GAME = Game(
     options=OPTIONS,
     state_class=SoupeState,
     description="Auction lots of cards, pay in cards, and be first to hold three different vegetables.",
+    rules="soupe-gertrude.md",
+    card_face=card_face,
+    demo=Demo(seats=3, deals=30),
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic"},
 )
 
 __all__ = ["GAME", "SoupeState"]

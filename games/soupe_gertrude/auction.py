@@ -58,7 +58,7 @@ class AuctionMixin:
         return None
 
     def _apply_bid(self, action: dict) -> None:
-        seat, auction = self.actor, self.auction
+        seat, auction = self._to_act, self.auction
         if "pass" in action:
             auction["passed"].add(seat)
             auction["bids"].append({"seat": seat, "pass": True})

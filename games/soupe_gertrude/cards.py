@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from games.errors import InvalidOptions
 from games.options import check_deck
@@ -142,3 +143,19 @@ def count_cards(zones: Iterable[Iterable[str]]) -> Counter:
     for zone in zones:
         total.update(zone)
     return total
+
+
+@cache
+def card_face(text: str) -> dict | None:
+    """How a card id is drawn on a page (`Game.card_face`): its name, family and
+    value; None for any other text."""
+    if text not in COUNTS:
+        return None
+    if text in VEGETABLES or text == "navet":
+        family = "vegetable"
+    elif text in MONEY:
+        family = "money"
+    else:
+        family = "special"
+    return {"kind": "named", "text": text, "name": text.replace("-", " "), "family": family,
+            "value": VALUES[text], "title": f"{text} (value {VALUES[text]})"}

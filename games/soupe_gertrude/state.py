@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from games.base import State
 from games.errors import InvalidOptions
+from games.ranking import ranks_of
 from games.rng import Rng
 from games.seats import around, next_in_game
 from games.soupe_gertrude.auction import AuctionMixin
@@ -31,7 +32,7 @@ from games.soupe_gertrude.cards import (
 from games.soupe_gertrude.payment import PaymentMixin
 from games.soupe_gertrude.specials import SpecialsMixin
 from games.soupe_gertrude.views import ViewMixin
-from games.soupe_gertrude.winning import WinningMixin, ranks_from_keys
+from games.soupe_gertrude.winning import WinningMixin
 
 
 class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMixin, State):
@@ -55,14 +56,9 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
         self.final_scores: list[int] | None = None
         self.final_eliminated: list[int] = []  # ranks: eliminated seats last (one manche only)
         self.pending: str | None = None
-        self.actor: int | None = None
         self._set_up(1, options["first"])
 
     # -- the State contract --------------------------------------------------
-    @property
-    def to_act(self) -> int | None:
-        return self.actor
-
     def _legal_actions(self) -> list[dict]:
         return {
             "special": self._special_actions,
@@ -96,7 +92,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
 
     # -- small helpers shared by the mixins -----------------------------------
     def _ask(self, pending: str, seat: int) -> None:
-        self.pending, self.actor = pending, seat
+        self.pending, self._to_act = pending, seat
 
     def _event(self, event: dict, seats=None) -> None:
         """Log an event: public, or seen only by `seats` (and never by spectators)."""
@@ -221,7 +217,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
             "vegetables": [distinct_vegetables(h) for h in self.hands],
             "values": values, "points": points,
         })
-        self.pending = self.actor = None
+        self.pending = self._to_act = None
         if self.manches == 1:
             self.final_scores = ([int(s == winner) for s in range(self.seats)]
                                  if winner is not None else values)
@@ -239,14 +235,14 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
         best = max(points)
         return next(s for s in order if points[s] == best)
 
-    def result(self) -> dict:
+    def _result(self) -> dict:
         scores = list(self.final_scores or [0] * self.seats)
         eliminated = self.final_eliminated
         keys = [(0, eliminated.index(s)) if s in eliminated else (1, scores[s])
                 for s in range(self.seats)]
         return {
             "scores": scores,
-            "ranks": ranks_from_keys(keys),
+            "ranks": ranks_of(keys),
             "decks": [list(d) for d in self.decks],
             "manche_points": [list(p) for p in self.manche_points],
         }

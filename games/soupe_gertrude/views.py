@@ -19,11 +19,9 @@ def _copy(event: dict) -> dict:
 
 
 class ViewMixin:
-    """`view(seat)` (mixed into `SoupeState`)."""
+    """`_view(seat)` (mixed into `SoupeState`; `State.view` checks the seat)."""
 
-    def view(self, seat: int | None) -> dict:
-        if seat is not None and (type(seat) is not int or not 0 <= seat < self.seats):
-            raise ValueError(f"no seat {seat!r} in a game of {self.seats}")
+    def _view(self, seat: int | None) -> dict:
         auction = self.auction or {}
         lot: dict = {"face_up": self.face_up, "count": len(self.lot)}
         if seat is not None and seat == self.drawer and self.lot:
@@ -47,7 +45,7 @@ class ViewMixin:
             "pile": len(self.pile),
             "hand_sizes": [len(h) for h in self.hands],
             "drawer": self.drawer,
-            "to_act": self.actor,
+            "to_act": self._to_act,
             "pending": self.pending,
             "lot": lot,
             "bids": [dict(b) for b in auction.get("bids", [])],

@@ -18,11 +18,6 @@ def can_win(hand: list[str]) -> bool:
     return "mouche" not in hand and len(distinct_vegetables(hand)) >= 3
 
 
-def ranks_from_keys(keys: list[tuple]) -> list[int]:
-    """1 = best (the highest key); ties share a rank and the next is skipped."""
-    return [1 + sum(1 for other in keys if other > mine) for mine in keys]
-
-
 class WinningMixin:
     """Win checks and the turnip round (mixed into `SoupeState`)."""
 
@@ -55,12 +50,12 @@ class WinningMixin:
 
     def _navet_actions(self) -> list[dict]:
         actions: list[dict] = [{"pass": True}]
-        if "navet" in self.hands[self.actor]:
+        if "navet" in self.hands[self._to_act]:
             actions += [{"navet": v} for v in VEGETABLES]
         return actions
 
     def _apply_navet(self, action: dict) -> None:
-        claim, seat = self.claim, self.actor
+        claim, seat = self.claim, self._to_act
         claimant = claim["seat"]
         if "pass" in action:
             self._event({"event": "pass", "seat": seat, "decision": "navet"})

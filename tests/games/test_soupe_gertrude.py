@@ -26,7 +26,7 @@ def test_seeded_set_up_deals_four_money_cards_and_is_recorded_as_the_deck():
     for seat in range(4):
         hand = state.view(seat)["hand"]
         assert len(hand) == 4 and all(c in MONEY for c in hand)
-    deck = state.result()["decks"][0]
+    deck = state.decks[0]  # the deck as dealt (result() shows it once the match is over)
     assert sorted(deck) == sorted(full_deck(False))
     again = GAME.new(seats=4, seed=3, options={"deck": deck})
     assert [again.view(s)["hand"] for s in range(4)] == [state.view(s)["hand"] for s in range(4)]

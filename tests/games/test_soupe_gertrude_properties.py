@@ -45,7 +45,7 @@ class SensiblyRandom:
     def choice(self, legal: list[dict]) -> dict:
         state, rng = self.state, self.rng
         if state.pending == "bid" and rng.random() > 0.03:
-            means = hand_value(state.hands[state.actor])
+            means = hand_value(state.hands[state.to_act])
             high = state.auction["high"]
             if high is not None and rng.random() < 0.6:
                 return {"pass": True}
@@ -109,8 +109,8 @@ def illegal_actions(state) -> list:
     """Actions that must be refused now: wrong types, extra keys, cards not held, other decisions."""
     legal = state.legal_actions()
     first = dict(legal[0])
-    bad = [{**first, "extra": 1}, {"bid": -1}, {"keep": "lapin"}, {"give": "tomate", "to": state.actor},
-           {"souris": "navet", "target": (state.actor + 1) % state.seats}, [first], None]
+    bad = [{**first, "extra": 1}, {"bid": -1}, {"keep": "lapin"}, {"give": "tomate", "to": state.to_act},
+           {"souris": "navet", "target": (state.to_act + 1) % state.seats}, [first], None]
     for key, value in first.items():
         if value is True:
             bad.append({**first, key: 1})

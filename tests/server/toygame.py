@@ -1,4 +1,4 @@
-"""A tiny hidden-information game registered only inside the server tests.
+"""A tiny hidden-information game, registered only by tests (the server's, and the games' plug-in test).
 
 "toy-high": 2–3 seats, 2 cards each from the deck 1..9 (as strings); seats
 play one card each in turn, twice; the highest total wins. A seat's view holds
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import games
 from games import options as opts
-from games.base import Game, State
+from games.base import RANDOM_BOT, Game, State
+from games.ranking import ranks_of
 from games.rng import Rng
 
 NAME = "toy-high"
@@ -22,41 +23,34 @@ class ToyState(State):
         super().__init__(game, seats, seed, options)
         deck = options["deck"]
         if deck is None:
-            deck = list(DECK)
-            rng = Rng(seed, "deal")
-            for i in range(len(deck) - 1, 0, -1):
-                j = rng.below(i + 1)
-                deck[i], deck[j] = deck[j], deck[i]
+            deck = Rng(seed, "deal").shuffled(DECK)
         else:
             deck = opts.check_deck("deck", deck, DECK)
         self.deck = list(deck)
         self.hands = [deck[2 * s: 2 * s + 2] for s in range(seats)]
         self.played: list[list] = []  # [seat, card]
         self.turns = options["rounds"] * seats
-
-    @property
-    def to_act(self):
-        return None if len(self.played) >= self.turns else len(self.played) % self.seats
+        self._to_act = 0
 
     def _legal_actions(self):
-        return [{"card": c} for c in sorted(self.hands[self.to_act])]
+        return [{"card": c} for c in sorted(self.hands[self._to_act])]
 
     def _apply(self, action):
-        seat = self.to_act
+        seat = self._to_act
         self.hands[seat].remove(action["card"])
         self.played.append([seat, action["card"]])
+        self._to_act = None if len(self.played) >= self.turns else len(self.played) % self.seats
 
-    def view(self, seat):
-        out = {"played": [list(p) for p in self.played], "to_act": self.to_act}
+    def _view(self, seat):
+        out = {"played": [list(p) for p in self.played], "to_act": self._to_act}
         if seat is not None:
             out["seat"] = seat
             out["hand"] = sorted(self.hands[seat])
         return out
 
-    def result(self):
+    def _result(self):
         totals = [sum(int(c) for s, c in self.played if s == seat) for seat in range(self.seats)]
-        ranks = [1 + sum(1 for t in totals if t > mine) for mine in totals]
-        return {"scores": totals, "ranks": ranks, "decks": [self.deck]}
+        return {"scores": totals, "ranks": ranks_of(totals), "decks": [self.deck]}
 
 
 GAME = Game(
@@ -66,9 +60,11 @@ GAME = Game(
         opts.Option("deck", None, opts.card_list(), "the deck, top first"),
     ],
     state_class=ToyState,
+    rules="toy-high.md",
+    bots={"random": RANDOM_BOT},
 )
 
 
 def register() -> None:
-    """Make `games.get("toy-high")` work in this test process."""
-    games._REGISTRY.setdefault(NAME, __name__)
+    """Make `games.get("toy-high")` work in this test process (once is enough)."""
+    games.register(GAME)

@@ -1,0 +1,95 @@
+"""Games are plug-ins, and the engine core's checks hold the same way for every game.
+
+A fifth game is its engine module, its registration, its rules page and its
+tests: the toy game of the server tests (tests/server/toygame.py) is
+registered here through the public `games.register` and played by the SDK's
+local referee and drawn by the web's card faces, none of which names it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import games
+from games.base import State
+from sdk.bot import load_bot_class
+from sdk.local import play_local
+from server.web.cards import face
+from tests.server import toygame
+
+BUILTIN_NAMES = ["double", "double-carre", "duck-soup", "soupe-gertrude"]
+
+
+@pytest.fixture()
+def toy():
+    """The toy game registered for one test, and forgotten after it unless it was already there."""
+    was_there = toygame.NAME in games.names()
+    game = games.register(toygame.GAME)
+    yield game
+    if not was_there:
+        games.unregister(toygame.NAME)
+
+
+def test_a_registered_game_is_found_by_name_and_plays_through_the_sdk(toy):
+    assert toygame.NAME in games.names() and games.get(toygame.NAME) is toy
+    bots = [load_bot_class(toy.bots["random"])() for _ in range(2)]
+    outcome = play_local(toygame.NAME, bots, seed=4)
+    assert outcome.faults == [[], []]
+    assert sorted(outcome.result["ranks"]) in ([1, 2], [1, 1])
+
+
+def test_registering_the_same_game_again_is_harmless_and_another_under_its_name_is_refused(toy):
+    assert games.register(toy) is toy
+    impostor = games.Game(name=toy.name, title="impostor", min_seats=2, max_seats=2,
+                          options=[], state_class=toygame.ToyState)
+    with pytest.raises(ValueError, match="already registered"):
+        games.register(impostor)
+    with pytest.raises(TypeError):
+        games.register("toy-high")
+
+
+def test_unregistering_an_unknown_game_is_an_unknown_game():
+    with pytest.raises(games.UnknownGame):
+        games.unregister("no-such-game")
+
+
+def test_the_web_draws_a_games_cards_through_its_own_hook(toy):
+    assert face(toygame.NAME, "7") is None  # the toy game declares no card faces
+    assert face("no-such-game", "QH") is None
+    assert face("duck-soup", "QH")["title"] == "queen of hearts"
+    assert face("double", "8H")["kind"] == "motif"
+
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+def test_each_game_carries_what_the_platform_needs(name):
+    game = games.get(name)
+    assert game.rules == f"{name}.md"
+    assert game.card_face is not None and game.demo is not None
+    assert game.min_seats <= game.demo.seats <= game.max_seats and game.demo.deals > 0
+    assert set(game.bots) >= {"random", "heuristic"}
+    for spec in game.bots.values():
+        module, _, cls = spec.partition(":")
+        assert module.startswith("example_bots.") and cls
+
+
+def test_a_game_that_redefines_a_shared_verb_is_refused_when_defined():
+    with pytest.raises(TypeError, match="redefines view"):
+        type("Leaky", (State,), {"view": lambda self, seat: {}})
+
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+@pytest.mark.parametrize("seat", [2, 7, -1, True, "0", 0.0])
+def test_a_view_of_a_seat_not_in_the_match_is_a_value_error_in_every_game(name, seat):
+    state = games.get(name).new(seats=2, seed=1)
+    with pytest.raises(ValueError, match="no seat"):
+        state.view(seat)
+
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+def test_result_before_the_end_is_a_value_error_in_every_game(name):
+    state = games.get(name).new(seats=2, seed=1)
+    with pytest.raises(ValueError, match="not over"):
+        state.result()
+    while not state.is_over:
+        state.apply(state.legal_actions()[0])
+    assert len(state.result()["ranks"]) == 2
