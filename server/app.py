@@ -71,8 +71,10 @@ def build_app(config: dict | None = None) -> Flask:
         "The referee of cardarena. Credentials travel as `Authorization: Bearer <token>`; "
         "errors are `{\"error\": {\"code\", \"message\"}}`.")}})
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    from server.api import BLUEPRINTS
+    from server.api import BLUEPRINTS, SCHEMAS
 
+    for name, schema in SCHEMAS.items():
+        api.spec.components.schema(name, schema=schema)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint, url_prefix="/api/v1")
     _register_docs_assets(app)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
-from server.api import accounts, bots, games, matches, rankings, tournaments, turns
+from server.api import accounts, bots, events, games, matches, rankings, tournaments, turns
 
-BLUEPRINTS = [games.blp, rankings.blp, accounts.blp, bots.blp, turns.blp, matches.blp, tournaments.blp]
+BLUEPRINTS = [games.blp, rankings.blp, accounts.blp, bots.blp, turns.blp, matches.blp, tournaments.blp, events.blp]
+
+#: OpenAPI components no operation names directly (the event streams' data)
+SCHEMAS = dict(events.SCHEMAS)

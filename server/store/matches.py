@@ -5,6 +5,8 @@ Keys:
                       move_timeout_ms, max_faults, tournament, rated, owner,
                       result, created, started, finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
+                      (each append and each change of status is announced on the
+                      match's events channel: server/store/events.py)
     matches           sorted set of every match id by creation order
 
 `(game, seats, seed, options)` plus the log rebuild the state exactly
@@ -22,17 +24,20 @@ from __future__ import annotations
 import json
 
 import games
+from server.store import events
 from server.store.accounts import queued_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso
 
 OVER = ("finished", "aborted")
 
-#: KEYS[1] the log, KEYS[2] the match hash; ARGV[1] the first turn, ARGV[2..] the entries
+#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel;
+#: ARGV[1] the first turn, ARGV[2..] the entries
 APPEND_LUA = """
 local status = redis.call('HGET', KEYS[2], 'status')
 if not status or status == '"finished"' or status == '"aborted"' then return 0 end
 if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
 for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+redis.call('PUBLISH', KEYS[3], redis.call('LLEN', KEYS[1]))
 return 1
 """
 
@@ -98,7 +103,7 @@ class Matches:
             return True
         script = self.script(APPEND_LUA)
         data = [json.dumps(e, separators=(",", ":")) for e in entries]
-        return bool(script(keys=[log_key(match_id), f"match:{match_id}"],
+        return bool(script(keys=[log_key(match_id), f"match:{match_id}", events.match_channel(match_id)],
                            args=[int(entries[0]["turn"]), *data]))
 
     def log_since(self, match_id: str, turn: int) -> list[dict]:
@@ -121,12 +126,13 @@ class Matches:
         fields["status"] = status
         if status == "running" and "started" not in fields:
             fields["started"] = now_iso()
+        owner, tournament = (json.loads(v) if v else None
+                             for v in self.r.hmget(f"match:{match_id}", "owner", "tournament"))
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(fields))
-        if status != "queued":
-            owner = self.r.hget(f"match:{match_id}", "owner")
-            if owner and json.loads(owner):
-                pipe.srem(queued_key(json.loads(owner)), match_id)
+        if status != "queued" and owner:
+            pipe.srem(queued_key(owner), match_id)
+        events.match_changed(pipe, match_id, tournament)
         pipe.execute()
 
     def start_match(self, match_id: str) -> int:
@@ -135,8 +141,8 @@ class Matches:
         key = f"match:{match_id}"
         with self.r.pipeline() as pipe:
             pipe.hincrby(key, "attempts", 1)
-            pipe.hmget(key, "owner", "started")
-            attempts, (owner, started) = pipe.execute()
+            pipe.hmget(key, "owner", "started", "tournament")
+            attempts, (owner, started, tournament) = pipe.execute()
         fields = {"status": "running"}
         if not started or json.loads(started) is None:
             fields["started"] = now_iso()
@@ -144,6 +150,7 @@ class Matches:
             pipe.hset(key, mapping=dump_fields(fields))
             if owner and json.loads(owner):
                 pipe.srem(queued_key(json.loads(owner)), match_id)
+            events.match_changed(pipe, match_id, json.loads(tournament) if tournament else None)
             pipe.execute()
         return int(attempts)
 
@@ -195,6 +202,7 @@ class Matches:
                     if tournament:
                         self.count_tournament_match(pipe, tournament, match_id,
                                                     records if status == "finished" else ())
+                    events.match_changed(pipe, match_id, tournament)
                     pipe.execute()
                     return True
                 except redis.WatchError:

@@ -10,6 +10,8 @@ Keys:
     tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
                               wins, draws, faults, forfeits, score sum and sum of squares
     tournaments               sorted set of every tournament id by creation order
+    (changes of status, standings and its matches' status are announced on the
+    tournament's events channel: server/store/events.py)
 
 The worker sets `total` before it adds any match, and a match is counted
 done (and into the tallies) in the same transaction that concludes it, so
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import json
 
+from server.store import events
 from server.store.accounts import open_tournaments_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
@@ -81,6 +84,8 @@ class Tournaments:
             owner = self.r.hget(f"tournament:{tid}", "owner")
             if owner and json.loads(owner):
                 pipe.srem(open_tournaments_key(json.loads(owner)), tid)
+        if status is not None:
+            events.tournament_changed(pipe, tid)
         pipe.execute()
 
     def add_tournament_match(self, tid: str, match_id: str) -> None:
@@ -136,7 +141,10 @@ class Tournaments:
         return progress["total"] > 0 and progress["done"] >= progress["total"]
 
     def save_standings(self, tid: str, standings: list[dict]) -> None:
-        self.r.hset(f"tournament:{tid}", "standings", json.dumps(standings, separators=(",", ":")))
+        pipe = self.r.pipeline()
+        pipe.hset(f"tournament:{tid}", "standings", json.dumps(standings, separators=(",", ":")))
+        events.tournament_changed(pipe, tid)
+        pipe.execute()
 
     def standings(self, tid: str) -> list[dict]:
         raw = self.r.hget(f"tournament:{tid}", "standings")
