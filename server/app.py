@@ -6,6 +6,8 @@ Config keys (all optional):
                        else one random key kept in Redis, shared with the workers)
     ADMIN_TOKEN        env CARDARENA_ADMIN_TOKEN; empty = no admin
     PUBLIC_URLS_ONLY   env CARDARENA_PUBLIC_URLS_ONLY=1: refuse private webhook URLs
+    QUEUE              the RQ queue jobs go to (env CARDARENA_QUEUE, else "cardarena";
+                       server/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
     ACCOUNTS_RATE_LIMIT, TOKEN_RATE_LIMIT   the two limits, in Flask-Limiter's syntax
     TESTING
@@ -64,7 +66,7 @@ def build_app(config: dict | None = None) -> Flask:
     key = app.config.get("SECRET_KEY") or secret_key(client)
     app.config["SECRET_KEY"] = key
     app.extensions["cardarena.redis"] = client
-    app.extensions["cardarena.store"] = Store(client, key)
+    app.extensions["cardarena.store"] = Store(client, key, queue=app.config.get("QUEUE"))
 
     _init_limiter(app)
     api = Api(app, spec_kwargs={"info": {"description": (
