@@ -22,6 +22,8 @@ from sdk.protocol import check_message
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules"
 FIX = "run .venv/bin/python docs/gen_rules.py"
+#: the real games (read before any test registers a toy one)
+GAMES = games.names()
 
 
 def _load_generator():
@@ -55,20 +57,20 @@ def table_rows(text: str, header: str) -> list[list[str]]:
     return rows
 
 
-@pytest.mark.parametrize("name", games.names())
+@pytest.mark.parametrize("name", GAMES)
 def test_every_generated_block_of_the_page_is_fresh(name):
     text = page(name)
     assert gen.refresh(text, generated(name)) == text, f"docs/rules/{name}.md is stale: {FIX}"
 
 
-@pytest.mark.parametrize("name", games.names())
+@pytest.mark.parametrize("name", GAMES)
 def test_the_options_table_gives_each_option_with_its_get_games_default(name):
     rows = table_rows(page(name), "| option | default |")
     documented = {option.strip("`"): json.loads(default.strip("`")) for option, default, _ in rows}
     assert documented == games.get(name).describe()["options"]
 
 
-@pytest.mark.parametrize("name", games.names())
+@pytest.mark.parametrize("name", GAMES)
 def test_each_kind_of_decision_has_a_section_and_a_real_example(name):
     text = page(name)
     headings = re.findall(r"^### `([^`]+)`$", text, re.M)
@@ -81,7 +83,7 @@ def test_each_kind_of_decision_has_a_section_and_a_real_example(name):
         assert message["legal_actions"], kind
 
 
-@pytest.mark.parametrize("name", games.names())
+@pytest.mark.parametrize("name", GAMES)
 def test_the_view_table_lists_exactly_the_fields_a_view_has(name):
     documented = set()
     for field, _ in table_rows(page(name), "| field | what it holds |"):
@@ -90,7 +92,7 @@ def test_the_view_table_lists_exactly_the_fields_a_view_has(name):
     assert documented == shown, f"documented but absent: {documented - shown}; absent: {shown - documented}"
 
 
-@pytest.mark.parametrize("name", games.names())
+@pytest.mark.parametrize("name", GAMES)
 def test_each_page_names_the_project_rules_page_as_the_authority(name):
     top = page(name).split("## ", 1)[0]
     assert f"shared/rules/{name}.md" in top and "authority" in top
@@ -100,7 +102,7 @@ def test_the_readme_links_every_rules_page_inside_the_repository():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     links = re.findall(r"\]\(([^)]+)\)", readme)
     assert not [link for link in links if link.startswith("../")], "a link outside the repository"
-    for name in games.names():
+    for name in GAMES:
         assert f"docs/rules/{name}.md" in links, name
 
 
