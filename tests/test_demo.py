@@ -80,3 +80,21 @@ def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
     port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
     time.sleep(0.5)
     assert leftovers(port) == []
+
+
+def test_ctrl_c_stops_the_demo_cleanly():
+    demo = start_demo()  # the default deals: still playing when interrupted
+    lines = []
+    for line in demo.stdout:
+        lines.append(line)
+        if "scheduled" in line:
+            break
+    time.sleep(1.0)  # into the tournaments
+    demo.send_signal(signal.SIGINT)
+    out, _ = demo.communicate(timeout=60)
+    out = "".join(lines) + out
+    assert demo.returncode == 130, out
+    assert "interrupted" in out and "stopped: no process left behind." in out
+    port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
+    time.sleep(0.5)
+    assert leftovers(port) == []
