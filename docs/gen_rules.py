@@ -112,15 +112,18 @@ def packed(items: list, indent: str, width: int = 100) -> list[str]:
     return [indent + x for x in lines]
 
 
-def pretty(message: dict) -> str:
-    """A decision as readable JSON: one key a line, the view's keys too, legal actions packed."""
+def pretty(message: dict, pack: bool = True) -> str:
+    """A decision as readable JSON: one key a line, the view's keys too, and the legal
+    actions several to a line (`pack`; one a line otherwise)."""
     lines = []
     for key, value in message.items():
         if key == "view":
             inner = [f'    "{k}": {compact(v)}' for k, v in value.items()]
             lines.append('  "view": {\n' + ",\n".join(inner) + "\n  }")
         elif key == "legal_actions":
-            lines.append('  "legal_actions": [\n' + "\n".join(packed(value, "    ")) + "\n  ]")
+            actions = packed(value, "    ") if pack else [f"    {compact(a)}," for a in value]
+            actions[-1] = actions[-1].rstrip(",")
+            lines.append('  "legal_actions": [\n' + "\n".join(actions) + "\n  ]")
         else:
             lines.append(f'  "{key}": {compact(value)}')
     return "{\n" + ",\n".join(lines) + "\n}"
