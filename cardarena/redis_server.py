@@ -6,14 +6,19 @@ as a child process on a free loopback port.
 
 * `EmbeddedRedis` — a context manager owning one server (tests, the demo):
   the server dies with it.
-* `shared_url()` — what the long-running commands (`serve`, `worker`) use
-  when `REDIS_URL` is unset: one embedded server per user, started once in
-  the background and reused by every later command, so a server and a worker
-  pool started in two terminals meet in the same Redis.
+* `shared_redis()` — what the long-running commands (`serve`, `worker`) use
+  when `REDIS_URL` is unset: one embedded server per user, started in its own
+  session by the first command and reused by every later one, so a server and
+  a worker pool started in two terminals meet in the same Redis. Each command
+  registers as a user of it (a file named after its pid under the state dir's
+  `redis-users/`) and the last one to leave shuts it down: it never outlives
+  every command using it. Its data lives on in the append-only file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -22,6 +27,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import redis
@@ -150,56 +156,178 @@ def state_dir() -> Path:
     return path
 
 
-def _alive(pid: int) -> bool:
+def _proc_stat(pid: int) -> tuple[str, str] | None:
+    """(state, start time) of process `pid` from /proc/PID/stat, None if unreadable.
+
+    A pid and its start time name one process for good: a pid reused later by
+    another process has another start time.
+    """
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0], fields[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _start_time(pid: int) -> str | None:
+    stat = _proc_stat(pid)
+    return None if stat is None else stat[1]
+
+
+def _alive(pid: int, started: str | None = None) -> bool:
+    """Whether process `pid` runs — not a zombie and, given `started`, the same process."""
     try:
         os.kill(pid, 0)
-        return True
     except OSError:
         return False
+    stat = _proc_stat(pid)
+    if stat is None:  # no /proc here: the signal's answer is all we know
+        return True
+    state, start_time = stat
+    return state != "Z" and (started is None or start_time == started)
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[Path]:
+    """The state dir under an exclusive lock: starting, joining and leaving the
+    shared server never interleave, so nobody joins a server being shut down."""
+    directory = state_dir()
+    with open(directory / "redis.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield directory
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _users_dir(directory: Path) -> Path:
+    users = directory / "redis-users"
+    users.mkdir(exist_ok=True)
+    return users
+
+
+def _live_users(directory: Path) -> list[int]:
+    """The pids registered as users of the shared server that still run (stale entries removed)."""
+    live = []
+    for entry in _users_dir(directory).iterdir():
+        try:
+            pid, started = int(entry.name), entry.read_text().strip() or None
+        except (ValueError, OSError):
+            entry.unlink(missing_ok=True)
+            continue
+        if _alive(pid, started):
+            live.append(pid)
+        else:
+            entry.unlink(missing_ok=True)
+    return live
+
+
+def _running_record(directory: Path) -> tuple[int, str] | None:
+    """(pid, url) of the shared server if its record names a live one that answers."""
+    record = directory / "redis.json"
+    if not record.exists():
+        return None
+    try:
+        info = json.loads(record.read_text())
+        pid, url = int(info["pid"]), f"redis://127.0.0.1:{int(info['port'])}/0"
+        if _alive(pid, info.get("started")):
+            wait_for_ping(url, timeout=2)
+            return pid, url
+    except (ValueError, KeyError, OSError, RedisUnavailable):
+        pass
+    return None
 
 
 def shared_url() -> str:
-    """`REDIS_URL`, else the per-user embedded server (started if not running)."""
+    """`REDIS_URL`, else the per-user embedded server (started if not running), with
+    this process registered as one of its users until `release_shared()`."""
     url = os.environ.get("REDIS_URL")
     if url:
         return url
-    record = state_dir() / "redis.json"
-    if record.exists():
-        try:
-            info = json.loads(record.read_text())
-            url = f"redis://127.0.0.1:{int(info['port'])}/0"
-            if _alive(int(info["pid"])):
-                wait_for_ping(url, timeout=2)
-                return url
-        except (ValueError, KeyError, OSError, RedisUnavailable):
-            pass
+    with _locked() as directory:
+        running = _running_record(directory)
+        if running is None:
+            url = _start_shared(directory)
+        else:
+            url = running[1]
+        me = os.getpid()
+        (_users_dir(directory) / str(me)).write_text(_start_time(me) or "")
+        return url
+
+
+def _start_shared(directory: Path) -> str:
     port = free_port()
-    data_dir = state_dir() / "redis"
+    data_dir = directory / "redis"
     data_dir.mkdir(exist_ok=True)
     proc = subprocess.Popen(
         server_args(port, str(data_dir), persist=True),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        start_new_session=True,  # outlives this command, like a system service would
+        start_new_session=True,  # not stopped by a Ctrl-C meant for the command that started it
     )
     url = f"redis://127.0.0.1:{port}/0"
     wait_for_ping(url, proc=proc)
-    record.write_text(json.dumps({"pid": proc.pid, "port": port}))
+    (directory / "redis.json").write_text(json.dumps({"pid": proc.pid, "port": port,
+                                                      "started": _start_time(proc.pid)}))
     return url
 
 
+def release_shared() -> bool:
+    """This process stops using the shared server; the last user to leave shuts it
+    down. True if this call stopped it."""
+    with _locked() as directory:
+        (_users_dir(directory) / str(os.getpid())).unlink(missing_ok=True)
+        if _live_users(directory):
+            return False
+        return _stop_record(directory)
+
+
+@contextlib.contextmanager
+def shared_redis() -> Iterator[str]:
+    """`REDIS_URL`, else the shared embedded server, used for the block's duration."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    from cardarena.signals import shielded
+
+    try:
+        with shielded():  # a stop signal now waits until the server is started and recorded
+            url = shared_url()
+        yield url
+    finally:
+        with shielded():
+            release_shared()
+
+
 def stop_shared() -> bool:
-    """Stop the per-user embedded server if one runs; True if one was stopped."""
-    record = state_dir() / "redis.json"
+    """Stop the per-user embedded server if one runs, whoever uses it; True if one was stopped."""
+    with _locked() as directory:
+        for entry in _users_dir(directory).iterdir():
+            entry.unlink(missing_ok=True)
+        return _stop_record(directory)
+
+
+def _stop_record(directory: Path, timeout: float = 10.0) -> bool:
+    """SIGTERM the recorded server (Redis then flushes its append-only file and exits)
+    and wait until it is gone; the record is removed either way."""
+    record = directory / "redis.json"
     if not record.exists():
         return False
     try:
-        pid = int(json.loads(record.read_text())["pid"])
+        info = json.loads(record.read_text())
+        pid, started = int(info["pid"]), info.get("started")
     except (ValueError, KeyError, OSError):
         record.unlink(missing_ok=True)
         return False
     record.unlink(missing_ok=True)
-    if _alive(pid):
-        os.kill(pid, signal.SIGTERM)
-        return True
-    return False
+    if not _alive(pid, started):
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while _alive(pid, started) and time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):  # our own child: reap it
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.02)
+    if _alive(pid, started):
+        os.kill(pid, signal.SIGKILL)
+    return True

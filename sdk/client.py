@@ -1,6 +1,6 @@
 """`Client`: the REST API as Python calls — accounts, bots, matches, tournaments, rankings.
 
-    client = Client("http://127.0.0.1:5000")
+    client = Client("http://127.0.0.1:5000")           # as CARDARENA_TOKEN's account, when set
     client.create_account("alice")                     # the client keeps the token
     bot = client.register_bot("lowest", "duck-soup", kind="polling")
     t = client.create_tournament("duck-soup", [bot, "b_rival"], deals=4)
@@ -15,6 +15,7 @@ a 4xx/5xx answer, no server, a timeout — is one exception type,
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -214,13 +215,22 @@ def bot_id(bot: BotInfo | str) -> str:
 
 # -- the client -------------------------------------------------------------
 
+#: the environment variable a `Client` given no token reads (api.md §5)
+TOKEN_ENV = "CARDARENA_TOKEN"
+
+
 class Client:
-    """The referee API at `server` (``http://host:port``), as `token` (an account or the admin)."""
+    """The referee API at `server` (``http://host:port``), as `token` (an account or the admin).
+
+    Without `token`, the client uses `CARDARENA_TOKEN` when it is set: an
+    account's token is shown once, so a bot author keeps it in the environment
+    and every later script is the same account again.
+    """
 
     def __init__(self, server: str, token: str | None = None, timeout: float | tuple = TIMEOUT) -> None:
         self.server = server.rstrip("/")
         self.base = api_base(server)
-        self.token = token
+        self.token = token if token is not None else (os.environ.get(TOKEN_ENV) or None)
         self.timeout = timeout
         self.session = requests.Session()
         self.session.headers["User-Agent"] = "cardarena-sdk/1"
@@ -265,7 +275,7 @@ class Client:
     def create_account(self, name: str) -> Account:
         """A new account; its token is shown once — the client keeps it if it had none."""
         raw = self.request("POST", "/accounts", {"name": name})
-        if self.token is None:
+        if not self.token:
             self.token = raw["token"]
         return Account(raw["id"], raw["name"], raw["token"], raw)
 

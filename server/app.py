@@ -6,6 +6,8 @@ Config keys (all optional):
                        else one random key kept in Redis, shared with the workers)
     ADMIN_TOKEN        env CARDARENA_ADMIN_TOKEN; empty = no admin
     PUBLIC_URLS_ONLY   env CARDARENA_PUBLIC_URLS_ONLY=1: refuse private webhook URLs
+    QUEUE              the RQ queue jobs go to (env CARDARENA_QUEUE, else "cardarena";
+                       server/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
     ACCOUNTS_RATE_LIMIT, TOKEN_RATE_LIMIT   the two limits, in Flask-Limiter's syntax
     TESTING
@@ -64,7 +66,7 @@ def build_app(config: dict | None = None) -> Flask:
     key = app.config.get("SECRET_KEY") or secret_key(client)
     app.config["SECRET_KEY"] = key
     app.extensions["cardarena.redis"] = client
-    app.extensions["cardarena.store"] = Store(client, key)
+    app.extensions["cardarena.store"] = Store(client, key, queue=app.config.get("QUEUE"))
 
     _init_limiter(app)
     api = Api(app, spec_kwargs={"info": {"description": (
@@ -101,7 +103,27 @@ def _init_limiter(app: Flask) -> None:
         strategy="fixed-window",
     )
     limiter.limit(app.config["ACCOUNTS_RATE_LIMIT"], key_func=get_remote_address,
-                  methods=["POST"], exempt_when=lambda: request.endpoint is None)(accounts.blp)
+                  methods=["POST"], exempt_when=lambda: request.endpoint is None,
+                  error_message=lambda: _accounts_limit_message(limiter, app.config["ACCOUNTS_RATE_LIMIT"])
+                  )(accounts.blp)
+
+
+def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
+    """The 429 of `POST /accounts`: when to retry, and that nobody needs a second account.
+
+    A user who lost the token shown once is the one who meets this limit, so
+    the message says both how long to wait (as `Retry-After` does) and how to
+    keep the next token.
+    """
+    import math
+    import time
+
+    current = limiter.current_limit
+    wait = max(1, math.ceil(current.reset_at - time.time())) if current is not None else None
+    when = f"retry in {wait} s (Retry-After)" if wait is not None else "retry after the Retry-After seconds"
+    return (f"too many new accounts from this address ({limit}): {when}. An account's token does not "
+            "expire: keep it (e.g. export CARDARENA_TOKEN=<token>, which sdk.Client reads) and reuse it "
+            "instead of creating another account")
 
 
 def _register_docs_assets(app: Flask) -> None:

@@ -2,6 +2,10 @@
 
 Long-polls (`GET /bots/me/turns?wait=30`) hold a thread each while they wait,
 so the pool is sized for many polling bots rather than waitress' default 4.
+
+SIGTERM stops it as Ctrl-C does: waitress closes, and the shared embedded
+Redis (when `REDIS_URL` is unset) is released — stopped if no other command
+still uses it.
 """
 
 from __future__ import annotations
@@ -19,12 +23,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from waitress import serve
+    from waitress.server import create_server
 
+    from cardarena.redis_server import shared_redis
+    from cardarena.signals import shielded, stop_on_signals
     from server import create_app
 
-    app = create_app()
-    print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs)", flush=True)
-    serve(app, host=args.host, port=args.port, threads=args.threads, ident="cardarena",
-          channel_timeout=60, connection_limit=1000)
+    with stop_on_signals(), shared_redis() as redis_url:
+        server = create_server(create_app({"REDIS_URL": redis_url}), host=args.host, port=args.port,
+                               threads=args.threads, ident="cardarena", channel_timeout=60,
+                               connection_limit=1000)
+        print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs; Redis {redis_url})",
+              flush=True)
+        try:
+            server.run()  # until Ctrl-C or SIGTERM (a KeyboardInterrupt, which waitress takes as its stop)
+        finally:
+            with shielded():
+                server.close()
+        print("stopped the API", flush=True)
     return 0

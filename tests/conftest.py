@@ -24,6 +24,12 @@ def redis_url():
         yield server.url
 
 
+@pytest.fixture(autouse=True)
+def _no_user_token(monkeypatch):
+    """A developer's own CARDARENA_TOKEN (which `sdk.Client` reads) never reaches a test."""
+    monkeypatch.delenv("CARDARENA_TOKEN", raising=False)
+
+
 @pytest.fixture()
 def redis_client(redis_url):
     """A client on a freshly emptied database (but for the server key: the session's

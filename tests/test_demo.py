@@ -1,7 +1,8 @@
 """`cardarena demo`, the README's main job, run as a user runs it: a subprocess.
 
 It must finish on its own with standings for every game, stop on Ctrl-C,
-and in both cases leave no process behind (Redis, API, workers, horses).
+and in both cases leave no process behind (Redis, API, workers, horses);
+with `--stay`, every URL it prints answers until it is stopped.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +49,35 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
         assert re.search(rf"{game}: tournament t_\w+ \(finished\)", out), out
     for kind in ("python", "webhook", "polling"):  # every kind of bot took part
         assert f" {kind} " in out
-    assert "the ladders" in out and "/docs" in out and "stopped: no process left behind." in out
+    assert "the ladders" in out and "stopped: no process left behind." in out
+    assert "http://" not in out.split("the ladders")[1]  # no URL to browse once nothing answers it
+    assert "demo-workers.log" in out and "demo-server.log" in out  # where its logs are
+    time.sleep(0.5)
+    assert leftovers(port) == []
+
+
+def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
+    demo = start_demo("--stay", "--deals", "1", "--games", "duck-soup")
+    try:
+        lines = []
+        for line in demo.stdout:  # bounded by the timeout of the test
+            lines.append(line)
+            if "Ctrl-C" in line and "stops it" in line:
+                break
+        out = "".join(lines)
+        urls = re.findall(r"(http://127\.0\.0\.1:\d+/\S*)", out.split("Browse")[1])
+        assert any("/tournaments/t_" in u for u in urls) and any(u.endswith("/docs") for u in urls), out
+        for url in urls:  # every URL it printed answers while it stays up
+            assert requests.get(url, timeout=10).status_code == 200, url
+        demo.send_signal(signal.SIGTERM)
+        rest, _ = demo.communicate(timeout=60)
+    finally:
+        if demo.poll() is None:  # a failed check above: stop it all the same
+            demo.send_signal(signal.SIGTERM)
+            demo.communicate(timeout=60)
+    assert demo.returncode == 0, out + rest
+    assert "stopped: no process left behind." in rest
+    port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
     time.sleep(0.5)
     assert leftovers(port) == []
 

@@ -18,7 +18,6 @@ import os
 import redis
 
 from server.store import Store, secret_key
-from server.store.jobs import enqueue_jobs
 from worker.lease import Lease
 from worker.schedules import round_robin
 
@@ -38,8 +37,13 @@ def connection() -> redis.Redis:
 
 
 def store_for(client: redis.Redis | None = None) -> Store:
+    """The store a job works with: on the queue the job came from, so what it enqueues
+    (a tournament's matches) stays with the workers of that queue."""
+    from rq import get_current_job
+
     client = client or connection()
-    return Store(client, secret_key(client))
+    job = get_current_job()
+    return Store(client, secret_key(client), queue=job.origin if job is not None else None)
 
 
 def run_match(match_id: str) -> str:
@@ -86,7 +90,7 @@ def run_tournament(tid: str) -> str:
             for mid in to_run:
                 store.conclude_match(mid, "aborted", None, reason="its tournament was stopped")
             to_run = []
-        enqueue_jobs(store.r, "match", to_run)
+        store.enqueue("match", to_run)
         log.info("tournament %s: %d matches (%s), %d enqueued", tid, len(schedule.matches),
                  schedule.description, len(to_run))
     store.job_done("tournament", tid)

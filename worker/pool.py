@@ -1,14 +1,15 @@
 """`cardarena worker -n N`: a supervised pool of N RQ worker processes.
 
 Like `rq worker-pool`, it starts N worker processes on the cardarena queue
-and starts a new one when one dies. It also runs the recovery sweep
+(or `--queue`, `CARDARENA_QUEUE`) and starts a new one when one dies. It also runs the recovery sweep
 (worker/recovery.py) that re-enqueues what a dead worker dropped: run one
 pool per machine, any number of machines on the same `REDIS_URL`.
 
 Stopping (Ctrl-C, SIGTERM, `WorkerPool.stop`): each worker is asked to stop
 after its current job; after `grace_s` seconds the jobs still running are
 interrupted (their matches resume from the log under the next pool), and
-anything left is killed, work horses included, so no process stays behind.
+anything left is killed, work horses included, so no process stays behind;
+then the command releases the shared embedded Redis (cardarena/redis_server.py).
 """
 
 from __future__ import annotations
@@ -53,9 +54,12 @@ class WorkerPool:
 
     def __init__(self, redis_url: str, n: int = 2, sweep_every_s: float = 2.0,
                  log_path: str | None = None, grace_s: float = 10.0, env: dict | None = None,
-                 fork: bool = False) -> None:
+                 fork: bool = False, queue: str | None = None) -> None:
+        from server.store.jobs import queue_name
+
         if n < 1:
             raise ValueError("a pool needs at least one worker")
+        self.queue = queue_name(queue)  # its workers take only this queue's jobs; its sweep sweeps only it
         self.redis_url, self.n, self.sweep_every_s = redis_url, n, sweep_every_s
         self.log_path, self.grace_s = log_path, grace_s
         self.env = dict(env or {})  # extra environment for the worker processes
@@ -63,6 +67,7 @@ class WorkerPool:
         self.procs: list[subprocess.Popen | None] = [None] * n
         self.restarts = 0
         self._stop = threading.Event()
+        self._spawning = threading.Lock()  # no worker is started once stop() has listed them
         self._threads: list[threading.Thread] = []
         self._log = None
 
@@ -82,7 +87,8 @@ class WorkerPool:
         env = dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url, **self.env)
         out = self._log if self._log is not None else None
         self.procs[i] = subprocess.Popen(
-            [sys.executable, "-m", "worker.process", self.redis_url, *(["--fork"] if self.fork else [])],
+            [sys.executable, "-m", "worker.process", self.redis_url, "--queue", self.queue,
+             *(["--fork"] if self.fork else [])],
             env=env, stdout=out, stderr=out,
             stdin=subprocess.DEVNULL, start_new_session=True,  # Ctrl-C reaches the pool, which decides
         )
@@ -97,7 +103,9 @@ class WorkerPool:
                         log.warning("worker %d (pid %d) exited with %s: starting another", i, proc.pid,
                                     proc.returncode)
                         self.restarts += 1
-                    self._spawn(i)
+                    with self._spawning:
+                        if not self._stop.is_set():
+                            self._spawn(i)
 
     def _sweep(self) -> None:
         import redis
@@ -107,7 +115,7 @@ class WorkerPool:
 
         client = redis.Redis.from_url(self.redis_url)
         try:
-            sweep_forever(Store(client, secret_key(client)), self.sweep_every_s, self._stop)
+            sweep_forever(Store(client, secret_key(client), queue=self.queue), self.sweep_every_s, self._stop)
         finally:
             client.close()
 
@@ -125,9 +133,10 @@ class WorkerPool:
 
     def stop(self) -> None:
         """Stop every worker: after their jobs, then by force after `grace_s`; nothing left behind."""
-        if self._stop.is_set():
-            return
-        self._stop.set()
+        with self._spawning:
+            if self._stop.is_set():
+                return
+            self._stop.set()
         live = [p for p in self.procs if p is not None and p.poll() is None]
         horses = {p.pid: children_of(p.pid) for p in live}
         for proc in live:
@@ -171,19 +180,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fork", action="store_true",
                         help="run each job in its own forked process, as RQ's default worker does "
                              "(more isolation, ~15 ms more a match)")
+    parser.add_argument("--queue", default=None,
+                        help="the RQ queue to work (default: CARDARENA_QUEUE, else cardarena)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardarena.redis_server import shared_url
+    from cardarena.redis_server import shared_redis
+    from cardarena.signals import shielded, stop_on_signals
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    url = os.environ.get("REDIS_URL") or shared_url()
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    with WorkerPool(url, n=args.workers, grace_s=args.grace, fork=args.fork) as pool:
-        print(f"cardarena worker: {args.workers} processes on {url} (pids {pool.pids}); Ctrl-C stops",
-              flush=True)
-        stop.wait()
-        print("stopping: current matches may finish (Ctrl-C again is not needed)", flush=True)
+    with stop_on_signals(), shared_redis() as url:
+        with shielded():  # a stop signal now waits until every worker is started and known
+            pool = WorkerPool(url, n=args.workers, grace_s=args.grace, fork=args.fork, queue=args.queue).start()
+        try:
+            print(f"cardarena worker: {args.workers} processes on {url}, queue {pool.queue} "
+                  f"(pids {pool.pids}); Ctrl-C stops", flush=True)
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("stopping: current matches may finish (Ctrl-C again is not needed)", flush=True)
+        finally:
+            with shielded():
+                pool.stop()
     return 0

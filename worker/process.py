@@ -1,6 +1,6 @@
-"""One worker process of the pool: an RQ worker on the cardarena queue.
+"""One worker process of the pool: an RQ worker on the cardarena queue (or `--queue`).
 
-    python -m worker.process REDIS_URL [--fork]
+    python -m worker.process REDIS_URL [--fork] [--queue QUEUE]
 
 The pool (worker/pool.py) starts N of these. By default each runs its jobs
 itself (RQ's `SimpleWorker`): forking a work horse per job costs ~15 ms, more
@@ -46,19 +46,24 @@ MAX_JOBS = 1000
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    url, fork = argv[0], "--fork" in argv[1:]
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m worker.process")
+    parser.add_argument("redis_url")
+    parser.add_argument("--fork", action="store_true")
+    parser.add_argument("--queue", default=None, help="the queue (default: CARDARENA_QUEUE, else cardarena)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     import redis
     from rq import Queue, SimpleWorker, Worker
 
-    from server.store.jobs import QUEUE
+    from server.store.jobs import queue_name
 
     preload()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    connection = redis.Redis.from_url(url)
-    worker_class = Worker if fork else SimpleWorker
-    rq_worker = worker_class([Queue(QUEUE, connection=connection)], connection=connection)
-    rq_worker.work(logging_level="WARNING", with_scheduler=False, max_jobs=None if fork else MAX_JOBS)
+    connection = redis.Redis.from_url(args.redis_url)
+    worker_class = Worker if args.fork else SimpleWorker
+    rq_worker = worker_class([Queue(queue_name(args.queue), connection=connection)], connection=connection)
+    rq_worker.work(logging_level="WARNING", with_scheduler=False, max_jobs=None if args.fork else MAX_JOBS)
     return 0
 
 

@@ -18,7 +18,7 @@ import json
 import logging
 import time
 
-from server.store.jobs import QUEUE, enqueue_job, job_id, lease_key
+from server.store.jobs import job_id, lease_key, queue_key
 from server.store.keys import text
 from worker.jobs import finish_tournament_if_complete
 from worker.ratings import update_ratings
@@ -29,7 +29,7 @@ log = logging.getLogger("cardarena.worker")
 START_GRACE_S = 10.0
 
 
-def job_starting(connection, kind: str, ident: str, popped: set[str]) -> bool:
+def job_starting(connection, queue: str, kind: str, ident: str, popped: set[str]) -> bool:
     """Whether a worker took this job from the queue a moment ago and may not hold
     the lease yet.
 
@@ -46,7 +46,7 @@ def job_starting(connection, kind: str, ident: str, popped: set[str]) -> bool:
     if jid in popped:
         from rq.intermediate_queue import IntermediateQueue
 
-        intermediate = IntermediateQueue(f"rq:queue:{QUEUE}", connection)
+        intermediate = IntermediateQueue(queue_key(queue), connection)
         intermediate.set_first_seen(jid)
         first = intermediate.get_first_seen(jid)
         if first is not None and (now() - first).total_seconds() < START_GRACE_S:
@@ -64,7 +64,8 @@ def job_starting(connection, kind: str, ident: str, popped: set[str]) -> bool:
 
 
 def sweep(store) -> list[tuple[str, str]]:
-    """Re-enqueue the orphaned jobs; the (kind, id) enqueued again.
+    """Re-enqueue the orphaned jobs of the store's queue (never another queue's); the
+    (kind, id) enqueued again.
 
     Reads in bulk (a few round trips however many jobs are active): a large
     tournament keeps thousands of matches waiting in the queue.
@@ -72,8 +73,8 @@ def sweep(store) -> list[tuple[str, str]]:
     active = store.active_jobs()
     if not active:
         return []
-    queued = {text(j) for j in store.r.lrange(f"rq:queue:{QUEUE}", 0, -1)}
-    popped = {text(j) for j in store.r.lrange(f"rq:queue:{QUEUE}:intermediate", 0, -1)}
+    queued = {text(j) for j in store.r.lrange(queue_key(store.queue), 0, -1)}
+    popped = {text(j) for j in store.r.lrange(f"{queue_key(store.queue)}:intermediate", 0, -1)}
     pipe = store.r.pipeline(transaction=False)
     for kind, ident in active:
         pipe.hget(f"{kind}:{ident}", "status")
@@ -97,14 +98,14 @@ def sweep(store) -> list[tuple[str, str]]:
             continue
         if kind == "tournament" and status == "running" and finish_tournament_if_complete(store, ident):
             continue
-        if job_starting(store.r, kind, ident, popped):
+        if job_starting(store.r, store.queue, kind, ident, popped):
             continue
         record = store.get_tournament(ident) if kind == "tournament" else None
         if record and record.get("total") and len(store.tournament_matches(ident)) >= record["total"]:
             store.job_done(kind, ident)  # expanded: its matches are active jobs of their own
             continue
         log.warning("%s %s was dropped by a dead worker: enqueued again", kind, ident)
-        enqueue_job(store.r, kind, ident)
+        store.enqueue(kind, [ident])
         again.append((kind, ident))
     for game in _games_with_queued_ratings(store):
         update_ratings(store, game)

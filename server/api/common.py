@@ -40,10 +40,9 @@ def game_or_422(name: str):
 
 
 def enqueue(kind: str, ident: str) -> None:
-    """Queue the worker job running match or tournament `ident` (the server never imports the worker)."""
-    from server.store.jobs import enqueue_job
-
-    enqueue_job(current_app.extensions["cardarena.redis"], kind, ident)
+    """Queue the worker job running match or tournament `ident` on the app's queue
+    (the server never imports the worker)."""
+    current_app.extensions["cardarena.store"].enqueue(kind, [ident])
 
 
 def check_entrants(store, game: str, bot_ids: list[str]) -> None:

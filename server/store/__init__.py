@@ -17,7 +17,7 @@ import secrets
 from server.store.accounts import Accounts
 from server.store.bots import Bots
 from server.store.decisions import Decisions
-from server.store.jobs import Jobs
+from server.store.jobs import Jobs, queue_name
 from server.store.matches import Matches
 from server.store.ratings import Ratings
 from server.store.tournaments import Tournaments
@@ -41,7 +41,8 @@ def secret_key(redis_client) -> bytes:
 class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings, Jobs):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
-    def __init__(self, redis_client, secret_key: bytes) -> None:
+    def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:
+        self.queue = queue_name(queue)  # the RQ queue its jobs go to (server/store/jobs.py)
         if isinstance(secret_key, str):
             secret_key = secret_key.encode()
         if not secret_key:

@@ -2,7 +2,9 @@
 
 Keys:
     jobs:active            set of "match:{id}" and "tournament:{id}" still to run to their end
+                           (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
+    rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`)
 
 RQ job ids are "match-{id}" and "tournament-{id}", so a job can be found
 again from what it runs.
@@ -17,12 +19,17 @@ one that picks it up again resumes where the dead one stopped.
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 
 from server.store.keys import text
 
-#: the RQ queue the server and workers share
+#: the RQ queue the server and workers share unless told otherwise
 QUEUE = "cardarena"
+#: the environment variable naming another queue
+QUEUE_ENV = "CARDARENA_QUEUE"
+_QUEUE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: what each kind of job calls, and how long RQ lets it run
 JOB_FUNCS = {"match": "worker.jobs.run_match", "tournament": "worker.jobs.run_tournament"}
 JOB_TIMEOUTS = {"match": 4 * 3600, "tournament": 3600}
@@ -39,6 +46,29 @@ return 0
 """
 
 
+def queue_name(name: str | None = None) -> str:
+    """The queue to use: `name`, else `CARDARENA_QUEUE`, else "cardarena".
+
+    Every part that enqueues, works or sweeps asks here. Two platforms can then
+    share one Redis without taking each other's jobs (the demo with
+    `--redis-url` does): each runs on its own queue, with its own active set.
+    """
+    name = name or os.environ.get(QUEUE_ENV) or QUEUE
+    if not _QUEUE_NAME.fullmatch(name):
+        raise ValueError(f"a queue name is 1-64 letters, digits, '_', '.' or '-', not {name!r}")
+    return name
+
+
+def active_key(queue: str) -> str:
+    """The set of the queue's jobs still to run to their end (the default queue keeps its old key)."""
+    return "jobs:active" if queue == QUEUE else f"jobs:active:{queue}"
+
+
+def queue_key(queue: str) -> str:
+    """RQ's list of the queue's waiting job ids."""
+    return f"rq:queue:{queue}"
+
+
 def job_id(kind: str, ident: str) -> str:
     return f"{kind}-{ident}"
 
@@ -47,18 +77,20 @@ def lease_key(kind: str, ident: str) -> str:
     return f"lease:{kind}:{ident}"
 
 
-def enqueue_job(connection, kind: str, ident: str) -> None:
+def enqueue_job(connection, kind: str, ident: str, queue: str | None = None) -> None:
     """Queue the job that runs `kind` `ident`, and count it active until it ends."""
-    enqueue_jobs(connection, kind, [ident])
+    enqueue_jobs(connection, kind, [ident], queue)
 
 
-def enqueue_jobs(connection, kind: str, idents: list[str]) -> None:
-    """Queue many jobs of one kind in a few round trips (a tournament's matches)."""
+def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = None) -> None:
+    """Queue many jobs of one kind on `queue` (see `queue_name`) in a few round trips
+    (a tournament's matches)."""
     from rq import Queue, Retry
 
     if not idents:
         return
-    queue = Queue(QUEUE, connection=connection)
+    name = queue_name(queue)
+    queue = Queue(name, connection=connection)
     func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
     for start in range(0, len(idents), 500):
         batch = idents[start:start + 500]
@@ -67,26 +99,47 @@ def enqueue_jobs(connection, kind: str, idents: list[str]) -> None:
                                    description=f"{func}({i})")
                 for i in batch]
         with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
-            pipe.sadd("jobs:active", *(f"{kind}:{i}" for i in batch))
+            pipe.sadd(active_key(name), *(f"{kind}:{i}" for i in batch))
             queue.enqueue_many(data, pipeline=pipe)
             pipe.execute()
 
 
+def drop_queue(connection, queue: str) -> None:
+    """Forget a queue nobody will work any more: its waiting jobs, its active set and
+    RQ's bookkeeping for it (registries, the intermediate list)."""
+    from rq import Queue
+
+    if queue == QUEUE:
+        raise ValueError("the default queue is the platform's: it is never dropped")
+    Queue(queue, connection=connection).delete(delete_jobs=True)
+    leftovers = {active_key(queue)}
+    for pattern in (f"rq:*:{queue}", f"rq:*:{queue}:*"):
+        leftovers.update(connection.scan_iter(match=pattern, count=500))
+    connection.delete(*leftovers)
+
+
 class Jobs:
+    """The store's view of its queue (`queue`, set by `Store`): what is active on it."""
+
     r: object
     script: object
+    queue: str
+
+    def enqueue(self, kind: str, idents: list[str]) -> None:
+        """Queue the jobs running these matches or tournaments on this store's queue."""
+        enqueue_jobs(self.r, kind, idents, self.queue)
 
     def active_jobs(self) -> list[tuple[str, str]]:
-        """(kind, id) of everything enqueued and not yet run to its end."""
+        """(kind, id) of everything enqueued on this queue and not yet run to its end."""
         out = []
-        for member in self.r.smembers("jobs:active"):
+        for member in self.r.smembers(active_key(self.queue)):
             kind, _, ident = text(member).partition(":")
             if kind in KINDS and ident:
                 out.append((kind, ident))
         return sorted(out)
 
     def job_done(self, kind: str, ident: str) -> None:
-        self.r.srem("jobs:active", f"{kind}:{ident}")
+        self.r.srem(active_key(self.queue), f"{kind}:{ident}")
 
     def take_lease(self, kind: str, ident: str, ttl_ms: int = 20_000) -> str | None:
         """A new token if nobody holds the lease, else None."""

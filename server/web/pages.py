@@ -32,6 +32,28 @@ def page_error(error: HTTPException):
     return render_template("web/error.html", error=error), error.code or 500
 
 
+@bp.app_context_processor
+def rules_links() -> dict:
+    """Every page's navigation links the games' rules."""
+    return {"rules_games": games.names()}
+
+
+@bp.get("/games/<string:game>/rules")
+def rules_page(game: str):
+    """A game's rules for bot authors (docs/rules/<game>.md) as HTML.
+    JSON twin: GET /api/v1/games (each game's `rules_url`)."""
+    from server.web.markdown import render
+    from server.web.rules import rules_markdown
+
+    if game not in games.names():
+        abort(404, f"There is no game {game!r}; the games are {', '.join(games.names())}.")
+    text = rules_markdown(game)
+    if text is None:
+        abort(404, f"The rules page of {game} is not installed with this copy of cardarena.")
+    return render_template("web/rules.html", game=game, title=games.get(game).describe().get("title") or game,
+                           body=render(text))
+
+
 @bp.get("/")
 def leaderboard():
     """One ladder per game. JSON twin: GET /api/v1/games/{game}/rankings."""

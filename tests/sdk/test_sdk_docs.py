@@ -1,7 +1,8 @@
 """docs/write-a-bot.md runs as written: its Python blocks, in order, against a live API and real workers.
 
 The only edits are addresses: the page's `http://127.0.0.1:5000` becomes the
-test server's URL and its port 8001 a free port.
+test server's URL and its port 8001 a free port. Where the page has the reader
+export `CARDARENA_TOKEN` in a shell, the test sets it to the token its client kept.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def _free_port() -> int:
 
 
 def test_the_bot_is_ten_lines_and_entering_it_five_more():
-    bot, _, enter, _ = blocks("python")
+    bot, _, enter, *_ = blocks("python")
     assert len([line for line in bot.splitlines() if line.strip()]) <= 10
     assert len([line for line in enter.splitlines() if line.strip()]) <= 5
 
@@ -56,6 +57,9 @@ def test_the_python_blocks_run_as_written(api, worker_pool, monkeypatch, capsys)
     try:
         for source in blocks("python"):
             source = source.replace("http://127.0.0.1:5000", api.live.url).replace("8001", port)
+            if "CARDARENA_TOKEN" in source:  # the page's `export CARDARENA_TOKEN=...` step
+                kept = namespace["client"].token
+                monkeypatch.setenv("CARDARENA_TOKEN", kept)
             exec(compile(source, str(PAGE), "exec"), namespace)
     finally:
         for poller in pollers:
@@ -65,6 +69,8 @@ def test_the_python_blocks_run_as_written(api, worker_pool, monkeypatch, capsys)
     mine = api.get(f"/bots/{me.id}").json()
     assert mine["matches"] >= 4 and mine["faults"] == 0  # it played its tournament, all by polling
     assert api.get(f"/bots/{hook.id}").json()["faults"] == 0  # and the hosted one its challenge
+    assert namespace["client"].token == kept  # a later client read the kept token
+    assert api.get(f"/bots/{hook.id}").json()["retired"] is True  # and acted as its owner
     assert "tournament" in out and "cautious" in out  # the progress bar's last state and the standings
     assert re.search(r"\[[123], [123]\]", out)  # the printed ranks
 
@@ -89,5 +95,5 @@ def test_every_decision_shown_is_the_engines_first_decision():
 def test_the_readme_shows_the_pages_own_bot_and_entry():
     """The README's *Write a bot* blocks are the page's first and third, which the test above runs."""
     readme = [body for lang, body in FENCE.findall((ROOT / "README.md").read_text()) if lang == "python"]
-    bot, _, enter, _ = blocks("python")
+    bot, _, enter, *_ = blocks("python")
     assert readme == [bot, enter]

@@ -1,0 +1,64 @@
+"""How a command stops: on SIGTERM as on SIGINT, and never half-way.
+
+A command that started processes (a Redis, workers, a server) must stop them
+whether it is stopped with Ctrl-C (SIGINT) or by a process manager (SIGTERM,
+whose default kills Python on the spot and orphans its children). Within
+`stop_on_signals()`, the first of either signal raises `KeyboardInterrupt` in
+the main thread, so the command unwinds through its `finally` blocks as on
+Ctrl-C; later ones are ignored. Starting and stopping children runs inside
+`shielded()`: a signal arriving then is held until the block ends, so a
+child is never started without being recorded, nor a cleanup cut short.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterator
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+_shield_depth = 0
+_pending = False  # a signal arrived inside a shielded block
+_stopping = False  # the stop was raised already
+
+
+def _on_signal(signum, frame) -> None:
+    global _pending, _stopping
+    if _stopping:
+        return
+    if _shield_depth:
+        _pending = True
+        return
+    _stopping = True
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGINT or SIGTERM raises `KeyboardInterrupt`, once (enter it from the main thread)."""
+    global _pending, _stopping
+    previous = {sig: signal.signal(sig, _on_signal) for sig in SIGNALS}
+    _pending = _stopping = False
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def shielded() -> Iterator[None]:
+    """A block no signal interrupts; one that arrived meanwhile is raised when it ends
+    (unless the block is already ending by an exception, a stop included)."""
+    global _shield_depth, _pending, _stopping
+    _shield_depth += 1
+    try:
+        yield
+    except BaseException:
+        _shield_depth -= 1
+        raise
+    _shield_depth -= 1
+    if _shield_depth == 0 and _pending and not _stopping:
+        _pending, _stopping = False, True
+        raise KeyboardInterrupt

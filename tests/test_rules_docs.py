@@ -1,0 +1,113 @@
+"""docs/rules/<game>.md: one page per game for bot authors, its generated parts fresh.
+
+The options table and one example decision per kind (`pending` value) come from
+the engines (docs/gen_rules.py); these tests fail when either goes stale, when a
+kind of decision or a view field is missing from a page, or when an option's
+documented default is not the one `GET /games` gives.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import games
+from sdk.protocol import check_message
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = ROOT / "docs" / "rules"
+FIX = "run .venv/bin/python docs/gen_rules.py"
+#: the real games (read before any test registers a toy one)
+GAMES = games.names()
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("gen_rules", ROOT / "docs" / "gen_rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load_generator()
+
+
+@functools.cache
+def generated(name: str) -> dict[str, str]:
+    return gen.blocks(name)
+
+
+def page(name: str) -> str:
+    return (RULES / f"{name}.md").read_text(encoding="utf-8")
+
+
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The cells of the markdown table whose header row starts with `header`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_generated_block_of_the_page_is_fresh(name):
+    text = page(name)
+    assert gen.refresh(text, generated(name)) == text, f"docs/rules/{name}.md is stale: {FIX}"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_options_table_gives_each_option_with_its_get_games_default(name):
+    rows = table_rows(page(name), "| option | default |")
+    documented = {option.strip("`"): json.loads(default.strip("`")) for option, default, _ in rows}
+    assert documented == games.get(name).describe()["options"]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_each_kind_of_decision_has_a_section_and_a_real_example(name):
+    text = page(name)
+    headings = re.findall(r"^### `([^`]+)`$", text, re.M)
+    assert headings == list(gen.SEARCH[name]), "one section per kind of decision, in the generator's order"
+    for kind in headings:
+        body = re.search(rf"<!-- generated: decision: {re.escape(kind)} -->\n```json\n(.*?)```", text, re.S)
+        assert body, f"no example decision for {kind!r}: {FIX}"
+        message = check_message(json.loads(body.group(1)))  # as a bot receives it
+        assert message["game"] == name and message["view"]["pending"] == kind
+        assert message["legal_actions"], kind
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_view_table_lists_exactly_the_fields_a_view_has(name):
+    documented = set()
+    for field, _ in table_rows(page(name), "| field | what it holds |"):
+        documented.update(re.findall(r"`([^`]+)`", field))
+    shown = {key for message in gen.examples(name).values() for key in message["view"]}
+    assert documented == shown, f"documented but absent: {documented - shown}; absent: {shown - documented}"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_each_page_names_the_project_rules_page_as_the_authority(name):
+    top = page(name).split("## ", 1)[0]
+    assert f"shared/rules/{name}.md" in top and "authority" in top
+
+
+def test_the_readme_links_every_rules_page_inside_the_repository():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)]+)\)", readme)
+    assert not [link for link in links if link.startswith("../")], "a link outside the repository"
+    for name in GAMES:
+        assert f"docs/rules/{name}.md" in links, name
+
+
+def test_a_missing_block_or_an_unknown_one_is_an_error_not_a_silent_pass():
+    with pytest.raises(KeyError):
+        gen.refresh("no markers here\n", {"options": "x\n"})
+    with pytest.raises(KeyError):
+        gen.refresh("<!-- generated: nothing -->\n<!-- end: nothing -->\n", {})
