@@ -36,7 +36,8 @@ def table(view: dict, last: dict | None = None, seat_views: Sequence[dict] | Non
         facts.append(fact("now", NOW.get(view["pending"], view["pending"])))
     if view["high_bid"] is not None:
         facts.append(fact("high bid", view["high_bid"]))
-    facts.append(fact("variant", "navet et mouche" if view["navet_mouche"] else "none"))
+    if view["navet_mouche"]:
+        facts.append(fact("variant", "navet et mouche"))
     seats = [_seat(view, s, seat_views[s] if seat_views else None, acted) for s in range(view["seats"])]
     return layout(facts, seats, _centre(view, seat_views, acted), _last(view, last, acted))
 

@@ -8,11 +8,13 @@ from werkzeug.exceptions import HTTPException
 
 import games
 from server.api.bots import recent_matches
-from server.api.matches import is_public, match_step
+from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
 from server.auth import store
 from server.web import bp
+from server.tables import table_of
 from server.web.chart import rating_chart
+from server.web.table import regions, winners
 
 RECENT = 20
 
@@ -115,14 +117,18 @@ def _step_arg(turns: int) -> int:
 
 @bp.get("/matches/<string:match_id>")
 def match_page(match_id: str):
-    """The replay viewer once public; the live spectator view while running.
-    JSON twins: GET /api/v1/matches/{id} and /matches/{id}/steps/{k}."""
+    """The replay on its card table once public; the live table (by the event stream) while it
+    runs. JSON twins: GET /api/v1/matches/{id}, /steps/{k}, /events and /export."""
     match = _match_or_404(match_id)
     s = store()
     public = is_public(match)
     names = names_of(match["seats"])
-    context = {"m": match, "names": names, "public": public, "step": None, "log": None,
-               "view": None, "tournament": None, "faults": None}
+    seat_names = [names[b] for b in match["seats"]]
+    outcome = winners(match.get("result"), seat_names) if public else None
+    context = {"m": match, "names": names, "public": public, "step": None, "log": None, "live": None,
+               "tournament": None, "faults": None, "outcome": outcome,
+               "regions": regions(len(match["seats"])), "seat_names": seat_names,
+               "page": {"names": seat_names, "bots": match["seats"], "outcome": outcome}}
     if match.get("tournament"):
         context["tournament"] = s.get_tournament(match["tournament"])
     if public:
@@ -131,24 +137,12 @@ def match_page(match_id: str):
         context["step"] = match_step(match, _step_arg(len(log)))
         context["faults"] = [sum(1 for e in log if e.get("fault") and e["seat"] == seat)
                              for seat in range(len(match["seats"]))]
-    elif match["status"] == "running":
-        context["view"] = s.replay(match_id).view(None)
+    elif match["status"] in ("running", "queued"):
+        log = s.match_log(match_id)
+        turns = len(log)
+        state = s.replay(match_id, upto=turns)  # the log as read: an entry landing meanwhile comes by the stream
+        entry = public_entry(log[-1], False) if log else None
+        view = state.view(None)
+        context["live"] = {"turns": turns, "entry": entry, "to_act": state.to_act,
+                           "table": table_of(match["game"], len(match["seats"]), view, entry)}
     return render_template("web/match.html", turns=s.log_length(match_id), **context)
-
-
-@bp.get("/matches/<string:match_id>/steps/<int:step>")
-def match_step_fragment(match_id: str, step: int):
-    """The replay board at one step, for the viewer's script (JSON twin: /api/v1/matches/{id}/steps/{k})."""
-    match = _match_or_404(match_id)
-    if not is_public(match):
-        abort(409, "This match's hands are shown once it is finished (and its tournament too).")
-    return render_template("web/_board.html", m=match, names=names_of(match["seats"]),
-                           step=match_step(match, step))
-
-
-@bp.get("/matches/<string:match_id>/live")
-def match_live_fragment(match_id: str):
-    """The spectator view now, for the live page's script (JSON twin: /api/v1/matches/{id})."""
-    match = _match_or_404(match_id)
-    view = store().replay(match_id).view(None) if match["status"] == "running" else None
-    return render_template("web/_live.html", m=match, view=view, turns=store().log_length(match_id))
