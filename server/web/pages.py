@@ -11,8 +11,8 @@ from server.api.bots import recent_matches
 from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
 from server.auth import store
-from server.web import bp
 from server.tables import table_of
+from server.web import bp
 from server.web.chart import rating_chart
 from server.web.table import regions, winners
 
