@@ -67,6 +67,7 @@ def build_app(config: dict | None = None) -> Flask:
     app.config["SECRET_KEY"] = key
     app.extensions["cardarena.redis"] = client
     app.extensions["cardarena.store"] = Store(client, key, queue=app.config.get("QUEUE"))
+    app.extensions["cardarena.store"].index_lists()  # once per database: records stored before the lists
 
     _init_limiter(app)
     api = Api(app, spec_kwargs={"info": {"description": (

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 
 import games
-from server.store import events
+from server.store import events, lists
 from server.store.accounts import queued_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso
 
@@ -72,6 +72,7 @@ class Matches:
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(match))
         pipe.zadd("matches", {match_id: seq})
+        lists.index_match(pipe, match_id, seq, game, seats)
         if owner:
             pipe.sadd(queued_key(owner), match_id)
         pipe.execute()

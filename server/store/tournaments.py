@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from server.store import events
+from server.store import events, lists
 from server.store.accounts import open_tournaments_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
@@ -60,6 +60,7 @@ class Tournaments:
         pipe = self.r.pipeline()
         pipe.hset(f"tournament:{tid}", mapping=dump_fields(tournament))
         pipe.zadd("tournaments", {tid: seq})
+        lists.index_tournament(pipe, tid, seq, game, bots)
         if owner:
             pipe.sadd(open_tournaments_key(owner), tid)
         pipe.execute()

@@ -18,8 +18,10 @@ bp = Blueprint("web", __name__, template_folder="templates", static_folder="stat
 
 
 def register(app: Flask) -> None:
-    from server.web import pages  # noqa: F401  (attaches the views to bp)
+    from server.errors import PAGE_ERRORS
+    from server.web import pages  # (importing it attaches the views to bp)
     from server.web.cards import face, suit_of_key
 
     app.register_blueprint(bp)
+    app.extensions[PAGE_ERRORS] = pages.page_error  # an unknown page is an HTML 404 too
     app.jinja_env.globals.update(card_face=face, suit_face=suit_of_key)

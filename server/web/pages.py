@@ -4,16 +4,18 @@ helpers (so page and JSON twin agree), then renders one template."""
 from __future__ import annotations
 
 from flask import abort, render_template, request
+from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import games
 from server.api.bots import recent_matches
+from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
 from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
 from server.auth import store
 from server.tables import table_of
 from server.web import bp
-from server.web.chart import rating_chart
+from server.web.chart import interval_bars, rating_chart
 from server.web.table import regions, winners
 
 RECENT = 20
@@ -31,7 +33,10 @@ def names_of(bot_ids) -> dict[str, str]:
 
 @bp.errorhandler(HTTPException)
 def page_error(error: HTTPException):
-    return render_template("web/error.html", error=error), error.code or 500
+    """Any error on a page — and any unknown path outside the API — as an HTML page."""
+    data = getattr(error, "data", None)
+    message = data.get("message") if isinstance(data, dict) and isinstance(data.get("message"), str) else None
+    return render_template("web/error.html", error=error, message=message or error.description), error.code or 500
 
 
 @bp.app_context_processor
@@ -59,9 +64,55 @@ def rules_page(game: str):
 @bp.get("/")
 def leaderboard():
     """One ladder per game. JSON twin: GET /api/v1/games/{game}/rankings."""
-    boards = [{"game": game, "title": games.get(game).describe().get("title") or game, "rows": ladder(game)}
-              for game in games.names()]
+    boards = []
+    for game in games.names():
+        rows = ladder(game)
+        boards.append({"game": game, "title": games.get(game).describe().get("title") or game, "rows": rows,
+                       "bars": interval_bars(rows)})
     return render_template("web/leaderboard.html", boards=boards)
+
+
+#: rows on a page of the /matches and /tournaments lists
+LIST_PAGE = 25
+
+
+def _list_query() -> dict:
+    """?game=, ?bot=, ?cursor= as the API reads them (a bad one is a 400 page)."""
+    try:
+        query = ListQuerySchema().load({k: v for k, v in request.args.items() if k in ("game", "bot", "cursor")
+                                        and v != ""})
+    except ValidationError as exc:
+        abort(400, "; ".join(f"{k}: {' '.join(v) if isinstance(v, list) else v}" for k, v in exc.messages.items()))
+    if query.get("game") and query["game"] not in games.names():
+        abort(404, f"There is no game {query['game']!r}; the games are {', '.join(games.names())}.")
+    query["limit"] = LIST_PAGE
+    return query
+
+
+def _list_context(query: dict, bots: list[str]) -> dict:
+    bot = store().get_bot(query["bot"]) if query.get("bot") else None
+    return {"query": query, "names": names_of(bots + ([query["bot"]] if query.get("bot") else [])),
+            "games": games.names(), "filter_bot": bot}
+
+
+@bp.get("/matches")
+def matches_page():
+    """Matches, newest first, by game and bot. JSON twin: GET /api/v1/matches."""
+    query = _list_query()
+    found = list_page_of_matches(query)
+    bots = [s["bot"] for m in found["matches"] for s in m["seats"]]
+    return render_template("web/matches.html", matches=found["matches"], next_cursor=found["next_cursor"],
+                           **_list_context(query, bots))
+
+
+@bp.get("/tournaments")
+def tournaments_page():
+    """Tournaments, newest first, by game and bot. JSON twin: GET /api/v1/tournaments."""
+    query = _list_query()
+    found = list_page_of_tournaments(query)
+    bots = [b for t in found["tournaments"] for b in t["bots"][:6]]
+    return render_template("web/tournaments.html", tournaments=found["tournaments"],
+                           next_cursor=found["next_cursor"], **_list_context(query, bots))
 
 
 @bp.get("/bots/<string:bot_id>")

@@ -11,38 +11,9 @@ from __future__ import annotations
 import random
 import time
 
-import games
 from games.table import card_strings
+from tests.server.driving import GAME, conclude, make_bots, running_match, step
 from tests.sse import EventStream
-
-GAME = "duck-soup"
-
-
-def make_bots(store, n: int = 2, game: str = GAME) -> list[str]:
-    return [store.create_bot("acct", f"b{i}", game, "polling")[0]["id"] for i in range(n)]
-
-
-def step(store, match_id: str, state, rng: random.Random, fault: str | None = None) -> dict:
-    """Append one seeded random legal action (as the referee would) and apply it to `state`."""
-    action = rng.choice(state.legal_actions())
-    entry = {"turn": store.log_length(match_id), "seat": state.to_act, "action": action}
-    if fault:
-        entry["fault"] = fault
-    assert store.append_entry(match_id, entry)
-    state.apply(action)
-    return entry
-
-
-def conclude(store, match_id: str, state) -> None:
-    assert store.conclude_match(match_id, "finished", state.result())
-
-
-def running_match(store, bots: list[str], seed: int = 5, tournament: str | None = None) -> tuple[str, object]:
-    match = store.create_match(GAME, bots, seed, {}, tournament_id=tournament)
-    if tournament:
-        store.add_tournament_match(tournament, match["id"])
-    store.start_match(match["id"])
-    return match["id"], games.get(GAME).new(2, seed, {})
 
 
 def test_a_running_match_streams_each_step_as_it_is_appended_then_over(api):

@@ -1,0 +1,96 @@
+"""Downloads: `GET /matches/{id}/export` and `GET /tournaments/{id}/export` (api.md §5).
+
+A match's export is one JSON document holding enough to rebuild every
+decision — game, options, seed, seats, the log, the result and the decks —
+shown only once the match is public (finished, and its tournament too). A
+tournament's export is its matches' documents as JSON Lines, once it is over,
+streamed a batch of matches at a time so a 10,000-match tournament never sits
+whole in memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import marshmallow as ma
+from flask import Response, stream_with_context
+from flask_smorest import Blueprint
+
+from server.api.common import SeatSchema, errors, seats_of
+from server.api.matches import LogEntrySchema, is_public
+from server.auth import is_admin, store
+from server.errors import fail
+
+blp = Blueprint("exports", __name__, description="Matches and tournaments as files")
+
+FORMAT, VERSION = "cardarena-match", 1
+#: matches read per round trip while a tournament's export streams
+BATCH = 100
+
+
+class MatchExportSchema(ma.Schema):
+    format = ma.fields.String(required=True, metadata={"description": '"cardarena-match"'})
+    version = ma.fields.Integer(required=True, metadata={"description": "1"})
+    id = ma.fields.String(required=True)
+    game = ma.fields.String(required=True)
+    options = ma.fields.Dict(required=True, metadata={"description": "as the match was created (deck included)"})
+    seed = ma.fields.Integer(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+    log = ma.fields.List(ma.fields.Nested(LogEntrySchema), required=True)
+    result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "null for an aborted match"})
+    decks = ma.fields.List(ma.fields.Raw(), allow_none=True, required=True,
+                           metadata={"description": "every deal's deck as dealt, top first"})
+
+
+def match_document(match: dict, log: list[dict]) -> dict:
+    """The export of one match: enough to rebuild every decision."""
+    result = match.get("result")
+    return {"format": FORMAT, "version": VERSION, "id": match["id"], "game": match["game"],
+            "options": match["options"], "seed": match["seed"], "seats": seats_of(match["seats"]),
+            "log": log, "result": result,
+            "decks": result.get("decks") if isinstance(result, dict) else None}
+
+
+@blp.get("/matches/<string:match_id>/export")
+@blp.response(200, MatchExportSchema)
+@errors(blp, 404, 409)
+def export_match(match_id: str):
+    """A match as one JSON document (409 until it is public: finished, and its tournament too)"""
+    match = store().get_match(match_id)
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    if not (is_admin() or is_public(match)):
+        fail(409, "not_public", "a match is exported once it is finished (and its tournament too)")
+    document = match_document(match, store().match_log(match_id))
+    return document, 200, {"Content-Disposition": f'attachment; filename="{match_id}.json"'}
+
+
+@blp.get("/tournaments/<string:tid>/export")
+@blp.doc(responses={"200": {
+    "description": "JSON Lines: one MatchExport document a line, in schedule order",
+    "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+    "x-line": {"$ref": "#/components/schemas/MatchExport"}}})
+@errors(blp, 404, 409)
+def export_tournament(tid: str):
+    """A tournament's matches as JSON Lines (409 until it is over)
+
+    One `MatchExport` document a line, in schedule order, streamed."""
+    tournament = store().get_tournament(tid)
+    if tournament is None:
+        fail(404, "not_found", f"there is no tournament {tid!r}")
+    if tournament["status"] not in ("finished", "aborted") and not is_admin():
+        fail(409, "not_finished", "a tournament is exported once it is over")
+    response = Response(stream_with_context(_lines(tid)), mimetype="application/x-ndjson")
+    response.headers["Content-Disposition"] = f'attachment; filename="{tid}.jsonl"'
+    return response
+
+
+def _lines(tid: str) -> Iterator[str]:
+    s = store()
+    ids = s.tournament_matches(tid)
+    for start in range(0, len(ids), BATCH):
+        for mid in ids[start:start + BATCH]:
+            match = s.get_match(mid)
+            if match is not None:
+                yield json.dumps(match_document(match, s.match_log(mid)), separators=(",", ":")) + "\n"

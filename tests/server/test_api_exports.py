@@ -1,0 +1,67 @@
+"""Downloads: a public match as one JSON document, an over tournament as JSON Lines,
+and nothing before (no peeking across duplicates)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import games
+from tests.server.driving import GAME, conclude, make_bots, running_match, step
+
+
+def played(store, bots, seed: int, tournament: str | None = None) -> str:
+    mid, state = running_match(store, bots, seed=seed, tournament=tournament)
+    rng = random.Random(seed)
+    while not state.is_over:
+        step(store, mid, state, rng)
+    conclude(store, mid, state)
+    return mid
+
+
+def test_a_public_match_exports_a_document_that_rebuilds_it(api):
+    store = api.store
+    mid = played(store, make_bots(store), seed=4)
+    response = api.get(f"/matches/{mid}/export")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{mid}.json"'
+    doc = response.json()
+    assert list(doc) == ["format", "version", "id", "game", "options", "seed", "seats", "log", "result", "decks"]
+    assert (doc["format"], doc["version"], doc["id"], doc["game"]) == ("cardarena-match", 1, mid, GAME)
+    assert doc["log"] == store.match_log(mid)
+    state = games.get(doc["game"]).new(len(doc["seats"]), doc["seed"], doc["options"])
+    for entry in doc["log"]:
+        state.apply(entry["action"])
+    assert state.result() == doc["result"] and doc["decks"] == doc["result"]["decks"]
+
+
+def test_no_export_before_a_match_is_public(api):
+    store = api.store
+    bots = make_bots(store)
+    running, _ = running_match(store, bots)
+    assert api.get(f"/matches/{running}/export").json()["error"]["code"] == "not_public"
+    tid = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
+    store.set_tournament(tid, status="running", total=2)
+    twin = played(store, bots, seed=1, tournament=tid)
+    response = api.get(f"/matches/{twin}/export")
+    assert response.status_code == 409  # its tournament still plays the other rotation
+    response = api.get(f"/tournaments/{tid}/export")
+    assert response.status_code == 409 and response.json()["error"]["code"] == "not_finished"
+    assert api.get("/matches/m_nope/export").status_code == 404
+    assert api.get("/tournaments/t_nope/export").status_code == 404
+
+
+def test_an_over_tournament_exports_its_matches_as_json_lines(api):
+    store = api.store
+    bots = make_bots(store)
+    tid = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
+    store.set_tournament(tid, status="running", total=2)
+    mids = [played(store, bots, seed, tournament=tid) for seed in (1, 2)]
+    store.set_tournament(tid, status="finished")
+    response = api.get(f"/tournaments/{tid}/export")
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith("application/x-ndjson")
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{tid}.jsonl"'
+    lines = response.text.splitlines()
+    docs = [json.loads(line) for line in lines]
+    assert [d["id"] for d in docs] == mids
+    assert docs[0] == api.get(f"/matches/{mids[0]}/export").json()
