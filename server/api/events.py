@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 
 import marshmallow as ma
+import redis
 from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import validate
@@ -238,9 +239,10 @@ def match_events(query, match_id: str):
 def _match_body(match: dict, after: int) -> Iterator[str]:
     s = store()
     mid, game, seats = match["id"], match["game"], len(match["seats"])
-    waiter = Waiter(match_channel(mid))
+    waiter = None
     end = time.monotonic() + float(limit("EVENT_STREAM_SECONDS"))
     try:
+        waiter = Waiter(match_channel(mid))
         yield f"retry: {RETRY_MS}\n\n"
         cursor, state = after + 1, None
         while True:
@@ -268,8 +270,11 @@ def _match_body(match: dict, after: int) -> Iterator[str]:
                 return
             if not waiter.wait(min(left, float(limit("EVENT_HEARTBEAT_SECONDS")))):
                 yield ": still here\n\n"
+    except redis.RedisError as exc:  # Redis went away mid-stream: end it; the client comes back later
+        current_app.logger.warning("event stream of match %s ended: %s", mid, exc)
     finally:
-        waiter.close()
+        if waiter is not None:
+            waiter.close()
 
 
 @blp.get("/tournaments/<string:tid>/events")
@@ -293,9 +298,10 @@ def tournament_events(tid: str):
 
 def _tournament_body(tid: str) -> Iterator[str]:
     s = store()
-    waiter = Waiter(tournament_channel(tid))
+    waiter = None
     end = time.monotonic() + float(limit("EVENT_STREAM_SECONDS"))
     try:
+        waiter = Waiter(tournament_channel(tid))
         yield f"retry: {RETRY_MS}\n\n"
         sent = None
         changed: list[str] = []
@@ -322,5 +328,8 @@ def _tournament_body(tid: str) -> Iterator[str]:
                 continue
             messages += waiter.wait(COALESCE_S)
             changed = [m for m in messages if m != TOURNAMENT]
+    except redis.RedisError as exc:  # Redis went away mid-stream: end it; the client comes back later
+        current_app.logger.warning("event stream of tournament %s ended: %s", tid, exc)
     finally:
-        waiter.close()
+        if waiter is not None:
+            waiter.close()

@@ -101,8 +101,11 @@ def test_leaderboard_lists_the_bots_in_ladder_order_after_a_tournament(api, work
     board = f"#game-{GAME} table.ladder tbody tr"
     assert page.eval_on_selector_all(board, "trs => trs.map(tr => tr.dataset.bot)") == [r["bot"] for r in ladder]
     assert cells(page, board) == [
-        [str(r["rank"]), names[r["bot"]], rating_text(r["rating"]), str(r["matches"]), str(r["wins"]),
+        [str(r["rank"]) + (f" ≈ #{r['tied_from']}" if r["tied_from"] else ""), names[r["bot"]],
+         f"{r['rating']['ordinal']:.2f}", rating_text(r["rating"]), "", str(r["matches"]), str(r["wins"]),
          str(r["faults"])] for r in ladder]
+    assert page.locator(f"{board} svg.interval").count() == len(ladder)
+    assert "statistical tie" in page.inner_text("#tie-note")
     links = page.eval_on_selector_all(f"{board} a.bot", "as => as.map(a => [a.textContent, a.getAttribute('href')])")
     assert links == [[names[r["bot"]], f"/bots/{r['bot']}"] for r in ladder]
     ordinals = [r["rating"]["ordinal"] for r in ladder]
@@ -232,7 +235,7 @@ def entrants(store):
 
 def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server, store, entrants, browser,
                                                                     page, shot):
-    """web.js redraws the standings from the JSON twin: the same text as tournament.html, with the
+    """web.js redraws the standings from the event stream: the same text as tournament.html, with the
     rounding ties '%.1f' and JavaScript's toFixed settle differently. No worker here: the
     standings are written to the store as the worker would."""
     bots = list(entrants)
@@ -255,10 +258,10 @@ def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server,
             [row(0, 6, 2.35, 0.05, 1), row(1, 4.5, -0.75, 0.25, 0), row(2, 1.5, 100.0, 12.3456, 0),
              row(3, 0, -0.04, 3.0, 7)],
         ], start=1):
-            store.save_standings(tid, standings)
             store.set_tournament(tid, total=12)
             for i in range(step * 3):
                 store.mark_tournament_match_done(tid, f"m_{i}")
+            store.save_standings(tid, standings)  # after the matches are counted, as the worker does
             page.wait_for_function(f"+document.getElementById('done').textContent === {step * 3}")
             server_page.goto(url)
             server = cells(server_page, "#standings tr")

@@ -216,6 +216,7 @@
       var d = JSON.parse(e.data);
       renderBoard(board, d.table, d.entry, d.step, d.step, page);
       root.dataset.step = String(d.step);
+      document.getElementById("status").textContent = "running";
       status.textContent = "Live · step " + d.step + (d.to_act === null ? "" : " · " + page.names[d.to_act] + " to act");
     });
     source.addEventListener("over", function () {
