@@ -1,7 +1,9 @@
 """Downloads: `GET /matches/{id}/export` and `GET /tournaments/{id}/export` (api.md §5).
 
 A match's export is one JSON document holding enough to rebuild every
-decision — game, options, seed, seats, the log, the result and the decks —
+decision — game, options, seed, seats, the log, the result and the decks
+(api.md's fields), plus its time and fault rules (`move_timeout_ms`,
+`max_faults`, `time_bank_ms`) so a replay rebuilds each decision's clock —
 shown only once the match is public (finished, and its tournament too). A
 tournament's export is its matches' documents as JSON Lines, once it is over,
 streamed a batch of matches at a time so a 10,000-match tournament never sits
@@ -25,6 +27,8 @@ from server.errors import fail
 blp = Blueprint("exports", __name__, description="Matches and tournaments as files")
 
 FORMAT, VERSION = "cardarena-match", 1
+#: a match's rules of time and faults, copied into its export when the match has them
+TIME_RULES = ("move_timeout_ms", "max_faults", "time_bank_ms")
 #: matches read per round trip while a tournament's export streams
 BATCH = 100
 
@@ -41,15 +45,23 @@ class MatchExportSchema(ma.Schema):
     result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "null for an aborted match"})
     decks = ma.fields.List(ma.fields.Raw(), allow_none=True, required=True,
                            metadata={"description": "every deal's deck as dealt, top first"})
+    move_timeout_ms = ma.fields.Integer(metadata={"description": "the match's time rules, so a replay "
+                                        "rebuilds every decision as the seat received it"})
+    max_faults = ma.fields.Integer()
+    time_bank_ms = ma.fields.Integer()
 
 
 def match_document(match: dict, log: list[dict]) -> dict:
     """The export of one match: enough to rebuild every decision."""
     result = match.get("result")
-    return {"format": FORMAT, "version": VERSION, "id": match["id"], "game": match["game"],
-            "options": match["options"], "seed": match["seed"], "seats": seats_of(match["seats"]),
-            "log": log, "result": result,
-            "decks": result.get("decks") if isinstance(result, dict) else None}
+    document = {"format": FORMAT, "version": VERSION, "id": match["id"], "game": match["game"],
+                "options": match["options"], "seed": match["seed"], "seats": seats_of(match["seats"]),
+                "log": log, "result": result,
+                "decks": result.get("decks") if isinstance(result, dict) else None}
+    for rule in TIME_RULES:  # what a replay needs to rebuild each decision's clock and faults
+        if match.get(rule) is not None:
+            document[rule] = match[rule]
+    return document
 
 
 @blp.get("/matches/<string:match_id>/export")

@@ -26,7 +26,8 @@ def test_a_public_match_exports_a_document_that_rebuilds_it(api):
     assert response.status_code == 200
     assert response.headers["Content-Disposition"] == f'attachment; filename="{mid}.json"'
     doc = response.json()
-    assert list(doc) == ["format", "version", "id", "game", "options", "seed", "seats", "log", "result", "decks"]
+    assert list(doc)[:10] == ["format", "version", "id", "game", "options", "seed", "seats", "log", "result", "decks"]
+    assert (doc["move_timeout_ms"], doc["max_faults"]) == (2000, 3)  # the rules a replay needs
     assert (doc["format"], doc["version"], doc["id"], doc["game"]) == ("cardarena-match", 1, mid, GAME)
     assert doc["log"] == store.match_log(mid)
     state = games.get(doc["game"]).new(len(doc["seats"]), doc["seed"], doc["options"])
