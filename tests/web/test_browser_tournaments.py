@@ -14,6 +14,7 @@ rating charts are checked once every match is rated (`wait_rated`).
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -278,3 +279,53 @@ def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server,
     page.wait_for_function("document.getElementById('tournament').dataset.status === 'finished'")
     assert page.evaluate("window.sameDocument") is None  # reloaded by web.js
     assert cells(page, "#standings tr") == server
+
+
+def test_the_lists_find_tournaments_and_matches_by_game_and_bot(api, worker_pool, page, shot):
+    names = {python_bot(api, name, entry): name for name, entry in
+             [("heuristic", HEURISTIC), ("random", RANDOM), ("random-2", RANDOM), ("random-3", RANDOM)]}
+    bots = list(names)
+    tid = start_tournament(api, bots, deals=3)  # 6 tables × 3 deals × 2 rotations: 36 matches
+    assert wait_finished(api, tid)["status"] == "finished"
+
+    page.goto(api.live.url + "/")
+    page.click("header.top nav >> text=Tournaments")  # the navigation reaches the lists
+    page.wait_for_url("**/tournaments")
+    row = page.locator(f'#tournament-list tr[data-tournament="{tid}"]')
+    assert "finished" in row.inner_text() and "36 / 36" in row.inner_text()
+    href = row.locator("a.download").get_attribute("href")
+    lines = api.session.get(api.live.url + href, timeout=30).text.splitlines()
+    assert len(lines) == 36 and json.loads(lines[0])["format"] == "cardarena-match"
+    page.select_option("form.filters select[name=game]", "duck-soup")
+    page.click("form.filters button")
+    page.wait_for_url("**/tournaments?game=duck-soup**")
+    assert page.locator("#tournament-list").count() == 0 and "No tournament" in page.inner_text("main")
+    page.goto(f"{api.live.url}/tournaments?game={GAME}")
+    shot(page, "list-tournaments")
+    page.click(f'#tournament-list a[href="/tournaments/{tid}"]')
+    page.wait_for_selector("#crosstable")
+    assert page.locator("a.download").count() == 1
+
+    page.click("header.top nav >> text=Matches")
+    page.wait_for_url("**/matches")
+    first = [tr.get_attribute("data-match") for tr in page.locator("#match-list tbody tr").all()]
+    assert len(first) == 25  # a page; the rest on the next
+    page.click("#older")
+    page.wait_for_url("**cursor=**")
+    rest = [tr.get_attribute("data-match") for tr in page.locator("#match-list tbody tr").all()]
+    listed = api.ok(api.get("/matches", params={"limit": 100}), 200)["matches"]
+    assert first + rest == [m["id"] for m in listed] and len(listed) == 36
+    page.goto(f"{api.live.url}/matches?bot={bots[0]}")
+    seats = page.eval_on_selector_all("#match-list tbody tr", "trs => trs.map(tr => tr.cells[3].innerText)")
+    assert len(seats) == 18 and all("heuristic" in s for s in seats)  # 3 opponents × 3 deals × 2 rotations
+    assert all(w in names.values() for w in page.eval_on_selector_all(
+        "#match-list tbody tr", "trs => trs.map(tr => tr.cells[4].innerText.trim())"))  # winners, now public
+    shot(page, "list-matches-of-a-bot")
+    page.click("#match-list tbody tr:first-child td:first-child a")  # on to its replay, on its table
+    page.wait_for_selector("#replay #board .felt")
+    assert page.locator("a.download").get_attribute("href").endswith("/export")
+
+    response = page.goto(api.live.url + "/no/such/page")
+    assert response.status == 404 and "404 · Not Found" in page.inner_text("h1")
+    assert page.locator("header.top nav a", has_text="Matches").count() == 1
+    shot(page, "page-404")

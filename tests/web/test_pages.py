@@ -304,3 +304,34 @@ def test_openapi_documents_the_new_twins(client):
     for path in ("/api/v1/bots/{bot_id}/matches", "/api/v1/bots/{bot_id}/ratings",
                  "/api/v1/tournaments/{tid}/crosstable", "/api/v1/matches/{match_id}/steps/{step}"):
         assert path in paths, path
+
+
+# -- the lists and the honest ladder ------------------------------------------------------
+
+def test_the_match_list_pages_newest_first_and_filters_without_javascript(client, store):
+    ducks = [make_bot(store, name, "duck-soup") for name in ("ann", "ben", "cat")]
+    mids = [store.create_match("duck-soup", [ducks[i % 3], ducks[(i + 1) % 3]], i, {})["id"] for i in range(30)]
+    body = text(client.get("/matches"))
+    listed = re.findall(r'<tr data-match="([^"]+)">', body)
+    assert listed == mids[::-1][:25]
+    older = html.unescape(re.search(r'<a class="btn" id="older" href="([^"]+)"', body).group(1))
+    rest = re.findall(r'<tr data-match="([^"]+)">', text(client.get(older)))
+    assert rest == mids[::-1][25:]
+    of_cat = re.findall(r'<tr data-match="([^"]+)">', text(client.get(f"/matches?bot={ducks[2]}&game=duck-soup")))
+    assert of_cat == [m for m in mids[::-1] if ducks[2] in store.get_match(m)["seats"]][:25]
+    assert "No match matches these filters" in text(client.get("/matches?game=double"))
+    assert client.get("/matches?cursor=x").status_code == 400
+
+
+def test_the_leaderboard_marks_statistical_ties_and_shows_the_ordinal(client, store):
+    a, b, c = (make_bot(store, name, "double") for name in ("alpha", "beta", "gamma"))
+    store.save_rating("double", a, 40.0, 1.0)
+    store.save_rating("double", b, 30.0, 3.0)  # 21..39 overlaps alpha's 37..43: tied
+    store.save_rating("double", c, 10.0, 1.0)
+    body = text(client.get("/"))
+    ranks = re.findall(r'<tr data-bot="([^"]+)"(?: class="tied")?><td class="num rank">(\d+)(?: <span class="tie"'
+                       r'[^>]*>≈ #(\d+)</span>)?', body)
+    assert ranks == [(a, "1", ""), (b, "2", "1"), (c, "3", "")]
+    assert "statistical tie" in body
+    rankings = client.get("/api/v1/games/double/rankings").get_json()["rankings"]
+    assert [r["tied_from"] for r in rankings] == [None, 1, None]
