@@ -24,6 +24,7 @@ finds clients that went away).
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -45,8 +46,9 @@ from server.tables import table_of
 
 blp = Blueprint("events", __name__, description="Live event streams (text/event-stream)")
 
-#: config key -> default
-LIMITS = {"EVENT_STREAMS": 32, "EVENT_STREAM_SECONDS": 60.0, "EVENT_HEARTBEAT_SECONDS": 15.0}
+#: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS) must stay well below the
+#: server's threads (waitress: `cardarena serve --threads`, 64; gunicorn gthread: --threads, 32)
+LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAM_SECONDS": 60.0, "EVENT_HEARTBEAT_SECONDS": 15.0}
 #: what a browser waits before reconnecting (ms), sent as `retry:`
 RETRY_MS = 1000
 #: a tournament's changes within this many seconds go out as one event
@@ -57,7 +59,13 @@ OVER = ("finished", "aborted")
 
 
 def limit(key: str) -> float:
-    return current_app.config.get(key, LIMITS[key])
+    if key in current_app.config:
+        return current_app.config[key]
+    raw = os.environ.get("CARDARENA_" + key, "")
+    try:
+        return float(raw) if raw.strip() else LIMITS[key]
+    except ValueError:  # a mistyped setting must not break every stream
+        return LIMITS[key]
 
 
 class Slots:
