@@ -76,3 +76,20 @@ def running_match(store, bots: list[str], seed: int = 5, tournament: str | None 
         store.add_tournament_match(tournament, match["id"])
     store.start_match(match["id"])
     return match["id"], games.get(GAME).new(2, seed, {})
+
+
+def running_tournament(store, bots: list[str], total: int = 2) -> str:
+    """A duplicate tournament of `bots` marked running with `total` matches (none played yet)."""
+    tid = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
+    store.set_tournament(tid, status="running", total=total)
+    return tid
+
+
+def played(store, bots: list[str], seed: int, tournament: str | None = None) -> str:
+    """A match of `bots` played to its end with seeded random actions and concluded."""
+    mid, state = running_match(store, bots, seed=seed, tournament=tournament)
+    rng = random.Random(seed)
+    while not state.is_over:
+        step(store, mid, state, rng)
+    conclude(store, mid, state)
+    return mid

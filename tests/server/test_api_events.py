@@ -12,7 +12,7 @@ import random
 import time
 
 from games.table import card_strings
-from tests.server.driving import GAME, conclude, make_bots, running_match, step
+from tests.server.driving import GAME, conclude, make_bots, played, running_match, running_tournament, step
 from tests.sse import EventStream
 
 
@@ -49,11 +49,7 @@ def test_a_running_match_streams_each_step_as_it_is_appended_then_over(api):
 
 def test_a_public_match_streams_whole_entries_and_resumes_after_last_event_id(api):
     store = api.store
-    mid, state = running_match(store, make_bots(store), seed=9)
-    rng = random.Random(2)
-    while not state.is_over:
-        step(store, mid, state, rng)
-    conclude(store, mid, state)
+    mid = played(store, make_bots(store), seed=9)
     log = store.match_log(mid)
     with EventStream(f"{api.base}/matches/{mid}/events", last_event_id="3") as stream:
         events = stream.until("over")
@@ -66,13 +62,7 @@ def test_a_public_match_streams_whole_entries_and_resumes_after_last_event_id(ap
 def test_a_finished_match_of_a_running_tournament_streams_no_step(api):
     store = api.store
     bots = make_bots(store)
-    tournament = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})
-    store.set_tournament(tournament["id"], status="running", total=2)
-    mid, state = running_match(store, bots, tournament=tournament["id"])
-    rng = random.Random(3)
-    while not state.is_over:
-        step(store, mid, state, rng)
-    conclude(store, mid, state)
+    mid = played(store, bots, seed=3, tournament=running_tournament(store, bots))
     with EventStream(f"{api.base}/matches/{mid}/events") as stream:
         event = stream.next()
         assert event.name == "over"
@@ -131,8 +121,7 @@ def test_bad_stream_requests_are_json_errors(api):
 def test_a_tournament_stream_sends_progress_match_changes_and_over(api):
     store = api.store
     bots = make_bots(store)
-    tid = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
-    store.set_tournament(tid, status="running", total=2)
+    tid = running_tournament(store, bots)
     with EventStream(f"{api.base}/tournaments/{tid}/events") as stream:
         first = stream.next()
         assert first.name == "progress"

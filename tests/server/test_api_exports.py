@@ -4,19 +4,9 @@ and nothing before (no peeking across duplicates)."""
 from __future__ import annotations
 
 import json
-import random
 
 import games
-from tests.server.driving import GAME, conclude, make_bots, running_match, step
-
-
-def played(store, bots, seed: int, tournament: str | None = None) -> str:
-    mid, state = running_match(store, bots, seed=seed, tournament=tournament)
-    rng = random.Random(seed)
-    while not state.is_over:
-        step(store, mid, state, rng)
-    conclude(store, mid, state)
-    return mid
+from tests.server.driving import GAME, make_bots, played, running_match, running_tournament
 
 
 def test_a_public_match_exports_a_document_that_rebuilds_it(api):
@@ -41,8 +31,7 @@ def test_no_export_before_a_match_is_public(api):
     bots = make_bots(store)
     running, _ = running_match(store, bots)
     assert api.get(f"/matches/{running}/export").json()["error"]["code"] == "not_public"
-    tid = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
-    store.set_tournament(tid, status="running", total=2)
+    tid = running_tournament(store, bots)
     twin = played(store, bots, seed=1, tournament=tid)
     response = api.get(f"/matches/{twin}/export")
     assert response.status_code == 409  # its tournament still plays the other rotation
@@ -55,8 +44,7 @@ def test_no_export_before_a_match_is_public(api):
 def test_an_over_tournament_exports_its_matches_as_json_lines(api):
     store = api.store
     bots = make_bots(store)
-    tid = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
-    store.set_tournament(tid, status="running", total=2)
+    tid = running_tournament(store, bots)
     mids = [played(store, bots, seed, tournament=tid) for seed in (1, 2)]
     store.set_tournament(tid, status="finished")
     response = api.get(f"/tournaments/{tid}/export")

@@ -3,9 +3,7 @@ filters by game and bot, results only where public."""
 
 from __future__ import annotations
 
-import random
-
-from tests.server.driving import conclude, make_bots, running_match, step
+from tests.server.driving import make_bots, played, running_tournament
 
 
 def walk(api, path: str, key: str, limit: int, **filters) -> list[dict]:
@@ -47,14 +45,9 @@ def test_matches_are_listed_newest_first_a_page_at_a_time_and_filtered(api):
 def test_a_match_result_is_listed_only_once_public(api):
     store = api.store
     bots = make_bots(store)
-    tid = store.create_tournament("duck-soup", bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
-    store.set_tournament(tid, status="running", total=2)
+    tid = running_tournament(store, bots)
     for tournament in (None, tid):
-        mid, state = running_match(store, bots, tournament=tournament)
-        rng = random.Random(1)
-        while not state.is_over:
-            step(store, mid, state, rng)
-        conclude(store, mid, state)
+        played(store, bots, seed=1, tournament=tournament)
     twin, challenge = api.ok(api.get("/matches"), 200)["matches"]
     assert twin["tournament"] == tid and (twin["public"], twin["result"]) == (False, None)
     assert challenge["public"] and set(challenge["result"]) == {"scores", "ranks"}
