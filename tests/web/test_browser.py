@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-import games
 from example_bots.double import DoubleHeuristic
 from example_bots.double_carre import DoubleCarreHeuristic
 from example_bots.duck_soup import DuckSoupHeuristic
@@ -168,6 +167,3 @@ def test_a_bot_named_script_is_shown_as_text_and_runs_nothing(live_server, store
     assert page.dialogs == []
     assert page.evaluate("document.querySelectorAll('script:not([type=\"application/json\"])').length") == 1
 
-
-def test_every_game_has_a_table_hook():
-    assert all(games.get(name).table is not None for name in games.names())
