@@ -14,11 +14,13 @@ A finished tournament match whose tournament still runs sends no steps, only
 
 Streams never hold the server for ever: waitress gives each open stream a
 thread, so at most `EVENT_STREAMS` streams are open at once (beyond, 503 at
-once, with Retry-After), each ends after `EVENT_STREAM_SECONDS` with a
-`retry:` hint (the browser reconnects and resumes), and a stream waits on
-Redis pub/sub (server/store/events.py) — never a busy loop — looking again
-on its own every `EVENT_HEARTBEAT_SECONDS` (sending a comment that also
-finds clients that went away).
+once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT` from one
+address (beyond, 429: one client cannot hold them all); each ends after
+`EVENT_STREAM_SECONDS` with a `retry:` hint (the browser reconnects and
+resumes), and a stream waits on Redis pub/sub (server/store/events.py) —
+never a busy loop — looking again on its own every `EVENT_HEARTBEAT_SECONDS`
+and sending a comment then, which is also how a client that went away is
+noticed and its place given back.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ blp = Blueprint("events", __name__, description="Live event streams (text/event-
 
 #: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS) must stay well below the
 #: server's threads (waitress: `cardarena serve --threads`, 64; gunicorn gthread: --threads, 32)
-LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAM_SECONDS": 60.0, "EVENT_HEARTBEAT_SECONDS": 15.0}
+LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 8, "EVENT_STREAM_SECONDS": 60.0,
+          "EVENT_HEARTBEAT_SECONDS": 5.0}
 #: what a browser waits before reconnecting (ms), sent as `retry:`
 RETRY_MS = 1000
 #: a tournament's changes within this many seconds go out as one event
@@ -69,42 +72,58 @@ def limit(key: str) -> float:
 
 
 class Slots:
-    """How many streams this server process has open; `take` refuses beyond the limit."""
+    """The streams this server process has open, in all and per client address: `take`
+    refuses beyond either limit, so one client cannot hold every stream."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.open = 0
+        self.by_client: dict[str, int] = {}
 
-    def take(self, most: int) -> bool:
+    def take(self, client: str, most: int, most_per_client: int) -> str | None:
+        """None when a place is taken for `client`; else why not ("server" or "client")."""
         with self.lock:
             if self.open >= most:
-                return False
+                return "server"
+            if self.by_client.get(client, 0) >= most_per_client:
+                return "client"
             self.open += 1
-            return True
+            self.by_client[client] = self.by_client.get(client, 0) + 1
+            return None
 
-    def give(self) -> None:
+    def give(self, client: str) -> None:
         with self.lock:
             self.open -= 1
+            left = self.by_client.get(client, 1) - 1
+            if left > 0:
+                self.by_client[client] = left
+            else:
+                self.by_client.pop(client, None)
 
 
 class Slot:
     """One open stream's place, given back once however the response ends."""
 
-    def __init__(self, slots: Slots) -> None:
-        self.slots, self.held = slots, True
+    def __init__(self, slots: Slots, client: str) -> None:
+        self.slots, self.client, self.held = slots, client, True
 
     def release(self) -> None:
         if self.held:
             self.held = False
-            self.slots.give()
+            self.slots.give(self.client)
 
 
 def _slot() -> Slot:
     slots = current_app.extensions.setdefault("cardarena.streams", Slots())
-    if not slots.take(int(limit("EVENT_STREAMS"))):
+    client = request.remote_addr or "?"
+    refused = slots.take(client, int(limit("EVENT_STREAMS")), int(limit("EVENT_STREAMS_PER_CLIENT")))
+    if refused == "server":
         fail(503, "too_many_streams", "every event stream of this server is taken: try again shortly",
              {"Retry-After": "5"})
-    return Slot(slots)
+    if refused == "client":
+        fail(429, "too_many_streams", f"at most {int(limit('EVENT_STREAMS_PER_CLIENT'))} event streams "
+             "are open at once from one address: close one first", {"Retry-After": "5"})
+    return Slot(slots, client)
 
 
 def sse(event: str | None, data: object = None, ident: int | None = None) -> str:
@@ -227,7 +246,7 @@ def _last_event_id(default: int) -> int:
 @blp.get("/matches/<string:match_id>/events")
 @blp.arguments(StreamQuery, location="query")
 @blp.doc(**_stream_doc({"step": "MatchStepEvent", "over": "MatchOverEvent"}))
-@errors(blp, 404, 422, 503)
+@errors(blp, 404, 422, 429, 503)
 def match_events(query, match_id: str):
     """A match live, as server-sent events
 
@@ -255,6 +274,8 @@ def _match_body(match: dict, after: int) -> Iterator[str]:
         cursor, state = after + 1, None
         while True:
             match = s.get_match(mid)
+            if match is None:  # deleted under the stream (a database emptied): nothing more to say
+                return
             public = is_public(match)
             over = match["status"] in OVER
             if not over or public:
@@ -288,7 +309,7 @@ def _match_body(match: dict, after: int) -> Iterator[str]:
 @blp.get("/tournaments/<string:tid>/events")
 @blp.doc(**_stream_doc({"progress": "TournamentProgressEvent", "match": "TournamentMatchEvent",
                          "over": "TournamentProgressEvent"}))
-@errors(blp, 404, 422, 503)
+@errors(blp, 404, 422, 429, 503)
 def tournament_events(tid: str):
     """A tournament live, as server-sent events
 
@@ -314,7 +335,10 @@ def _tournament_body(tid: str) -> Iterator[str]:
         sent = None
         changed: list[str] = []
         while True:
-            record = tournament_record(s.get_tournament(tid))
+            tournament = s.get_tournament(tid)
+            if tournament is None:  # deleted under the stream
+                return
+            record = tournament_record(tournament)
             progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
             if record["status"] in OVER:
                 yield sse("over", progress, record["progress"]["done"])

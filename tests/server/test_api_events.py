@@ -71,9 +71,24 @@ def test_a_finished_match_of_a_running_tournament_streams_no_step(api):
         assert stream.next(timeout=5) is None
 
 
-def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_place(api, app, monkeypatch):
-    monkeypatch.setitem(app.config, "EVENT_STREAMS", 1)
+def streams_open(app) -> int:
+    """The live server's open streams (it runs in this process)."""
+    slots = app.extensions.get("cardarena.streams")
+    return slots.open if slots else 0
+
+
+def no_stream_left(app, monkeypatch) -> None:
+    """Wait until the streams of earlier tests are noticed closed (quick heartbeats meanwhile)."""
     monkeypatch.setitem(app.config, "EVENT_HEARTBEAT_SECONDS", 0.2)
+    deadline = time.monotonic() + 20
+    while streams_open(app):
+        assert time.monotonic() < deadline, "streams of earlier tests stayed open"
+        time.sleep(0.1)
+
+
+def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_place(api, app, monkeypatch):
+    no_stream_left(app, monkeypatch)
+    monkeypatch.setitem(app.config, "EVENT_STREAMS", 1)
     store = api.store
     queued = store.create_match(GAME, make_bots(store), 1, {})["id"]
     first = EventStream(f"{api.base}/matches/{queued}/events")
@@ -92,6 +107,23 @@ def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_p
             break
         assert time.monotonic() < deadline, "the closed stream's place never came back"
         time.sleep(0.2)
+
+
+def test_one_client_cannot_hold_every_stream(api, app, monkeypatch):
+    no_stream_left(app, monkeypatch)
+    monkeypatch.setitem(app.config, "EVENT_STREAMS", 10)
+    monkeypatch.setitem(app.config, "EVENT_STREAMS_PER_CLIENT", 2)
+    store = api.store
+    queued = store.create_match(GAME, make_bots(store), 1, {})["id"]
+    held = [EventStream(f"{api.base}/matches/{queued}/events") for _ in range(2)]
+    try:
+        assert [s.response.status_code for s in held] == [200, 200]
+        refused = api.get(f"/matches/{queued}/events", timeout=10)
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_streams"
+        assert "from one address" in refused.json()["error"]["message"]
+    finally:
+        for stream in held:
+            stream.close()
 
 
 def test_a_stream_ends_after_its_time_with_a_retry_hint(api, app, monkeypatch):

@@ -10,9 +10,11 @@ replay with the result. Screenshots of the live table go to test-output/web/.
 
 from __future__ import annotations
 
+import random
 import time
 
 import games
+from tests.server.driving import make_bots, running_match, step
 from tests.sse import EventStream
 from tests.web.conftest import SHOTS
 
@@ -96,3 +98,19 @@ def test_the_live_page_and_the_event_stream_follow_a_running_match(api, worker_p
     assert winner in page.inner_text("#board .result .winner")
     page.screenshot(path=str(SHOTS / f"live-{GAME}-over.png"), full_page=True)
     assert page.dialogs == []
+
+
+def test_a_live_page_refused_a_stream_tries_again_and_catches_up(live_server, store, page, app, monkeypatch):
+    """A busy server refuses a stream (503): the browser's EventSource gives up on such an
+    answer, so the page opens a new one a few seconds later, from the step it shows."""
+    mid, state = running_match(store, make_bots(store), seed=SEED)
+    rng = random.Random(1)
+    step(store, mid, state, rng)
+    monkeypatch.setitem(app.config, "EVENT_STREAMS", 0)  # every stream refused
+    page.goto(f"{live_server.url}/matches/{mid}")
+    page.wait_for_function("document.getElementById('live-status').textContent.startsWith('Connection lost')")
+    monkeypatch.setitem(app.config, "EVENT_STREAMS", 16)
+    for _ in range(2):
+        step(store, mid, state, rng)
+    page.wait_for_selector('#board .board[data-step="3"]', timeout=20_000)
+    assert page.locator("#board .seat.last").get_attribute("data-seat") == str(store.match_log(mid)[-1]["seat"])

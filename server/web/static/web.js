@@ -207,25 +207,45 @@
     if (wanted < total) fetchStep(wanted + 1).catch(function () {});
   }
 
+  // ---- event streams: the browser reconnects by itself after the server ends one; a
+  // refused stream (503/429: the server is busy) is closed for good, so try again later.
+  function follow(url, handlers, onLost) {
+    var source = null;
+    function open(at) {
+      source = new EventSource(at());
+      Object.keys(handlers).forEach(function (name) {
+        source.addEventListener(name, function (e) { handlers[name](e, source); });
+      });
+      source.onerror = function () {
+        if (source.readyState !== EventSource.CLOSED) return;  // reconnecting by itself
+        if (onLost) onLost();
+        setTimeout(function () { open(at); }, 5000);
+      };
+    }
+    open(url);
+  }
+
   // ---- a running match: the event stream redraws the table ---------------------------
   function live(root, page) {
     var board = document.querySelector("#board .board");
     var status = document.getElementById("live-status");
-    var source = new EventSource(root.dataset.events);
-    source.addEventListener("step", function (e) {
-      var d = JSON.parse(e.data);
-      renderBoard(board, d.table, d.entry, d.step, d.step, page);
-      root.dataset.step = String(d.step);
-      document.getElementById("status").textContent = "running";
-      status.textContent = "Live · step " + d.step + (d.to_act === null ? "" : " · " + page.names[d.to_act] + " to act");
-    });
-    source.addEventListener("over", function () {
-      source.close();
-      status.textContent = "The match is over: loading its record…";
-      location.reload();
-    });
-    source.onerror = function () { status.textContent = "Connection lost: reconnecting…"; };
-    source.onopen = function () { if (status.textContent.indexOf("Connection lost") === 0) status.textContent = "Live"; };
+    var base = root.dataset.events.split("?")[0];
+    follow(function () {  // after the last step drawn, whenever (re)opened by hand
+      return base + "?after=" + (parseInt(board.getAttribute("data-step"), 10) - 1);
+    }, {
+      step: function (e) {
+        var d = JSON.parse(e.data);
+        renderBoard(board, d.table, d.entry, d.step, d.step, page);
+        root.dataset.step = String(d.step);
+        document.getElementById("status").textContent = "running";
+        status.textContent = "Live · step " + d.step + (d.to_act === null ? "" : " · " + page.names[d.to_act] + " to act");
+      },
+      over: function (e, source) {
+        source.close();
+        status.textContent = "The match is over: loading its record…";
+        location.reload();
+      }
+    }, function () { status.textContent = "Connection lost: trying again in a few seconds…"; });
   }
 
   // ---- a running tournament: its event stream ----------------------------------------
@@ -294,13 +314,14 @@
       if (empty) empty.remove();
       list.appendChild(matchItem(m));
     }
-    var source = new EventSource(root.dataset.events);
-    source.addEventListener("progress", function (e) { render(JSON.parse(e.data)); });
-    source.addEventListener("match", function (e) { updateMatch(JSON.parse(e.data)); });
-    source.addEventListener("over", function (e) {
-      source.close();
-      render(JSON.parse(e.data));
-      location.reload();
+    follow(function () { return root.dataset.events; }, {
+      progress: function (e) { render(JSON.parse(e.data)); },
+      match: function (e) { updateMatch(JSON.parse(e.data)); },
+      over: function (e, source) {
+        source.close();
+        render(JSON.parse(e.data));
+        location.reload();
+      }
     });
   }
 
