@@ -20,7 +20,7 @@ from flask import Response, stream_with_context
 from flask_smorest import Blueprint
 
 from server.api.common import SeatSchema, errors, seats_of
-from server.api.matches import LogEntrySchema, is_public
+from server.api.matches import is_public
 from server.auth import is_admin, store
 from server.errors import fail
 
@@ -41,7 +41,9 @@ class MatchExportSchema(ma.Schema):
     options = ma.fields.Dict(required=True, metadata={"description": "as the match was created (deck included)"})
     seed = ma.fields.Integer(required=True)
     seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
-    log = ma.fields.List(ma.fields.Nested(LogEntrySchema), required=True)
+    log = ma.fields.List(ma.fields.Dict(), required=True, metadata={
+        "description": "the log's entries whole, as stored: turn, seat, action, and fault or ms (the latency "
+                       "charged) where present — a replay rebuilds every clock from them"})
     result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "null for an aborted match"})
     decks = ma.fields.List(ma.fields.Raw(), allow_none=True, required=True,
                            metadata={"description": "every deal's deck as dealt, top first"})

@@ -26,6 +26,22 @@ def test_a_public_match_exports_a_document_that_rebuilds_it(api):
     assert state.result() == doc["result"] and doc["decks"] == doc["result"]["decks"]
 
 
+def test_an_export_keeps_every_field_of_the_log_entries(api):
+    store = api.store
+    bots = make_bots(store)
+    mid, state = running_match(store, bots)
+    action = state.legal_actions()[0]
+    entries = [{"turn": 0, "seat": state.to_act, "action": action, "ms": 123}]
+    state.apply(action)
+    action = state.legal_actions()[0]
+    entries.append({"turn": 1, "seat": state.to_act, "action": action, "fault": "timeout: no answer", "ms": 2000})
+    state.apply(action)
+    assert store.append_entries(mid, entries)
+    assert store.conclude_match(mid, "aborted", None, reason="stopped")
+    doc = api.ok(api.get(f"/matches/{mid}/export"), 200)
+    assert doc["log"] == entries and doc["result"] is None and doc["decks"] is None
+
+
 def test_no_export_before_a_match_is_public(api):
     store = api.store
     bots = make_bots(store)
