@@ -22,9 +22,11 @@ import pytest
 import games
 import sdk
 from sdk import Bot, ExportError, Replay, load_replay
+from sdk.bot import load_bot_class
 from sdk.export import Writer, dumps, read
 from sdk.local import play_local
 from sdk.referee import FORFEITED
+from tests.live import ADMIN_TOKEN
 from tests.sdk.test_sdk_play import cardarena_command
 
 
@@ -433,8 +435,6 @@ def test_replay_with_a_bot_shows_its_answers_beside_the_moves_played(exported):
 
 
 def _load_broken(folder: Path) -> type[Bot]:
-    from sdk.bot import load_bot_class
-
     return load_bot_class(str(folder / "mine.py") + ":Broken", allow_path=True)
 
 
@@ -474,3 +474,42 @@ def test_both_distributions_offer_replay():
 
 def test_the_sdk_exports_the_replay():
     assert sdk.load_replay is sdk.replay.load and sdk.Replay is Replay
+
+
+# -- a match on the platform ----------------------------------------------------------
+
+def wait_public(api, match_id: str, timeout: float = 120.0) -> dict:
+    end = time.monotonic() + timeout
+    while True:
+        match = api.ok(api.get(f"/matches/{match_id}"), 200)
+        if match["status"] in ("finished", "aborted"):
+            return match
+        assert time.monotonic() < end, f"match {match_id} still {match['status']}"
+        time.sleep(0.1)
+
+
+def platform_document(match: dict) -> dict:
+    """The match's document from its public record (the export endpoint's fields)."""
+    fields = ("id", "game", "options", "seed", "seats", "log", "result", "decks", "move_timeout_ms",
+              "max_faults", "time_bank_ms")
+    return {"format": "cardarena-match", "version": 1, **{k: match[k] for k in fields if k in match}}
+
+
+def test_a_platform_match_replays_to_the_decisions_its_polling_bot_received(api, worker_pool):
+    token = api.account("author")
+    mine = api.bot(token, "taped", "duck-soup", kind="polling")
+    heuristic = api.ok(api.post("/bots", {"name": "heuristic", "game": "duck-soup", "kind": "python",
+                                          "entrypoint": "example_bots.duck_soup:DuckSoupHeuristic"},
+                                token=ADMIN_TOKEN), 201)
+    taped = Taped(3)
+    poller = sdk.connect(taped, api.live.url, secret=mine["secret"], wait=1, block=False)
+    try:
+        match_id = api.match(token, "duck-soup", [mine["id"], heuristic["id"]], seed=11)["id"]
+        match = wait_public(api, match_id)
+    finally:
+        poller.stop(timeout=40)
+    assert match["status"] == "finished" and match["result"]["faults"] == [0, 0]
+    replay = Replay(platform_document(match))
+    assert [_tape(d) for d in replay.decisions() if d["seat"] == 0] == taped.tape
+    rows = replay.rerun(load_bot_class("example_bots.duck_soup:DuckSoupHeuristic"), seats=[1])
+    assert rows and all(r.same for r in rows)  # the in-process bot, run again, plays what it played
