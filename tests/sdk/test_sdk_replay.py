@@ -478,16 +478,6 @@ def test_the_sdk_exports_the_replay():
 
 # -- a match on the platform ----------------------------------------------------------
 
-def wait_public(api, match_id: str, timeout: float = 120.0) -> dict:
-    end = time.monotonic() + timeout
-    while True:
-        match = api.ok(api.get(f"/matches/{match_id}"), 200)
-        if match["status"] in ("finished", "aborted"):
-            return match
-        assert time.monotonic() < end, f"match {match_id} still {match['status']}"
-        time.sleep(0.1)
-
-
 def platform_document(match: dict) -> dict:
     """The match's document from its public record (the export endpoint's fields)."""
     fields = ("id", "game", "options", "seed", "seats", "log", "result", "decks", "move_timeout_ms",
@@ -505,7 +495,8 @@ def test_a_platform_match_replays_to_the_decisions_its_polling_bot_received(api,
     poller = sdk.connect(taped, api.live.url, secret=mine["secret"], wait=1, block=False)
     try:
         match_id = api.match(token, "duck-soup", [mine["id"], heuristic["id"]], seed=11)["id"]
-        match = wait_public(api, match_id)
+        sdk.Client(api.live.url).wait_match(match_id, timeout=120)
+        match = api.ok(api.get(f"/matches/{match_id}"), 200)
     finally:
         poller.stop(timeout=40)
     assert match["status"] == "finished" and match["result"]["faults"] == [0, 0]
