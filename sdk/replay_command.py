@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any
 
 from sdk.play import bot_class, make_bot
-from sdk.referee import FORFEITED, fault_kind
+from sdk.referee import fault_kind
 from sdk.replay import Replay, RerunRow, Step, load
 from sdk.textout import print_table
 
@@ -141,8 +141,8 @@ def verdict(row: RerunRow) -> str:
 
 def show_answers(replay: Replay, rows: list[RerunRow], spec: str) -> None:
     """The bot's answers beside the moves played, its tracebacks, and a count of each verdict."""
-    table = [(str(r.turn), str(r.seat), _json(r.played), _json(r.answered), verdict(r),
-              _cut(r.fault or "", 60)) for r in rows]
+    table = [(str(r.turn), str(r.seat), _played(r), _json(r.answered), verdict(r), _cut(r.fault or "", 60))
+             for r in rows]
     print_table(header(replay) + f"\n{spec} on {len(rows)} decisions",
                 ("turn", "seat", "played", "bot", "", "fault"), table, left=("played", "bot", "", "fault"))
     for r in rows:
@@ -151,7 +151,12 @@ def show_answers(replay: Replay, rows: list[RerunRow], spec: str) -> None:
     counts = Counter(verdict(r) for r in rows)
     named = {"=": "as played", "≠": "different"}
     print("\n" + ", ".join(f"{n} {named.get(v, v)}" for v, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-          if rows else f"\nno decision of {len(replay.seats)} seats was asked for")
+          if rows else "\nnone of these seats was sent a decision")
+
+
+def _played(row: RerunRow) -> str:
+    """The move played, and the kind of fault it was played for (the referee's default then)."""
+    return _json(row.played) + (f" ({fault_kind(row.logged_fault)})" if row.logged_fault else "")
 
 
 def show_one_answer(rows: list[RerunRow], turn: int) -> None:
@@ -159,8 +164,8 @@ def show_one_answer(rows: list[RerunRow], turn: int) -> None:
     row = rows[-1]  # the seat's earlier decisions came first, as in the match
     assert row.turn == turn
     print(f"turn {turn}, seat {row.seat} (the decision: cardarena replay SOURCE --turn {turn})")
-    print(f"played: {_json(row.played, None)}" + (f"  ({row.logged_fault})" if row.logged_fault
-                                                   and row.logged_fault != FORFEITED else ""))
+    print(f"played: {_json(row.played, None)}" + (f"  (the referee's, for {row.logged_fault})"
+                                                   if row.logged_fault else ""))
     print(f"bot:    {_json(row.answered, None)}  ({row.ms} ms)")
     if row.fault is not None:
         print(f"fault:  {row.fault}")

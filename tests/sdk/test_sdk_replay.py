@@ -434,6 +434,18 @@ def test_replay_with_a_bot_shows_its_answers_beside_the_moves_played(exported):
     assert re.search(r"  ≠$", out, re.M) and re.search(r"  =$", out, re.M)
 
 
+def test_replay_with_a_bot_marks_the_moves_the_referee_played_for_a_fault(exported):
+    done = cardarena(exported, "play", "duck-soup", "mine:Broken", "mine:First", "--games", "1",
+                     "--no-duplicate", "--max-faults", "10", "--export", "faulty.jsonl")
+    assert done.returncode == 0, done.stderr
+    log = read(exported / "faulty.jsonl")["log"]
+    faulted = [e["turn"] for e in log if e.get("fault")]
+    assert faulted and all(e["fault"].startswith("bot_error: KeyError") for e in log if e.get("fault"))
+    done = cardarena(exported, "replay", "faulty.jsonl", "--bot", "mine:First", "--seat", "0")
+    marked = [int(line.split()[0]) for line in done.stdout.splitlines() if "(bot_error)" in line]
+    assert marked == faulted
+
+
 def _load_broken(folder: Path) -> type[Bot]:
     return load_bot_class(str(folder / "mine.py") + ":Broken", allow_path=True)
 
