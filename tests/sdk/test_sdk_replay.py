@@ -461,6 +461,22 @@ def test_replay_turn_with_a_bot_shows_that_one_answer(exported):
     assert "the same move" in done.stdout
 
 
+def test_the_pages_replay_commands_on_a_file_run_as_written(tmp_path):
+    """docs/write-a-bot.md's `cardarena play --export` line, then its `cardarena replay` lines
+    that read the file it wrote, with the page's own bot as mybot.py."""
+    from tests.sdk.test_sdk_docs import blocks
+
+    (tmp_path / "mybot.py").write_text(blocks("python")[0])
+    lines = [line.split("#")[0].split() for block in blocks("sh") for line in block.splitlines()]
+    export = next(line for line in lines if line[:2] == ["cardarena", "play"] and "--export" in line)
+    replays = [line for line in lines if line[:2] == ["cardarena", "replay"] and "://" not in line[2]]
+    assert replays, "the page replays no exported file"
+    for command in [export, *replays]:
+        done = cardarena(tmp_path, *command[1:])
+        assert done.returncode == 0, done.stderr
+    assert "turn 2, seat " in done.stdout and "bot: " in done.stdout
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["runs.jsonl"], "holds several matches"),
     (["runs.jsonl", "--match", "local-1", "--seat", "4"], "--seat 4: match local-1 has seats 0 to 1"),
