@@ -119,6 +119,7 @@ class Replay:
         return step.decision
 
     def step(self, turn: int) -> Step:
+        """Log entry `turn` with its decision (rebuilt from the start: the log is the state)."""
         if not 0 <= turn < len(self.log):
             raise ExportError(f"match {self.id} has turns 0 to {len(self.log) - 1}, not {turn}")
         return next(step for step in self.steps() if step.turn == turn)
