@@ -1,7 +1,9 @@
 """`cardarena serve`: the referee API under waitress, a production WSGI server.
 
 Long-polls (`GET /bots/me/turns?wait=30`) hold a thread each while they wait,
-so the pool is sized for many polling bots rather than waitress' default 4.
+so the pool is sized for many polling bots rather than waitress' default 4 —
+and the waits may take at most `long_poll_slots(threads)` of them: the rest
+always answer everything else (a poll beyond that is refused at once, 503).
 """
 
 from __future__ import annotations
@@ -18,12 +20,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="worker threads; each waiting long-poll holds one (default 64)")
 
 
+#: threads always left to requests that do not wait
+FREE_THREADS = 16
+
+
+def long_poll_slots(threads: int) -> int:
+    """How many of `threads` waiting long-polls may hold: at most 3/4, and 16 fewer than all."""
+    return max(1, min(threads - FREE_THREADS, threads * 3 // 4))
+
+
 def run(args: argparse.Namespace) -> int:
     from waitress import serve
 
     from server import create_app
 
-    app = create_app()
+    app = create_app({"LONG_POLL_SLOTS": long_poll_slots(args.threads)})
     print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs)", flush=True)
     serve(app, host=args.host, port=args.port, threads=args.threads, ident="cardarena",
           channel_timeout=60, connection_limit=1000)

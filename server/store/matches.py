@@ -6,6 +6,10 @@ Keys:
                       result, created, started, finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
     matches           sorted set of every match id by creation order
+    matches:seq       the creation counter (the scores of `matches`)
+    bot:{id}:matches  sorted set of the bot's matches, same scores: written in the
+                      match's own pipeline, so a bot's list never scans every match
+    matches:bot_index set once every match stored before that index is in it
 
 `(game, seats, seed, options)` plus the log rebuild the state exactly
 (`replay`). Turn k is appended only while the log holds exactly k entries and
@@ -23,7 +27,7 @@ import json
 
 import games
 from server.store.accounts import queued_key
-from server.store.keys import dump_fields, load_fields, new_id, now_iso
+from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
 OVER = ("finished", "aborted")
 
@@ -39,6 +43,10 @@ return 1
 
 def log_key(match_id: str) -> str:
     return f"match:{match_id}:log"
+
+
+def bot_matches_key(bot_id: str) -> str:
+    return f"bot:{bot_id}:matches"
 
 
 class Matches:
@@ -67,10 +75,52 @@ class Matches:
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(match))
         pipe.zadd("matches", {match_id: seq})
+        for bot_id in set(seats):
+            pipe.zadd(bot_matches_key(bot_id), {match_id: seq})
         if owner:
             pipe.sadd(queued_key(owner), match_id)
         pipe.execute()
         return match
+
+    def bot_match_page(self, bot_id: str, limit: int, before: int | None = None) -> tuple[list[str], int | None]:
+        """The bot's match ids, newest first, created before position `before`; and the
+        position to continue from (None at the end)."""
+        top = f"({before}" if before is not None else "+inf"
+        found = self.r.zrevrangebyscore(bot_matches_key(bot_id), top, "-inf", start=0, num=limit + 1,
+                                        withscores=True)
+        ids = [text(m) for m, _ in found[:limit]]
+        more = len(found) > limit
+        return ids, int(found[limit - 1][1]) if more else None
+
+    def get_matches(self, match_ids: list[str]) -> list[dict | None]:
+        """Many matches in one round trip (None for a missing one)."""
+        pipe = self.r.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.hgetall(f"match:{match_id}")
+        return [load_fields(raw) if raw else None for raw in pipe.execute()] if match_ids else []
+
+    def index_bot_matches(self, batch: int = 1000) -> int:
+        """Once per database: enter the matches stored before the per-bot index; how many."""
+        if self.r.get("matches:bot_index"):
+            return 0
+        done, start = 0, 0
+        while True:
+            found = self.r.zrange("matches", start, start + batch - 1, withscores=True)
+            if not found:
+                break
+            start += len(found)
+            pipe = self.r.pipeline(transaction=False)
+            for match_id, _ in found:
+                pipe.hget(f"match:{text(match_id)}", "seats")
+            seats = pipe.execute()
+            pipe = self.r.pipeline(transaction=False)
+            for (match_id, score), raw in zip(found, seats, strict=True):
+                for bot_id in set(json.loads(raw) if raw else []):
+                    pipe.zadd(bot_matches_key(bot_id), {text(match_id): score})
+                    done += 1
+            pipe.execute()
+        self.r.set("matches:bot_index", 1)
+        return done
 
     def get_match(self, match_id: str) -> dict | None:
         if not isinstance(match_id, str) or len(match_id) > 64:

@@ -37,7 +37,9 @@ def _clear_match_overs():
 
 
 def new_bot(store, cls: str) -> str:
-    bot, _ = store.create_bot("acct_test", cls.lower(), GAME, "python", entrypoint=ENTRY + cls)
+    """A bot of class `cls`, named after it (and numbered: names are unique per game)."""
+    number = store.r.incr("test:bot-names")
+    bot, _ = store.create_bot("acct_test", f"{cls.lower()}{number}", GAME, "python", entrypoint=ENTRY + cls)
     return bot["id"]
 
 
