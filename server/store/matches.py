@@ -92,12 +92,20 @@ class Matches:
         more = len(found) > limit
         return ids, int(found[limit - 1][1]) if more else None
 
-    def get_matches(self, match_ids: list[str]) -> list[dict | None]:
-        """Many matches in one round trip (None for a missing one)."""
+    def get_matches(self, match_ids: list[str], fields: tuple[str, ...] | None = None) -> list[dict | None]:
+        """Many matches in one round trip (None for a missing one); only `fields` if given."""
+        if not match_ids:
+            return []
         pipe = self.r.pipeline(transaction=False)
         for match_id in match_ids:
-            pipe.hgetall(f"match:{match_id}")
-        return [load_fields(raw) if raw else None for raw in pipe.execute()] if match_ids else []
+            if fields:
+                pipe.hmget(f"match:{match_id}", fields)
+            else:
+                pipe.hgetall(f"match:{match_id}")
+        if not fields:
+            return [load_fields(raw) if raw else None for raw in pipe.execute()]
+        return [load_fields({k: v for k, v in zip(fields, values, strict=True) if v is not None})
+                if values[0] is not None else None for values in pipe.execute()]
 
     def index_bot_matches(self, batch: int = 1000) -> int:
         """Once per database: enter the matches stored before the per-bot index; how many."""

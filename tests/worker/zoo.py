@@ -135,6 +135,7 @@ class RawServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.held: list[float] = []
         self.hung_up: list[bool] = []
+        self.requests: list[bytes] = []  # beside `held`: the request each connection brought
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -169,6 +170,12 @@ class RawServer:
         with self._lock:
             self.held.append(ended - began)
             self.hung_up.append(hung_up)
+            self.requests.append(request)
+
+    def decisions_held(self) -> list[float]:
+        """`held` of the connections that brought a decision (not a match_over notice)."""
+        with self._lock:
+            return [h for h, r in zip(self.held, self.requests, strict=True) if b'"type":"turn"' in r]
 
     @staticmethod
     def _read(conn: socket.socket) -> bytes:
