@@ -61,6 +61,17 @@ class Scripted:
 NO_TURNS = (200, {"turns": []}, {})
 
 
+def connect_once(script: dict, bot: Bot | None = None):
+    """`connect` against a server answering from `script` until one action is accepted;
+    (its stats, the server with what it was asked)."""
+    server = Scripted(script)
+    try:
+        stats = connect(bot or Recorder(), server.url, secret="sek", wait=0, max_turns=1)
+    finally:
+        server.close()
+    return stats, server
+
+
 def test_a_429_is_waited_out_for_its_retry_after_then_the_turn_is_played():
     decision = real_decision(GAME)
     server = Scripted({
@@ -88,15 +99,11 @@ def test_a_429_is_waited_out_for_its_retry_after_then_the_turn_is_played():
 
 def test_5xx_and_garbage_answers_are_retried_with_backoff_until_the_server_is_back():
     decision = real_decision(GAME)
-    server = Scripted({
+    stats, server = connect_once({
         "GET": [(503, {}, {}), (502, {}, {}), (200, {"unexpected": 1}, {}),
                 (200, {"turns": [decision]}, {}), NO_TURNS],
         "POST": [(200, {}, {})],
     })
-    try:
-        stats = connect(Recorder(), server.url, secret="sek", wait=0, max_turns=1)
-    finally:
-        server.close()
     gets = server.requests("GET")
     assert len(gets) == 4 and stats.answered == 1
     assert stats.reconnects == 1
@@ -107,15 +114,11 @@ def test_a_long_retry_after_never_keeps_the_loop_from_its_decisions():
     """The issue: connect slept out a 429's `Retry-After: 59` and forfeited every decision meanwhile."""
     decision = real_decision(GAME)
     busy = {"error": {"code": "busy", "message": "later"}}
-    server = Scripted({
+    stats, server = connect_once({
         "GET": [(429, busy, {"Retry-After": "59"}), (503, busy, {"Retry-After": "30"}),
                 (200, {"turns": [decision]}, {}), NO_TURNS],
         "POST": [(200, {}, {})],
     })
-    try:
-        stats = connect(Recorder(), server.url, secret="sek", wait=0, max_turns=1)
-    finally:
-        server.close()
     gets = server.requests("GET")
     assert stats.answered == 1 and len(gets) == 3
     assert gets[1][0] - gets[0][0] < 5 and gets[2][0] - gets[1][0] < 5  # not 59 s, not 30 s

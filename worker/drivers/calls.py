@@ -48,18 +48,26 @@ class CallError(Exception):
 
 
 class CallTimeout(CallError):
+    """No complete answer before the deadline (resolving, connecting and reading included)."""
+
     kind = "timeout"
 
 
 class Unreachable(CallError):
+    """Refused, reset, closed, not resolved, or a TLS failure."""
+
     kind = "unreachable"
 
 
 class TooLarge(CallError):
+    """An answer (declared or read) over `max_bytes`."""
+
     kind = "too_large"
 
 
 class RefusedUrl(CallError):
+    """A URL the referee cannot or may not call."""
+
     kind = "refused_url"
 
 
