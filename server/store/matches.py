@@ -41,6 +41,19 @@ return 1
 """
 
 
+#: KEYS[1] the match hash; ARGV[1] now (JSON). One step, so a match an admin stopped meanwhile
+#: is never marked running again.
+START_LUA = """
+local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == '"finished"' or status == '"aborted"' then return attempts end
+redis.call('HSET', KEYS[1], 'status', '"running"')
+local started = redis.call('HGET', KEYS[1], 'started')
+if not started or started == 'null' then redis.call('HSET', KEYS[1], 'started', ARGV[1]) end
+return attempts
+"""
+
+
 def log_key(match_id: str) -> str:
     return f"match:{match_id}:log"
 
@@ -188,21 +201,15 @@ class Matches:
         pipe.execute()
 
     def start_match(self, match_id: str) -> int:
-        """A runner starts (or resumes) the match: status "running", and the number of
-        times a runner has started it, this one included (a crash loop is cut short)."""
+        """A runner starts (or resumes) the match: status "running" unless it is already over
+        (an admin may stop it between the runner's read and this call: "aborted" must stay),
+        and the number of times a runner has started it, this one included (a crash loop is
+        cut short)."""
         key = f"match:{match_id}"
-        with self.r.pipeline() as pipe:
-            pipe.hincrby(key, "attempts", 1)
-            pipe.hmget(key, "owner", "started")
-            attempts, (owner, started) = pipe.execute()
-        fields = {"status": "running"}
-        if not started or json.loads(started) is None:
-            fields["started"] = now_iso()
-        with self.r.pipeline() as pipe:
-            pipe.hset(key, mapping=dump_fields(fields))
-            if owner and json.loads(owner):
-                pipe.srem(queued_key(json.loads(owner)), match_id)
-            pipe.execute()
+        attempts = self.script(START_LUA)(keys=[key], args=[json.dumps(now_iso())])
+        owner = self.r.hget(key, "owner")
+        if owner and json.loads(owner):
+            self.r.srem(queued_key(json.loads(owner)), match_id)
         return int(attempts)
 
     def finish_match(self, match_id: str, result: dict) -> None:
