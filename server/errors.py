@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import flask_smorest
 import marshmallow as ma
-from flask import current_app
+from flask import current_app, g
 from flask_smorest import abort
 
 CODES = {
     400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
     405: "method_not_allowed", 409: "conflict", 413: "too_large", 415: "unsupported_media_type",
-    422: "invalid", 429: "rate_limited", 500: "internal",
+    422: "invalid", 429: "rate_limited", 500: "internal", 503: "unavailable",
 }
 
 
@@ -72,7 +72,9 @@ class Api(flask_smorest.Api):
             body["details"] = details
         if status == 429 and "Retry-After" not in headers:
             headers["Retry-After"] = _retry_after(error)
-        if status >= 500:
+        elif "Retry-After" in headers:
+            g.retry_after = headers["Retry-After"]  # ours, not the limiter's window (server/headers.py)
+        if status >= 500 and status != 503:
             current_app.logger.exception("server error")
             message = "internal server error"
         body["message"] = message or error.description or error.name

@@ -9,6 +9,8 @@ Keys:
     tournament:{id}:done      set of the match ids that are over
     tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
                               wins, draws, faults, forfeits, score sum and sum of squares
+    tournament:{id}:summary   hash name -> JSON: what a tournament over shows, computed once
+                              (the crosstable), since its matches no longer change
     tournaments               sorted set of every tournament id by creation order
 
 The worker sets `total` before it adds any match, and a match is counted
@@ -68,6 +70,14 @@ class Tournaments:
         raw = self.r.hgetall(f"tournament:{tid}")
         return load_fields(raw) if raw else None
 
+    def tournament_statuses(self, tids: list[str]) -> dict[str, str | None]:
+        """tournament id -> status (None if missing), in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for tid in tids:
+            pipe.hget(f"tournament:{tid}", "status")
+        return {tid: json.loads(raw) if raw else None for tid, raw in zip(tids, pipe.execute(), strict=True)} \
+            if tids else {}
+
     def set_tournament(self, tid: str, **fields) -> None:
         """Update fields; a status of "finished"/"aborted" frees the owner's slot."""
         status = fields.get("status")
@@ -88,6 +98,19 @@ class Tournaments:
 
     def tournament_matches(self, tid: str) -> list[str]:
         return [text(m) for m in self.r.lrange(f"tournament:{tid}:matches", 0, -1)]
+
+    def tournament_match_page(self, tid: str, start: int, limit: int) -> tuple[list[str], int | None]:
+        """Match ids `start`… in schedule order (at most `limit`), and where the next page starts."""
+        ids = [text(m) for m in self.r.lrange(f"tournament:{tid}:matches", start, start + limit)]
+        return ids[:limit], start + limit if len(ids) > limit else None
+
+    def tournament_summary(self, tid: str, name: str):
+        """A stored part of a finished tournament's summary, or None if not computed yet."""
+        raw = self.r.hget(f"tournament:{tid}:summary", name)
+        return json.loads(raw) if raw else None
+
+    def save_tournament_summary(self, tid: str, name: str, value) -> None:
+        self.r.hset(f"tournament:{tid}:summary", name, json.dumps(value, separators=(",", ":")))
 
     def tournament_progress(self, tid: str) -> dict:
         """{"done", "total"}: `total` is the stored one if set, else the matches added."""

@@ -1,35 +1,46 @@
 """The pages' views: each gathers its data through the store and the API's
-helpers (so page and JSON twin agree), then renders one template."""
+helpers (so page and JSON twin agree), then renders one template.
+
+Stored data is rendered whatever it holds: `render` encodes with
+replacement, so a name stored before names were checked (a lone surrogate)
+shows as "?" instead of turning every page that names it into a 500.
+"""
 
 from __future__ import annotations
 
-from flask import abort, render_template, request
+from flask import Response, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
 import games
 from server.api.bots import recent_matches
 from server.api.matches import is_public, match_step
 from server.api.rankings import ladder
+from server.api.tournaments import crosstable_of, match_list_page
 from server.auth import store
 from server.web import bp
 from server.web.chart import rating_chart
 
 RECENT = 20
+#: matches listed on a tournament's page (the rest: its JSON twin's next pages)
+PAGE_MATCHES = 100
+
+
+def render(template: str, status: int = 200, **context) -> Response:
+    """`render_template`, encoded so that no stored string can fail the page."""
+    html = render_template(template, **context)
+    return Response(html.encode("utf-8", "replace"), status=status, mimetype="text/html")
 
 
 def names_of(bot_ids) -> dict[str, str]:
     """Bot id -> name for the ids shown on a page (the id itself for an unknown bot)."""
-    out = {}
-    for bot_id in bot_ids:
-        if bot_id not in out:
-            bot = store().get_bot(bot_id)
-            out[bot_id] = bot["name"] if bot else bot_id
-    return out
+    wanted = list(dict.fromkeys(bot_ids))
+    names = {bot["id"]: bot["name"] for bot in store().get_bots(wanted)}
+    return {bot_id: names.get(bot_id, bot_id) for bot_id in wanted}
 
 
 @bp.errorhandler(HTTPException)
 def page_error(error: HTTPException):
-    return render_template("web/error.html", error=error), error.code or 500
+    return render("web/error.html", status=error.code or 500, error=error)
 
 
 @bp.app_context_processor
@@ -59,7 +70,7 @@ def leaderboard():
     """One ladder per game. JSON twin: GET /api/v1/games/{game}/rankings."""
     boards = [{"game": game, "title": games.get(game).describe().get("title") or game, "rows": ladder(game)}
               for game in games.names()]
-    return render_template("web/leaderboard.html", boards=boards)
+    return render("web/leaderboard.html", boards=boards)
 
 
 @bp.get("/bots/<string:bot_id>")
@@ -68,17 +79,15 @@ def bot_page(bot_id: str):
     bot = store().get_bot(bot_id)
     if bot is None:
         abort(404, f"There is no bot {bot_id!r}.")
-    matches = recent_matches(bot_id, RECENT)
+    matches, _ = recent_matches(bot_id, RECENT)
     names = names_of([b for m in matches for b in m["seats"]])
     chart = rating_chart(store().rating_history(bot_id))
-    return render_template("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
+    return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
 
 
 @bp.get("/tournaments/<string:tid>")
 def tournament_page(tid: str):
     """JSON twins: GET /api/v1/tournaments/{id}, its /matches and its /crosstable."""
-    from server.api.crosstable import crosstable
-
     s = store()
     tournament = s.get_tournament(tid)
     if tournament is None:
@@ -88,13 +97,14 @@ def tournament_page(tid: str):
     bots = [row["bot"] for row in standings]
     bots += [b for b in tournament.get("bots") or [] if b not in bots]
     rows = None
-    match_ids = s.tournament_matches(tid)
-    matches = [m for m in (s.get_match(mid) for mid in match_ids) if m is not None]
     if finished:
-        rows = crosstable(bots, matches)
-    return render_template("web/tournament.html", t=tournament, progress=s.tournament_progress(tid),
-                           standings=standings, names=names_of(bots), rows=rows, bots=bots,
-                           matches=matches, finished=finished)
+        table = crosstable_of(tournament)
+        bots, rows = table["bots"], table["rows"]
+    listed, more = match_list_page(tournament, 0, PAGE_MATCHES)
+    matches = [{**m, "seats": [seat["bot"] for seat in m["seats"]]} for m in listed]
+    return render("web/tournament.html", t=tournament, progress=s.tournament_progress(tid),
+                  standings=standings, names=names_of(bots), rows=rows, bots=bots,
+                  matches=matches, more_matches=more is not None, finished=finished)
 
 
 def _match_or_404(match_id: str) -> dict:
@@ -133,7 +143,7 @@ def match_page(match_id: str):
                              for seat in range(len(match["seats"]))]
     elif match["status"] == "running":
         context["view"] = s.replay(match_id).view(None)
-    return render_template("web/match.html", turns=s.log_length(match_id), **context)
+    return render("web/match.html", turns=s.log_length(match_id), **context)
 
 
 @bp.get("/matches/<string:match_id>/steps/<int:step>")
@@ -142,8 +152,7 @@ def match_step_fragment(match_id: str, step: int):
     match = _match_or_404(match_id)
     if not is_public(match):
         abort(409, "This match's hands are shown once it is finished (and its tournament too).")
-    return render_template("web/_board.html", m=match, names=names_of(match["seats"]),
-                           step=match_step(match, step))
+    return render("web/_board.html", m=match, names=names_of(match["seats"]), step=match_step(match, step))
 
 
 @bp.get("/matches/<string:match_id>/live")
@@ -151,4 +160,4 @@ def match_live_fragment(match_id: str):
     """The spectator view now, for the live page's script (JSON twin: /api/v1/matches/{id})."""
     match = _match_or_404(match_id)
     view = store().replay(match_id).view(None) if match["status"] == "running" else None
-    return render_template("web/_live.html", m=match, view=view, turns=store().log_length(match_id))
+    return render("web/_live.html", m=match, view=view, turns=store().log_length(match_id))
