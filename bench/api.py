@@ -1,9 +1,10 @@
-"""Benchmark the referee API under waitress: the ladder read and a polling turn.
+"""Benchmark the referee API under waitress: the ladder, a polling turn, idle long-polls, a big crosstable.
 
     .venv/bin/python bench/api.py [--clients 8] [--seconds 5] [--game NAME]
 
-Starts a private Redis and the API in a child process (waitress, 32 threads,
-rate limits off), then measures with concurrent clients:
+Starts a private Redis and the API in a child process (waitress with
+`cardarena serve`'s 64 threads and long-poll slots, rate limits off), then
+measures with concurrent clients:
 
 * baseline: a bare WSGI app under the same waitress settings answering a fixed
   JSON body — what the HTTP stack alone costs on this machine;
@@ -11,10 +12,15 @@ rate limits off), then measures with concurrent clients:
 * a polling turn round trip: the worker side publishes a decision through the
   store and blocks in `wait_answer`; the bot long-polls `GET /bots/me/turns`
   and posts `POST /matches/{id}/turns/{turn}`. Timed from publish to the
-  worker waking up, with `--clients` matches played at once.
+  worker waking up, with `--clients` matches played at once;
+* `GET /api/v1/games` while 70 long-polls (`wait=30`) wait: 70 from one
+  bot's secret, then one each from 70 bots (issue 13: 26.8 s; target < 1 s);
+* a finished tournament of 2,800 matches: its crosstable (the first read
+  computes and stores it, the next ones read it: target < 50 ms), a page of
+  its match list and its HTML page (issue 13: ~1 s each).
 
 Figures: requests (round trips) per second, p50 and p99 latency, and each as a
-ratio against the baseline measured in the same run.
+ratio against the baseline measured in the same run; the load average.
 """
 
 from __future__ import annotations
@@ -36,10 +42,14 @@ import games  # noqa: E402
 from cardarena.redis_server import EmbeddedRedis, free_port  # noqa: E402
 from server.store import Store, secret_key  # noqa: E402
 
+#: as `cardarena serve` runs
+THREADS = 64
+
 SERVE = """
 import sys, json
 from waitress import serve
-mode, port, url = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+from server.serve import long_poll_slots
+mode, port, url, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 if mode == "baseline":
     body = json.dumps({"game": "x", "rankings": []}).encode()
     def app(environ, start_response):
@@ -47,14 +57,14 @@ if mode == "baseline":
         return [body]
 else:
     from server import create_app
-    app = create_app({"REDIS_URL": url, "RATELIMIT_ENABLED": False})
-serve(app, host="127.0.0.1", port=port, threads=32, ident="bench", _quiet=True)
+    app = create_app({"REDIS_URL": url, "RATELIMIT_ENABLED": False, "LONG_POLL_SLOTS": long_poll_slots(threads)})
+serve(app, host="127.0.0.1", port=port, threads=threads, ident="bench", _quiet=True, connection_limit=1000)
 """
 
 
 def start_server(mode: str, redis_url: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, mode, str(port), redis_url],
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, mode, str(port), redis_url, str(THREADS)],
                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
@@ -148,6 +158,80 @@ def polling_round_trips(base: str, store: Store, game: str, clients: int, second
     return latencies
 
 
+def games_under_idle_polls(api_url: str, store: Store, game: str, one_secret: bool, polls: int = 70,
+                           reads: int = 20) -> list[float]:
+    """Latencies of `reads` sequential `GET /games` while `polls` long-polls (wait=30) are held
+    open: all with one bot's secret, or one per bot."""
+    account, _ = store.create_account("idle")
+    count = 1 if one_secret else polls
+    tag = "one" if one_secret else "many"
+    secrets = [store.create_bot(account["id"], f"idle-{tag}-{i}", game, "polling")[1] for i in range(count)]
+    answers: list[int] = []
+
+    def wait(secret: str) -> None:
+        try:
+            r = requests.get(api_url + "/api/v1/bots/me/turns", params={"wait": 30},
+                             headers={"Authorization": f"Bearer {secret}"}, timeout=60)
+            answers.append(r.status_code)
+        except requests.RequestException:
+            answers.append(0)
+
+    for i in range(polls):
+        threading.Thread(target=wait, args=(secrets[i % count],), daemon=True).start()
+    time.sleep(1.0)  # every poll is in, waiting or refused
+    latencies = []
+    with requests.Session() as session:
+        for _ in range(reads):
+            start = time.perf_counter()
+            assert session.get(api_url + "/api/v1/games", timeout=60).status_code == 200
+            latencies.append(time.perf_counter() - start)
+    refused = sum(1 for a in answers if a in (429, 503))
+    print(f"  ({polls} polls from {count} secret(s): {refused} refused at once, the rest waiting)", flush=True)
+    return latencies
+
+
+def finished_tournament(store: Store, game: str, matches: int = 2800) -> str:
+    """A finished duplicate round-robin of `matches` matches, concluded through the store."""
+    import random
+
+    from games.ranking import alone_first, match_points
+
+    account, _ = store.create_account("organiser")
+    bots = [store.create_bot(account["id"], f"entrant{i}", game, "polling")[0]["id"] for i in range(8)]
+    deals = matches // (28 * 2)  # 8 bots: 28 pairs, 2 rotations a deal
+    t = store.create_tournament(game, bots, seats=2, deals=deals, duplicate=True, seed=1, options={})
+    store.set_tournament(t["id"], status="running", total=28 * deals * 2)
+    rng = random.Random(7)
+    index = 0
+    for a in range(8):
+        for b in range(a + 1, 8):
+            for _deal in range(deals):
+                for seats in ([bots[a], bots[b]], [bots[b], bots[a]]):
+                    mid = store.create_match(game, seats, index, {}, tournament_id=t["id"],
+                                             match_id=f"m_bench_{index}")["id"]
+                    store.add_tournament_match(t["id"], mid)
+                    ranks = rng.choice([[1, 2], [2, 1], [1, 1]])
+                    result = {"scores": [3 - r for r in ranks], "ranks": ranks}
+                    records = [{"bot": bot, "won": alone_first(ranks, i), "faults": 0,
+                                "points": match_points(ranks, i), "score": float(3 - ranks[i])}
+                               for i, bot in enumerate(seats)]
+                    store.start_match(mid)
+                    store.conclude_match(mid, "finished", result, records=records)
+                    index += 1
+    from worker.standings import standings_from_tallies
+
+    store.save_standings(t["id"], standings_from_tallies(store.tournament_tallies(t["id"])))
+    store.set_tournament(t["id"], status="finished")
+    return t["id"]
+
+
+def one_read(url: str) -> float:
+    start = time.perf_counter()
+    r = requests.get(url, timeout=120)
+    assert r.status_code == 200, r.text[:200]
+    return time.perf_counter() - start
+
+
 def summary(name: str, latencies: list[float], seconds: float, baseline: dict | None) -> dict:
     cuts = statistics.quantiles(latencies, n=100)
     row = {"rate": len(latencies) / seconds, "p50": cuts[49] * 1000, "p99": cuts[98] * 1000}
@@ -180,7 +264,7 @@ def main() -> int:
             proc, api_url = start_server("api", server.url)
             procs.append(proc)
             print(f"{args.clients} concurrent clients, {args.seconds:.0f} s each, game {game}, "
-                  f"waitress 32 threads, {os.cpu_count()} CPUs", flush=True)
+                  f"waitress {THREADS} threads, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
             hammer(base_url + "/", args.clients, 0.5)  # warm up
             base = summary("baseline (bare WSGI, fixed JSON)",
                            hammer(base_url + "/", args.clients, args.seconds), args.seconds, None)
@@ -191,6 +275,25 @@ def main() -> int:
             summary("polling turn round trip",
                     polling_round_trips(api_url, store, game, args.clients, args.seconds),
                     args.seconds, base)
+            for one_secret in (True, False):
+                latencies = games_under_idle_polls(api_url, store, game, one_secret)
+                summary(f"GET /games, 70 idle polls ({'1 bot' if one_secret else '70 bots'})", latencies,
+                        sum(latencies), base)
+                print(f"  max {max(latencies) * 1000:.1f} ms (target < 1000 ms)", flush=True)
+            tid = finished_tournament(store, game)
+            tournament = f"{api_url}/api/v1/tournaments/{tid}"
+            first = one_read(tournament + "/crosstable")
+            print(f"crosstable, 2,800 matches: first read (computes and stores it) {first * 1000:.1f} ms",
+                  flush=True)
+            for name, url, clients in (
+                    ("crosstable, 2,800 matches, 1 client", tournament + "/crosstable", 1),
+                    ("crosstable, 2,800 matches, 16 clients", tournament + "/crosstable", 16),
+                    ("its matches, a page of 100, 16 clients", tournament + "/matches", 16),
+                    ("its HTML page, 16 clients", f"{api_url}/tournaments/{tid}", 16)):
+                row = summary(name, hammer(url, clients, args.seconds), args.seconds, base)
+                if "crosstable" in name:
+                    print(f"  p50 {row['p50']:.1f} ms against the 50 ms target", flush=True)
+            print(f"load average {os.getloadavg()[0]:.2f}", flush=True)
         finally:
             for proc in procs:
                 proc.terminate()

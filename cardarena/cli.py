@@ -3,7 +3,7 @@
 Each subcommand lives in its own module exposing `HELP`, `add_arguments()`
 and `run(args) -> int`; this file only lists them, so the command line is
 described in one place and each job's code stays with its part. The
-machinery, and the bot author's subcommands (`play`), come from the SDK
+machinery, and the bot author's subcommands (`play`, `replay`), come from the SDK
 (`sdk.cli`), which installs alone as `cardarena-sdk` with only those.
 """
 

@@ -10,8 +10,11 @@
     serve(Lowest(), port=8001, secret=SECRET)                  # a webhook bot
     connect(Lowest(), "http://127.0.0.1:5000", secret=SECRET)  # or poll for turns
     client = Client("http://127.0.0.1:5000", token=TOKEN)      # register, schedule, rank
+    replay = load_replay("http://127.0.0.1:5000/matches/m_3f9c2a")  # any match's decisions again
+    replay.rerun(Lowest)                                       # your bot's answers to them
 
-Every failure talking to the platform raises `CardarenaError`.
+Every failure talking to the platform raises `CardarenaError`; a source that
+is not a match export, `ExportError`.
 """
 
 from sdk.bot import Bot, load_bot_class
@@ -27,8 +30,11 @@ from sdk.client import (
     Standing,
     Tournament,
 )
+from sdk.export import ExportError
 from sdk.polling import Poller, PollStats, connect
 from sdk.protocol import PROTOCOL, SIGNATURE_HEADER, ProtocolError, sign, signature_ok
+from sdk.replay import Replay, RerunRow
+from sdk.replay import load as load_replay
 from sdk.webhook import BotServer, serve, webhook_app
 
 __all__ = [
@@ -39,6 +45,7 @@ __all__ = [
     "BotInfo",
     "BotServer",
     "CardarenaError",
+    "ExportError",
     "Client",
     "GameInfo",
     "Match",
@@ -47,10 +54,13 @@ __all__ = [
     "ProtocolError",
     "Ranking",
     "Rating",
+    "Replay",
+    "RerunRow",
     "Standing",
     "Tournament",
     "connect",
     "load_bot_class",
+    "load_replay",
     "serve",
     "sign",
     "signature_ok",

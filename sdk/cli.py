@@ -1,20 +1,22 @@
-"""`cardarena` as the SDK installs it: the bot author's subcommands (`play`).
+"""`cardarena` as the SDK installs it: the bot author's subcommands (`play`, `replay`).
 
 Each subcommand lives in its own module exposing `HELP`, `add_arguments()`
 and `run(args) -> int`; a table names them. The platform's own `cardarena`
 (cardarena/cli.py) is this same machinery over a longer table, the SDK's
-subcommands included, so both installs offer `play` identically.
+subcommands included, so both installs offer them identically.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 #: subcommand -> module implementing it
 COMMANDS: dict[str, str] = {
     "play": "sdk.play",
+    "replay": "sdk.replay_command",
 }
 DESCRIPTION = "Write, test and host bots for cardarena, the card-game bot arena."
 
@@ -45,6 +47,9 @@ def main(argv: list[str] | None = None, commands: dict[str, str] = COMMANDS,
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `cardarena replay … | head`: the reader has seen enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
 
 
 if __name__ == "__main__":

@@ -293,8 +293,8 @@ class Client:
         return BotInfo.of(self.request("POST", "/bots", body))
 
     def bots(self, game: str | None = None) -> list[BotInfo]:
-        params = {"game": game} if game else None
-        return [BotInfo.of(b) for b in self.request("GET", "/bots", params=params)["bots"]]
+        params = {"game": game} if game else {}
+        return [BotInfo.of(b) for b in self._every("/bots", "bots", params)]
 
     def bot(self, id: BotInfo | str) -> BotInfo:
         return BotInfo.of(self.request("GET", f"/bots/{_seg(bot_id(id))}"))
@@ -337,8 +337,18 @@ class Client:
         return Tournament.of(self.request("GET", f"/tournaments/{_seg(_id(id))}"))
 
     def tournament_matches(self, id: Tournament | str) -> list[Match]:
-        raw = self.request("GET", f"/tournaments/{_seg(_id(id))}/matches")
-        return [Match.of(m) for m in raw["matches"]]
+        return [Match.of(m) for m in self._every(f"/tournaments/{_seg(_id(id))}/matches", "matches")]
+
+    def _every(self, path: str, key: str, params: dict | None = None) -> list[dict]:
+        """Every item of a list the API serves a page at a time (following `next_cursor`)."""
+        items: list[dict] = []
+        query = {**(params or {}), "limit": 100}
+        while True:
+            page = self.request("GET", path, params=query)
+            items += page[key]
+            if not page.get("next_cursor"):
+                return items
+            query["cursor"] = page["next_cursor"]
 
     def wait_tournament(self, id: Tournament | str, progress: bool = True,
                         timeout: float | None = None, poll: float = 0.5) -> Tournament:

@@ -22,6 +22,7 @@ main thread.
 from __future__ import annotations
 
 import copy
+import os
 import threading
 import time
 import traceback
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sdk import export
 from sdk.bot import Bot
 from sdk.referee import MatchReferee, elapsed_ms, fault, fault_kind
 from sdk.watchdog import Overrun, watchdog
@@ -39,6 +41,8 @@ TIME_BANK_MS = 10000
 MAX_FAULTS = 3
 #: how long `on_match_over` may take before it is left behind
 MATCH_OVER_S = 1.0
+#: the SDK's folder: its frames (the caller's, `Bot.decide`) are cut from a bot's traceback
+_SDK = os.path.dirname(os.path.abspath(__file__))
 
 
 @dataclass
@@ -59,6 +63,9 @@ class LocalMatch:
     result: dict
     log: list[dict]
     details: list[LocalFault] = field(default_factory=list)
+    #: the match as an export document (`sdk.export`): what `sdk.replay.load` and
+    #: `cardarena replay` read, as they read the platform's
+    export: dict | None = None
 
     @property
     def actions(self) -> list[dict]:
@@ -89,7 +96,7 @@ def play_local(
 ) -> LocalMatch:
     """Play one match; seat i is `bots[i]` (one object may hold several seats)."""
     referee = MatchReferee(game, len(bots), seed, options, max_faults, move_timeout_ms, time_bank_ms)
-    call = _caller()
+    call = caller()
     started: set[int] = set()
     details: list[LocalFault] = []
     log: list[dict] = []
@@ -113,7 +120,10 @@ def play_local(
             call(lambda bot=bot: bot.on_match_over(match_id, copy.deepcopy(result)), MATCH_OVER_S)
         except (Exception, Overrun):  # the match is over: nothing a bot does now counts
             pass
-    return LocalMatch(result=result, log=log, details=details)
+    seats = [f"{type(bot).__module__}:{type(bot).__qualname__}" for bot in bots]
+    document = export.document(match_id, game, seats, seed, dict(options or {}), log, result,
+                               move_timeout_ms, time_bank_ms, max_faults)
+    return LocalMatch(result=result, log=log, details=details, export=document)
 
 
 def _ask(referee: MatchReferee, bot: Bot, first: bool, call: Callable, match_id: str
@@ -127,12 +137,12 @@ def _ask(referee: MatchReferee, bot: Bot, first: bool, call: Callable, match_id:
             bot.on_match_start(match_id, decision["seat"], decision["view"])
         return bot.decide(decision)
 
-    answer, failure, trace, ms = _timed(call, ask, decision["deadline_ms"])
+    answer, failure, trace, ms = timed(call, ask, decision["deadline_ms"])
     return referee.answered(answer, ms, failure), trace
 
 
-def _timed(call: Callable, ask: Callable[[], Any], deadline_ms: int
-           ) -> tuple[Any, str | None, str | None, int]:
+def timed(call: Callable, ask: Callable[[], Any], deadline_ms: int
+          ) -> tuple[Any, str | None, str | None, int]:
     """Ask under the deadline: (answer, fault or None, the bot's traceback or None, ms)."""
     began = time.monotonic()
     try:
@@ -141,8 +151,8 @@ def _timed(call: Callable, ask: Callable[[], Any], deadline_ms: int
         return None, fault("timeout", f"no answer within {deadline_ms} ms"), None, elapsed_ms(began)
     except Exception as exc:  # a bot's bug costs only its own match
         tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
-            tb = tb.tb_next  # from the bot's side of the call: the referee's frames say nothing
+        while tb is not None and os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) == _SDK:
+            tb = tb.tb_next  # from the bot's side of the call: the SDK's frames say nothing
         trace = "".join(traceback.format_exception(type(exc), exc, tb))
         return None, fault("bot_error", f"{type(exc).__name__}: {_text(exc)}"), trace, elapsed_ms(began)
     return answer, None, None, elapsed_ms(began)
@@ -155,7 +165,7 @@ def _text(exc: BaseException) -> str:
         return "(its message cannot be shown)"
 
 
-def _caller() -> Callable[[Callable[[], Any], float], Any]:
+def caller() -> Callable[[Callable[[], Any], float], Any]:
     """`call(fn, seconds)`: `fn()`, or `Overrun` once it has run `seconds`."""
     if threading.current_thread() is threading.main_thread():
         dog = watchdog()

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import games
 from games.rng import derive_seed
 from games.seats import rotate
-from sdk.bot import load_bot_class
+from sdk import export
+from sdk.bot import Bot, load_bot_class
 from sdk.local import MAX_FAULTS, MOVE_TIMEOUT_MS, TIME_BANK_MS, LocalFault, play_local
 from sdk.referee import TALLY_FIELDS, rotations, seat_records, standings_from_tallies, tally_increments
 from sdk.textout import print_table, progress
@@ -51,6 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-duplicate", action="store_true",
                         help="play each deal once, the seats rotating from deal to deal")
     parser.add_argument("--json", action="store_true", help="print the standings as JSON")
+    parser.add_argument("--export", metavar="FILE|DIR",
+                        help="write every match as the platform exports it, for cardarena replay: "
+                             "JSON Lines in FILE, or one ID.json each in DIR (an existing folder, "
+                             "or a name ending in /)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each fault: match, turn, seat, kind, reason and the bot's traceback")
 
@@ -119,18 +124,12 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
                 max_faults: int = MAX_FAULTS, duplicate: bool = True,
                 progress: Callable[[], None] | None = None, move_timeout_ms: int = MOVE_TIMEOUT_MS,
                 time_bank_ms: int = TIME_BANK_MS,
-                on_fault: Callable[[FaultSeen], None] | None = None) -> list[Record]:
-    """Play the deals and return one `Record` per entrant (in the order given)."""
-    classes = [load_bot_class(spec, allow_path=True) for spec in bot_specs]
-    for spec, cls in zip(bot_specs, classes, strict=True):
-        if cls.game not in (None, game):
-            raise ValueError(f"{spec} plays {cls.game}, not {game}")
-    bots = []
-    for spec, cls in zip(bot_specs, classes, strict=True):
-        try:
-            bots.append(cls())
-        except Exception as exc:
-            raise ValueError(f"{spec}: making the bot raised {type(exc).__name__}: {exc}") from None
+                on_fault: Callable[[FaultSeen], None] | None = None,
+                on_match: Callable[[dict], None] | None = None) -> list[Record]:
+    """Play the deals and return one `Record` per entrant (in the order given); `on_match`
+    gets each match's export document (`sdk.export`), its seats named as `bot_specs` are."""
+    classes = [bot_class(spec, game) for spec in bot_specs]
+    bots = [make_bot(spec, cls) for spec, cls in zip(bot_specs, classes, strict=True)]
     labels = list(bot_specs)
     if len(set(labels)) != len(labels):  # the same bot twice: number them
         labels = [f"{spec} #{i + 1}" for i, spec in enumerate(bot_specs)]
@@ -144,8 +143,11 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
             played += 1
             outcome = play_local(game, [bots[e] for e in entrants], deal_seed, options, max_faults,
                                  move_timeout_ms, time_bank_ms, match_id=f"local-{played}")
-            for seat, record in enumerate(seat_records(outcome.result, [labels[e] for e in entrants])):
+            seated = [labels[e] for e in entrants]
+            for seat, record in enumerate(seat_records(outcome.result, seated)):
                 records[entrants[seat]].add(record)
+            if on_match and outcome.export is not None:
+                on_match({**outcome.export, "seats": [{"seat": i, "bot": b} for i, b in enumerate(seated)]})
             for f in outcome.details:
                 records[entrants[f.seat]].faults_by_kind[f.kind] += 1
                 if on_fault:
@@ -153,6 +155,25 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
             if progress:
                 progress()
     return records
+
+
+def bot_class(spec: str, game: str) -> type[Bot]:
+    """The class a BOT names — `module:Class` importable from the current folder, or
+    `path/to/file.py:Class` — checked to play `game`; ValueError saying why not."""
+    if os.getcwd() not in sys.path:  # module:Class from the folder we are in
+        sys.path.insert(0, os.getcwd())
+    cls = load_bot_class(spec, allow_path=True)
+    if cls.game not in (None, game):
+        raise ValueError(f"{spec} plays {cls.game}, not {game}")
+    return cls
+
+
+def make_bot(spec: str, cls: type[Bot]) -> Bot:
+    """A new bot of `cls`; ValueError if making it raises (the author's bug, said as one)."""
+    try:
+        return cls()
+    except Exception as exc:
+        raise ValueError(f"{spec}: making the bot raised {type(exc).__name__}: {exc}") from None
 
 
 def standings_rows(records: list[Record]) -> list[dict]:
@@ -189,8 +210,7 @@ def check_limits(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if os.getcwd() not in sys.path:  # BOT as module:Class from the folder we are in
-        sys.path.insert(0, os.getcwd())
+    writer = None
     try:
         check_limits(args)
         game = games.get(args.game)
@@ -198,15 +218,23 @@ def run(args: argparse.Namespace) -> int:
         game.new(seats=len(args.bots), seed=args.seed, options=options)  # fail fast, clearly
         per_deal = 1 if args.no_duplicate else len(args.bots)
         total = args.games * per_deal
+        writer = export.Writer(args.export) if args.export else None
         with progress(f"{args.game}: {total} matches", total) as bar:
 
             records = run_matches(args.game, args.bots, args.games, args.seed, options,
                                   args.max_faults, not args.no_duplicate, progress=bar.advance,
                                   move_timeout_ms=args.move_timeout_ms, time_bank_ms=args.time_bank_ms,
-                                  on_fault=(lambda seen: bar.log(describe_fault(seen))) if args.verbose else None)
-    except (games.UnknownGame, games.InvalidOptions, ValueError) as exc:
+                                  on_fault=(lambda seen: bar.log(describe_fault(seen))) if args.verbose else None,
+                                  on_match=writer.add if writer else None)
+    except (games.UnknownGame, games.InvalidOptions, ValueError) as exc:  # ExportError too
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if writer:
+            writer.close()
+    if writer:  # on stderr: stdout may be the standings' JSON
+        again = f"{args.export} --match ID" if writer.folder is None else str(writer.folder / "ID.json")
+        print(f"exported {writer.count} matches to {args.export}: cardarena replay {again}", file=sys.stderr)
     rows = standings_rows(records)
     if args.json:
         print(json.dumps({"game": args.game, "seed": args.seed, "deals": args.games,

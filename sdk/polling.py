@@ -3,13 +3,19 @@
     from sdk import connect
     connect(MyBot(), "http://127.0.0.1:5000", secret=SECRET)   # blocks; Ctrl-C stops it
 
-The loop long-polls `GET /bots/me/turns?wait=S`, calls `act` for each
-decision and posts the answer to `POST /matches/{id}/turns/{turn}`. A
-decision stays pending on the server until answered or its deadline passes,
-so nothing is lost when the server is briefly away: the loop retries with
-exponential backoff (connection errors, timeouts, 5xx), waits out a 429's
-`Retry-After`, and re-posts the action it already chose when the same
+The loop long-polls `GET /bots/me/turns?wait=S` (one poll at a time),
+calls `act` for each decision and posts the answer to
+`POST /matches/{id}/turns/{turn}`. A decision stays pending on the server
+until answered or its deadline passes, so nothing is lost when the server is
+briefly away: the loop retries with exponential backoff (connection errors,
+timeouts, 5xx), and re-posts the action it already chose when the same
 decision comes back — the bot is asked once per decision.
+
+A 429 or 503 with `Retry-After` is waited out, but never longer than
+`MAX_RETRY_AFTER` (2 s): a per-minute limit answers "59 s", and a bot that
+slept that long forfeited every decision sent meanwhile. The server does not
+count a polling bot's useful turn traffic against any budget, so the loop
+meets these only when the server is busy or the bot misbehaves.
 
 The platform sends polling bots no `match_over`; the loop learns a match is
 over from `GET /matches/{id}` and calls `on_match_over` with its result
@@ -42,6 +48,8 @@ BACKOFF_START = 0.5
 BACKOFF_MAX = 30.0
 #: how often (s) to ask whether a quiet match has ended
 OVER_CHECK_EVERY = 2.0
+#: the longest a `Retry-After` keeps the loop from polling: decisions have deadlines of seconds
+MAX_RETRY_AFTER = 2.0
 
 
 @dataclass
@@ -155,9 +163,11 @@ class Poller:
         except requests.RequestException as exc:
             raise _Away(f"{type(exc).__name__}: {_short(exc)}") from None
         if response.status_code == 429:
-            raise _Away("rate limited (429)", retry_after(response) or 1.0)
+            raise _Away("rate limited (429)", min(retry_after(response) or 1.0, MAX_RETRY_AFTER))
         if response.status_code >= 500:
-            raise _Away(f"{response.status_code} {response.reason}")
+            delay = retry_after(response)
+            raise _Away(f"{response.status_code} {response.reason}",
+                        None if delay is None else min(delay, MAX_RETRY_AFTER))
         if response.status_code in (401, 403) and path.startswith("/bots/me"):
             raise CardarenaError.from_response(response)  # a wrong secret: retrying will not help
         return response

@@ -10,22 +10,34 @@ Config keys (all optional):
                        server/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
     ACCOUNTS_RATE_LIMIT, TOKEN_RATE_LIMIT   the two limits, in Flask-Limiter's syntax
+    TURN_WASTE_LIMIT   a polling bot's requests that bring or settle no decision
+    LONG_POLL_SLOTS    long-polls this process holds at once (keep it below its threads)
+    LONG_POLLS_PER_BOT long-polls one bot may hold at once (across processes)
     TESTING
+
+Limits key on the verified identity (`server.auth.identity`): an account,
+a bot, the admin; a missing or made-up credential counts against the address.
+A polling bot's turn traffic is outside the per-minute budget: what it does
+is bounded by the decisions it is sent, and only its requests that bring or
+settle no decision (an empty quick poll, a refused answer) are counted.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
+import threading
 from pathlib import Path
 
 import redis
-from flask import Flask, request, send_from_directory
+from flask import Flask, g, jsonify, request, send_from_directory
+from flask.json.provider import DefaultJSONProvider
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
-from server.auth import bearer
-from server.errors import Api
+from server import headers
+from server.auth import identity
+from server.errors import Api, fail
+from server.jsonsafe import JSONTooComplex, is_json_mimetype, safe_loads
 from server.store import Store, secret_key
 
 #: request bodies above this are refused with 413 before any parsing
@@ -45,6 +57,9 @@ DEFAULTS = {
     "RATELIMIT_KEY_PREFIX": "ratelimit",
     "ACCOUNTS_RATE_LIMIT": "30 per hour",
     "TOKEN_RATE_LIMIT": "1200 per minute",
+    "TURN_WASTE_LIMIT": "300 per minute",
+    "LONG_POLL_SLOTS": 16,
+    "LONG_POLLS_PER_BOT": 4,
     "PUBLIC_URLS_ONLY": False,
     "JSON_SORT_KEYS": False,
 }
@@ -56,7 +71,6 @@ def build_app(config: dict | None = None) -> Flask:
     app.config["ADMIN_TOKEN"] = os.environ.get("CARDARENA_ADMIN_TOKEN", "")
     app.config["PUBLIC_URLS_ONLY"] = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
     app.config.update(config or {})
-    app.json.sort_keys = False
     if not app.config.get("REDIS_URL"):
         from cardarena.redis_server import shared_url
 
@@ -66,9 +80,14 @@ def build_app(config: dict | None = None) -> Flask:
     key = app.config.get("SECRET_KEY") or secret_key(client)
     app.config["SECRET_KEY"] = key
     app.extensions["cardarena.redis"] = client
-    app.extensions["cardarena.store"] = Store(client, key, queue=app.config.get("QUEUE"))
-    app.extensions["cardarena.store"].index_lists()  # once per database: records stored before the lists
+    app.extensions["cardarena.store"] = store = Store(client, key, queue=app.config.get("QUEUE"))
+    store.index_bot_matches()  # once per database: matches stored before the per-bot index
+    store.index_lists()  # once per database: records stored before the lists by game
+    app.extensions["cardarena.poll_slots"] = threading.BoundedSemaphore(max(1, int(app.config["LONG_POLL_SLOTS"])))
 
+    _init_json(app)
+    _init_unavailable(app)
+    headers.install(app)  # before the limiter: its hooks then run after the limiter's
     _init_limiter(app)
     api = Api(app, spec_kwargs={"info": {"description": (
         "The referee of cardarena. Credentials travel as `Authorization: Bearer <token>`; "
@@ -86,27 +105,35 @@ def build_app(config: dict | None = None) -> Flask:
 
 
 def _rate_key() -> str:
-    """Per credential when there is one (hashed: keys are visible in Redis), else per address."""
-    token = bearer()
-    if token:
-        return "token:" + hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return "ip:" + (get_remote_address() or "?")
+    """Per verified identity; per address without one (a made-up credential proves nothing)."""
+    return identity() or "ip:" + (get_remote_address() or "?")
+
+
+def _is_turn_traffic() -> bool:
+    return request.blueprint == "turns"
+
+
+def _turn_traffic_wasted(response) -> bool:
+    """A turn request that brought or settled no decision (the views say when one did)."""
+    return not g.get("turn_traffic_useful", False)
 
 
 def _init_limiter(app: Flask) -> None:
-    from server.api import accounts
+    from server.api import accounts, turns
 
     limiter = Limiter(
         key_func=_rate_key,
         app=app,
         storage_uri=app.config["REDIS_URL"],
         application_limits=[app.config["TOKEN_RATE_LIMIT"]],
+        application_limits_exempt_when=_is_turn_traffic,
         strategy="fixed-window",
     )
     limiter.limit(app.config["ACCOUNTS_RATE_LIMIT"], key_func=get_remote_address,
                   methods=["POST"], exempt_when=lambda: request.endpoint is None,
                   error_message=lambda: _accounts_limit_message(limiter, app.config["ACCOUNTS_RATE_LIMIT"])
                   )(accounts.blp)
+    limiter.limit(app.config["TURN_WASTE_LIMIT"], deduct_when=_turn_traffic_wasted)(turns.blp)
 
 
 def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
@@ -125,6 +152,57 @@ def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
     return (f"too many new accounts from this address ({limit}): {when}. An account's token does not "
             "expire: keep it (e.g. export CARDARENA_TOKEN=<token>, which sdk.Client reads) and reuse it "
             "instead of creating another account")
+
+
+
+
+class SafeJSONProvider(DefaultJSONProvider):
+    """Flask's JSON, parsing with `safe_loads` (so `request.get_json` is safe too)."""
+
+    def loads(self, s, **kwargs):
+        return safe_loads(s)
+
+
+def _init_json(app: Flask) -> None:
+    """Refuse a JSON body that is too deep or holds a giant number before any work
+    (webargs' own `json.loads` would raise RecursionError or ValueError: a 500)."""
+    app.json = SafeJSONProvider(app)
+    app.json.sort_keys = False
+
+    @app.before_request
+    def check_json_body() -> None:
+        if request.method in ("GET", "HEAD", "OPTIONS") or not is_json_mimetype(request.mimetype):
+            return
+        data = request.get_data(cache=True)
+        if not data:
+            return
+        try:
+            safe_loads(data)
+        except JSONTooComplex as exc:
+            fail(400, "invalid_json", f"the JSON body is refused: {exc}")
+        except ValueError:
+            return  # plain bad syntax: the arguments parser answers it (400 bad_request)
+
+
+#: what a Redis outage raises (BusyLoadingError, a Redis still loading its data, is a ConnectionError)
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+
+def _init_unavailable(app: Flask) -> None:
+    """A Redis outage is a 503 (`unavailable`, retry shortly), not a 500 with a traceback."""
+
+    def unavailable(error):
+        app.logger.warning("Redis unavailable: %s", error)
+        body = {"error": {"code": "unavailable",
+                          "message": "the service is unavailable for a moment (its database cannot be "
+                                     "reached); retry shortly"}}
+        response = jsonify(body)
+        response.status_code = 503
+        response.headers["Retry-After"] = "5"
+        return response
+
+    for error in REDIS_DOWN:
+        app.register_error_handler(error, unavailable)
 
 
 def _register_docs_assets(app: Flask) -> None:

@@ -3,6 +3,11 @@
 Three kinds of credential share the header: an account token, a bot secret
 and the admin token (`ADMIN_TOKEN`). A missing or unknown one is 401; a known
 one without the right is 403 — checked by the views that need them.
+
+`identity()` is who a credential proves the caller is, checked once per
+request (the rate limiter keys on it before the view runs, and the views
+reuse the lookup): a made-up bearer string proves nothing, so it is counted
+against the caller's address like no credential at all.
 """
 
 from __future__ import annotations
@@ -45,6 +50,35 @@ def current_account() -> dict | None:
     return g.account
 
 
+def current_bot() -> dict | None:
+    """The (not retired) bot whose secret this request carries, or None."""
+    if "bot" not in g:
+        token = bearer()
+        g.bot = store().bot_for_secret(token) if token and "." in token else None
+    return g.bot
+
+
+def identity() -> str | None:
+    """"admin", "bot:{id}" or "account:{id}" for a verified credential; None otherwise."""
+    if "identity" not in g:
+        g.identity = _identify()
+    return g.identity
+
+
+def _identify() -> str | None:
+    if bearer() is None:
+        return None
+    if is_admin():
+        return "admin"
+    bot = current_bot()
+    if bot is not None:
+        return f"bot:{bot['id']}"
+    account = current_account()
+    if account is not None:
+        return f"account:{account['id']}"
+    return None
+
+
 def require_account_or_admin() -> dict | None:
     """The calling account (None for the admin); 401 for anyone else."""
     if is_admin():
@@ -75,7 +109,7 @@ def require_account() -> dict:
 
 def require_bot() -> dict:
     """The bot whose secret this request carries; 401 otherwise."""
-    bot = store().bot_for_secret(bearer())
+    bot = current_bot()
     if bot is None:
         fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
     return bot

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import flask_smorest
 import marshmallow as ma
-from flask import current_app, request
+from flask import current_app, g, request
 from flask_smorest import abort
 
 CODES = {
@@ -81,6 +81,8 @@ class Api(flask_smorest.Api):
             body["details"] = details
         if status == 429 and "Retry-After" not in headers:
             headers["Retry-After"] = _retry_after(error)
+        elif "Retry-After" in headers:
+            g.retry_after = headers["Retry-After"]  # ours, not the limiter's window (server/headers.py)
         if status >= 500 and status != 503:  # a 503 says why (a busy server, a service down)
             current_app.logger.exception("server error")
             message = "internal server error"

@@ -1,7 +1,9 @@
 """`cardarena serve`: the referee API under waitress, a production WSGI server.
 
 Long-polls (`GET /bots/me/turns?wait=30`) hold a thread each while they wait,
-so the pool is sized for many polling bots rather than waitress' default 4.
+so the pool is sized for many polling bots rather than waitress' default 4 —
+and the waits may take at most `long_poll_slots(threads)` of them: the rest
+always answer everything else (a poll beyond that is refused at once, 503).
 
 SIGTERM stops it as Ctrl-C does: waitress closes, and the shared embedded
 Redis (when `REDIS_URL` is unset) is released — stopped if no other command
@@ -22,6 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="worker threads; each waiting long-poll holds one (default 64)")
 
 
+#: threads always left to requests that do not wait
+FREE_THREADS = 16
+
+
+def long_poll_slots(threads: int) -> int:
+    """How many of `threads` waiting long-polls may hold: at most 3/4, and 16 fewer than all."""
+    return max(1, min(threads - FREE_THREADS, threads * 3 // 4))
+
+
 def run(args: argparse.Namespace) -> int:
     from waitress.server import create_server
 
@@ -30,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from server import create_app
 
     with stop_on_signals(), shared_redis() as redis_url:
-        server = create_server(create_app({"REDIS_URL": redis_url}), host=args.host, port=args.port,
+        server = create_server(create_app({"REDIS_URL": redis_url, "LONG_POLL_SLOTS": long_poll_slots(args.threads)}), host=args.host, port=args.port,
                                threads=args.threads, ident="cardarena", channel_timeout=60,
                                connection_limit=1000)
         print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs; Redis {redis_url})",

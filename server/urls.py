@@ -1,48 +1,133 @@
 """Webhook URLs: their shape, and whether they reach only the public internet.
 
+A URL is accepted only if the referee can certainly call it: http or https,
+a host that is an IP address or a DNS name whose IDNA form has labels of
+1–63 characters and at most 253 in all, a port from 1 to 65535, no
+credentials, no spaces or control characters. `POST /bots` refuses anything
+else with 422; the worker checks again before calling (a URL stored before
+these rules is a `refused_url` fault, never a crash).
+
 With `CARDARENA_PUBLIC_URLS_ONLY=1` a webhook must not point into the
-referee's own network (SSRF): the host is resolved and every address it
-resolves to must be public. The API checks at registration; the worker can
-call `public_url_problem` again before each call, after name resolution,
-since DNS may change in between.
+referee's own network (SSRF): every address the host resolves to must be
+public. The API checks at registration; the worker checks the very addresses
+it connects to, so a DNS answer that changes in between gains nothing.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+MAX_URL = 2000
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a webhook URL points: what a connection needs."""
+
+    scheme: str
+    host: str          # IDNA-encoded (ASCII), or the IP address without brackets
+    port: int
+    path: str          # path and query, at least "/"
+    is_ip: bool
+
+    @property
+    def host_header(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        default = 443 if self.scheme == "https" else 80
+        return host if self.port == default else f"{host}:{self.port}"
+
+
+class BadUrl(ValueError):
+    """Why a URL cannot be called."""
+
+
+def parse_target(url: str) -> Target:
+    """The `Target` of an http(s) URL; `BadUrl` saying what is wrong otherwise."""
+    if not isinstance(url, str) or not url:
+        raise BadUrl("a webhook URL must be a non-empty string")
+    if len(url) > MAX_URL:
+        raise BadUrl(f"a webhook URL has at most {MAX_URL} characters")
+    if any(not c.isprintable() or c.isspace() for c in url):
+        raise BadUrl("a webhook URL must not contain spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise BadUrl(f"not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise BadUrl("a webhook URL must start with http:// or https://")
+    if parts.username is not None or parts.password is not None:
+        raise BadUrl("a webhook URL must not carry credentials (user:password@)")
+    if not parts.hostname:
+        raise BadUrl("a webhook URL must name a host")
+    if port is not None and not 1 <= port <= 65535:
+        raise BadUrl("a webhook URL's port must be from 1 to 65535")
+    host, is_ip = _host(parts.hostname)
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    if not path.isascii():
+        path = _quote(path)
+    return Target(parts.scheme, host, port or (443 if parts.scheme == "https" else 80), path, is_ip)
+
+
+def _host(hostname: str) -> tuple[str, bool]:
+    """The host as the socket layer takes it, and whether it is an IP address."""
+    try:
+        return str(ipaddress.ip_address(hostname.split("%")[0])), True
+    except ValueError:
+        pass
+    try:
+        ascii_host = hostname.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise BadUrl(f"the host {hostname[:80]!r} is not a valid domain name "
+                     "(its labels have 1 to 63 characters)") from None
+    labels = ascii_host.rstrip(".").split(".")
+    if len(ascii_host) > 253 or any(not 1 <= len(label) <= 63 for label in labels):
+        raise BadUrl("a host name has labels of 1 to 63 characters and at most 253 in all")
+    if any(not all(c.isalnum() or c in "-_" for c in label) for label in labels):
+        raise BadUrl(f"the host {hostname[:80]!r} is not a valid domain name")
+    return ascii_host.lower(), False
+
+
+def _quote(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path, safe="/?&=%:@!$'()*+,;~-._")
 
 
 def url_shape_problem(url: str) -> str | None:
-    """Why `url` is not an absolute http(s) URL with a host, or None."""
+    """Why `url` is not a webhook URL the referee can call, or None."""
     try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        return f"not a valid URL: {exc}"
-    if parts.scheme not in ("http", "https"):
-        return "a webhook URL must start with http:// or https://"
-    if not parts.hostname:
-        return "a webhook URL must name a host"
-    if any(c.isspace() for c in url):
-        return "a webhook URL must not contain spaces"
+        parse_target(url)
+    except BadUrl as exc:
+        return str(exc)
+    return None
+
+
+def address_problem(address: str) -> str | None:
+    """Why `address` (an IP) is not a public one, or None."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if not ip.is_global or ip.is_multicast:
+        return f"{ip} is not a public address"
     return None
 
 
 def public_url_problem(url: str) -> str | None:
     """Why `url` does not resolve to public addresses only, or None."""
-    problem = url_shape_problem(url)
-    if problem:
-        return problem
-    parts = urlsplit(url)
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
-                                   proto=socket.IPPROTO_TCP)
+        target = parse_target(url)
+    except BadUrl as exc:
+        return str(exc)
+    try:
+        infos = socket.getaddrinfo(target.host, target.port, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
-        return f"cannot resolve {parts.hostname!r}: {exc}"
+        return f"cannot resolve {target.host!r}: {exc}"
     for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
-        if not address.is_global or address.is_multicast:
-            return f"{parts.hostname!r} resolves to {address}, which is not a public address"
+        problem = address_problem(info[4][0])
+        if problem:
+            return f"{target.host!r} resolves to {problem.replace(' is ', ', which is ', 1)}"
     return None

@@ -8,9 +8,12 @@ turn, sends the seat to act `view(seat)` and its legal actions through the
 seat's driver, judges the answer, and appends the action with the store's
 atomic check (turn k lands only on a log of exactly k entries).
 
-The fault policy (api.md §3): a timeout, an error, garbage or an illegal
-answer is a *fault*, logged with its reason; the referee plays the first
-legal action instead. A seat with `max_faults` faults has forfeited: the
+The fault policy (api.md §3, §5): a timeout, an error, garbage or an illegal
+answer is a *fault*, logged as `"<kind>: <detail>"` (worker/faults.py); the
+referee plays the first legal action instead. Whatever a bot or its driver
+does — an exception of any type included — is a fault of that seat, never a
+crash of the match: only a platform error (Redis, an engine bug) fails the
+job, and only three failed runs abort the match. A seat with `max_faults` faults has forfeited: the
 referee plays for it to the end (entries marked ``"fault": "forfeited"``,
 which are not counted as faults), and its rank goes last.
 
@@ -27,9 +30,12 @@ import logging
 import time
 from dataclasses import dataclass, field
 
+import redis
+
 import games
 from games.ranking import alone_first, forfeit_ranks, match_points
-from worker.drivers import Driver, driver_for
+from worker.drivers import Driver, Reply, driver_for
+from worker.faults import FORFEITED, clean, fault
 from worker.lease import Lease
 from worker.watchdog import Watchdog, watchdog
 
@@ -41,7 +47,8 @@ MAX_ATTEMPTS = 3
 #: last write: batched for speed, yet a match slow enough to watch shows its moves live
 FLUSH_EVERY = 256
 FLUSH_AFTER_S = 0.2
-FORFEITED = "forfeited"
+#: errors of the platform itself: they fail the job (retried, then aborted), never a seat
+PLATFORM_ERRORS = (redis.exceptions.RedisError,)
 
 
 class Stopped(Exception):
@@ -84,7 +91,7 @@ def listed_action(legal: list[dict], answer) -> dict | None:
             return action
     try:
         key = games.canonical(answer)
-    except (games.IllegalAction, TypeError, RecursionError):
+    except Exception:  # IllegalAction, or whatever a hostile shape raises (RecursionError, TypeError)
         return None
     for action in legal:
         if games.canonical(action) == key:
@@ -133,7 +140,10 @@ class MatchRunner:
                     return self.conclude(match, drivers)
         finally:
             for driver in drivers:
-                driver.close()
+                try:
+                    driver.close()
+                except Exception:
+                    log.exception("closing a driver of match %s", self.match_id)
 
     def step(self, drivers: list[Driver]) -> None:
         """Play one turn: ask the seat (or play for a forfeited one), judge, record."""
@@ -151,7 +161,7 @@ class MatchRunner:
             decision = {"type": "turn", "protocol": 1, "match_id": self.match_id, "game": match["game"],
                         "turn": self.turn, "seat": seat, "view": state.view(seat),
                         "legal_actions": legal, "deadline_ms": match["move_timeout_ms"]}
-            reply = drivers[seat].ask(decision)
+            reply = ask(drivers[seat], decision)
             if reply.appended:
                 self.catch_up()
                 return
@@ -175,8 +185,10 @@ class MatchRunner:
             bot = self.store.bot_record(bot_id) or {"id": bot_id, "kind": "missing"}
             try:
                 out.append(driver_for(self.store, bot, context))
-            except ValueError as exc:
-                out.append(_Broken(str(exc)))
+            except PLATFORM_ERRORS:
+                raise
+            except Exception as exc:  # a record the driver cannot use: every decision a fault
+                out.append(_Broken(f"cannot drive bot {bot_id}: {clean(exc)}"))
         return out
 
     # -- judging and writing -------------------------------------------------
@@ -188,14 +200,7 @@ class MatchRunner:
             if action is not None:
                 entry["action"] = action
                 return
-            try:
-                state.apply(reply.action)  # not listed, so it raises with the engine's reason
-                reason = "not one of the legal actions"
-            except games.IllegalAction as exc:
-                reason = str(exc)
-            except Exception as exc:
-                reason = f"{type(exc).__name__}"
-            entry["fault"] = f"illegal action: {reason}"[:300]
+            entry["fault"] = fault("illegal", illegal_reason(state, reply.action))
         else:
             entry["fault"] = reply.fault
         entry["action"] = legal[0]
@@ -259,7 +264,12 @@ class MatchRunner:
             log.info("match %s finished: ranks %s", self.match_id, ranks)
             shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
             for driver in drivers:
-                driver.match_over(self.match_id, shown)
+                try:
+                    driver.match_over(self.match_id, shown)
+                except PLATFORM_ERRORS:
+                    raise
+                except Exception:  # best effort: the match is over whatever the bot does
+                    log.warning("match_over of match %s failed", self.match_id, exc_info=True)
             self.after_conclusion({**match, "status": "finished"})
         else:  # another runner ended it: follow up on what is stored
             self.after_conclusion(self.store.get_match(self.match_id))
@@ -285,10 +295,39 @@ class _Broken(Driver):
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def ask(self, decision: dict):
-        from worker.drivers import Reply
+    def ask(self, decision: dict) -> Reply:
+        return Reply(fault=fault("bot_error", self.reason))
 
-        return Reply(fault=f"error: {self.reason}")
+
+def ask(driver: Driver, decision: dict) -> Reply:
+    """The driver's reply, or the fault of whatever it raised (a platform error goes on up)."""
+    try:
+        reply = driver.ask(decision)
+    except PLATFORM_ERRORS:
+        raise
+    except RecursionError:
+        return Reply(fault=fault("bad_answer", "the answer is nested too deeply"))
+    except Exception as exc:
+        log.warning("the driver of seat %s raised", decision.get("seat"), exc_info=True)
+        return Reply(fault=fault("bot_error", f"{type(exc).__name__}: {clean(exc)}"))
+    if not isinstance(reply, Reply):
+        return Reply(fault=fault("bot_error", "the driver gave no reply"))
+    return reply
+
+
+def illegal_reason(state, action) -> str:
+    """Why `action` (not listed) is illegal, in the engine's words where it has some.
+
+    The engine is handed the bot's raw answer, so anything may come out of
+    it: whatever it raises other than `IllegalAction` is summed up by type.
+    """
+    try:
+        state.apply(action)  # not listed, so it raises with the engine's reason
+    except games.IllegalAction as exc:
+        return clean(exc)
+    except Exception as exc:  # RecursionError on a deep answer, TypeError on a strange one…
+        return f"not one of the legal actions ({type(exc).__name__})"
+    return "not one of the legal actions"
 
 
 def _number(value) -> float:

@@ -30,9 +30,7 @@ from dataclasses import dataclass, field
 from games.rng import derive_seed
 from games.seats import rotate
 from sdk.referee import rotations
-
-#: above this many k-subsets (k ≥ 3), play a balanced sample of tables
-MAX_TABLES = 200
+from server.schedule_size import MAX_TABLES, sample_size, table_count
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ def round_robin(bots: list[str], seats: int, deals: int, duplicate: bool, seed: 
         raise ValueError("a bot may enter a tournament only once")
     if deals < 1:
         raise ValueError("deals must be at least 1")
-    if seats > 2 and math.comb(len(bots), seats) > max_tables:
+    if table_count(len(bots), seats, max_tables) < math.comb(len(bots), seats):
         tables = balanced_sample(bots, seats, max_tables, seed)
         stats = table_stats(bots, tables)
         description = (
@@ -107,10 +105,7 @@ def balanced_sample(bots: list[str], seats: int, count: int, seed: int) -> list[
     achieved and the tournament record says it.
     """
     n = len(bots)
-    tables_wanted = max(t for t in range(1, count + 1) if (t * seats) % n == 0 or t == 1)
-    if tables_wanted * seats < n:  # fewer tables than it takes to seat everybody once
-        tables_wanted = count
-    tables_wanted = min(tables_wanted, math.comb(n, seats))
+    tables_wanted = sample_size(n, seats, count)
     rng = random.Random(derive_seed(seed, "balanced-sample"))
     played = [0] * n
     met = [[0] * n for _ in range(n)]

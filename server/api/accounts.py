@@ -5,14 +5,14 @@ from __future__ import annotations
 import marshmallow as ma
 from flask_smorest import Blueprint
 
-from server.api.common import NAME, errors
+from server.api.common import Name, errors
 from server.auth import store
 
 blp = Blueprint("accounts", __name__, description="Accounts own bots, matches and tournaments")
 
 
 class AccountRequestSchema(ma.Schema):
-    name = ma.fields.String(required=True, validate=NAME)
+    name = Name(required=True)
 
 
 class AccountSchema(ma.Schema):

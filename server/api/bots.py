@@ -13,9 +13,20 @@ from flask import current_app
 from flask_smorest import Blueprint
 from marshmallow import validate
 
-from server.api.common import NAME, RatingSchema, errors, game_or_422
+from server.api.common import (
+    NAME,
+    Name,
+    PageQuerySchema,
+    RatingSchema,
+    cursor_of,
+    errors,
+    game_or_422,
+    next_cursor_field,
+)
+from server.api.matches import are_public
 from server.auth import is_admin, require_account_or_admin, store
 from server.errors import fail
+from server.store.bots import NameTaken
 from server.urls import public_url_problem, url_shape_problem
 
 blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
@@ -24,7 +35,7 @@ KINDS = ("webhook", "polling", "python")
 
 
 class BotRequestSchema(ma.Schema):
-    name = ma.fields.String(required=True, validate=NAME)
+    name = Name(required=True)
     game = ma.fields.String(required=True, validate=NAME)
     kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS))
     url = ma.fields.String(validate=validate.Length(min=1, max=2000),
@@ -55,16 +66,17 @@ class NewBotSchema(BotSchema):
 
 class BotListSchema(ma.Schema):
     bots = ma.fields.List(ma.fields.Nested(BotSchema), required=True)
+    next_cursor = next_cursor_field()
 
 
-class BotQuerySchema(ma.Schema):
+class BotQuerySchema(PageQuerySchema):
     game = ma.fields.String(validate=NAME)
 
 
 @blp.post("/bots")
 @blp.arguments(BotRequestSchema)
 @blp.response(201, NewBotSchema)
-@errors(blp, 401, 403, 422)
+@errors(blp, 401, 403, 409, 422)
 def create_bot(body):
     """Register a bot; its secret is in this answer only."""
     account = require_account_or_admin()
@@ -81,7 +93,11 @@ def create_bot(body):
             fail(403, "forbidden", "only the admin registers in-process python bots")
         _check_entrypoint(entrypoint, game)
     owner = account["id"] if account else "admin"
-    bot, secret = store().create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint)
+    try:
+        bot, secret = store().create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint)
+    except NameTaken as exc:
+        fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
+             f"(bot {exc.holder}); names are unique per game, case-insensitive")
     return {**bot, "secret": secret}
 
 
@@ -114,8 +130,9 @@ def _check_entrypoint(entrypoint: str | None, game: str) -> None:
 @blp.arguments(BotQuerySchema, location="query")
 @blp.response(200, BotListSchema)
 def list_bots(query):
-    """Every bot (optionally of one game), in registration order."""
-    return {"bots": store().list_bots(query.get("game"))}
+    """Bots (optionally of one game) in registration order, a page at a time."""
+    bots, after = store().bot_page(query.get("game"), query["limit"], cursor_of(query))
+    return {"bots": bots, "next_cursor": None if after is None else str(after)}
 
 
 @blp.get("/bots/<string:bot_id>")
@@ -164,9 +181,10 @@ class BotMatchSchema(ma.Schema):
 class BotMatchesSchema(ma.Schema):
     bot = ma.fields.String(required=True)
     matches = ma.fields.List(ma.fields.Nested(BotMatchSchema), required=True, metadata={"description": "newest first"})
+    next_cursor = next_cursor_field()
 
 
-class BotMatchesQuerySchema(ma.Schema):
+class BotMatchesQuerySchema(PageQuerySchema):
     limit = ma.fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
 
 
@@ -189,36 +207,14 @@ def _bot_or_404(bot_id: str) -> dict:
     return bot
 
 
-def recent_matches(bot_id: str, limit: int) -> list[dict]:
-    """The bot's newest matches, as `GET /bots/{id}/matches` shows them.
-
-    The store keeps no per-bot index of matches, so this walks every match
-    newest first, 256 at a time, reading only their seats until it has `limit`.
-    """
-    from server.api.matches import is_public
-
+def recent_matches(bot_id: str, limit: int, before: int | None = None) -> tuple[list[dict], int | None]:
+    """The bot's matches newest first, as `GET /bots/{id}/matches` shows them, and where the
+    next page starts: from the bot's own index, in three round trips whatever the store holds."""
     s = store()
-    found: list[dict] = []
-    start = 0
-    while len(found) < limit:
-        ids = [i.decode() if isinstance(i, bytes) else i for i in s.r.zrevrange("matches", start, start + 255)]
-        if not ids:
-            break
-        start += len(ids)
-        pipe = s.r.pipeline(transaction=False)
-        for mid in ids:
-            pipe.hget(f"match:{mid}", "seats")
-        for mid, seats in zip(ids, pipe.execute(), strict=True):
-            raw = seats.decode() if isinstance(seats, bytes) else seats
-            if raw is not None and bot_id in raw:
-                match = s.get_match(mid)
-                if match is not None and bot_id in match["seats"]:
-                    found.append(match)
-                    if len(found) == limit:
-                        break
+    ids, after = s.bot_match_page(bot_id, limit, before)
+    matches = [m for m in s.get_matches(ids) if m is not None and bot_id in (m.get("seats") or [])]
     out = []
-    for match in found:
-        public = is_public(match)
+    for match, public in zip(matches, are_public(matches), strict=True):
         result = match.get("result") if public else None
         seat = match["seats"].index(bot_id)
         ranks = (result or {}).get("ranks") if isinstance(result, dict) else None
@@ -229,7 +225,7 @@ def recent_matches(bot_id: str, limit: int) -> list[dict]:
                     "rank": ranks[seat] if isinstance(ranks, list) and seat < len(ranks) else None,
                     "result": {k: result[k] for k in ("scores", "ranks", "forfeits") if k in result}
                     if isinstance(result, dict) else None})
-    return out
+    return out, after
 
 
 @blp.get("/bots/<string:bot_id>/matches")
@@ -237,9 +233,10 @@ def recent_matches(bot_id: str, limit: int) -> list[dict]:
 @blp.response(200, BotMatchesSchema)
 @errors(blp, 404, 422)
 def bot_matches(query, bot_id: str):
-    """The bot's most recent matches, newest first (results only where the match is public)."""
+    """The bot's matches, newest first, a page at a time (results only where the match is public)."""
     _bot_or_404(bot_id)
-    return {"bot": bot_id, "matches": recent_matches(bot_id, query["limit"])}
+    matches, after = recent_matches(bot_id, query["limit"], cursor_of(query))
+    return {"bot": bot_id, "matches": matches, "next_cursor": None if after is None else str(after)}
 
 
 @blp.get("/bots/<string:bot_id>/ratings")

@@ -1,4 +1,4 @@
-"""What several blueprints share: field limits, the rating shape, the queue, games."""
+"""What several blueprints share: field limits, names, the rating shape, the queue, games."""
 
 from __future__ import annotations
 
@@ -9,12 +9,53 @@ from marshmallow import validate
 import games
 from server.errors import fail
 
-NAME = validate.Length(min=1, max=64)
+NAME = validate.Length(min=1, max=64)  # names of things the server defines (games, options)
 ID = validate.Length(min=1, max=64)
 SEED = validate.Range(min=-(2**63), max=2**63 - 1)
 MOVE_TIMEOUT = validate.Range(min=100, max=10000)
 MAX_FAULTS = validate.Range(min=1, max=10)
 
+
+
+class Name(ma.fields.String):
+    """A name people give (a bot, an account): trimmed, then 1–64 printable characters.
+
+    Printable (`str.isprintable`) excludes control characters, line and
+    paragraph separators, format characters and lone surrogates — the last
+    one made every page showing the name answer 500 (it cannot be encoded).
+    """
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("metadata", {}).setdefault(
+            "description", "1–64 printable characters (trimmed; no control characters)")
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        if not 1 <= len(text) <= 64:
+            raise ma.ValidationError("a name has 1 to 64 characters (spaces around it do not count)")
+        if not text.isprintable():
+            raise ma.ValidationError("a name has printable characters only: no control characters, "
+                                     "no line breaks, no lone surrogates")
+        return text
+
+
+class PageQuerySchema(ma.Schema):
+    """`?limit=` (at most 100) and `?cursor=` (a previous page's `next_cursor`)."""
+
+    limit = ma.fields.Integer(load_default=100, validate=validate.Range(min=1, max=100))
+    cursor = ma.fields.String(validate=validate.Regexp(r"^[0-9]{1,18}$", error="not a cursor of this list"),
+                              metadata={"description": "the previous page's next_cursor"})
+
+
+def cursor_of(query: dict) -> int | None:
+    """The position a page starts after (None: from the start)."""
+    return int(query["cursor"]) if query.get("cursor") else None
+
+
+def next_cursor_field():
+    return ma.fields.String(allow_none=True, required=True,
+                            metadata={"description": "pass as ?cursor= for the next page; null on the last"})
 
 
 class RatingSchema(ma.Schema):

@@ -10,23 +10,28 @@ from __future__ import annotations
 
 import marshmallow as ma
 from flask_smorest import Blueprint
-from marshmallow import validate
 
-from server.api.common import ID, NAME, SeatSchema, errors, game_or_422, seats_of
+from server.api.common import (
+    ID,
+    NAME,
+    PageQuerySchema,
+    SeatSchema,
+    cursor_of,
+    errors,
+    game_or_422,
+    next_cursor_field,
+    seats_of,
+)
+from server.api.matches import are_public
 from server.api.tournaments import ProgressSchema
 from server.auth import is_admin, store
 from server.store.lists import MATCHES, TOURNAMENTS
 
 blp = Blueprint("lists", __name__, description="Finding matches and tournaments")
 
-MAX_LIMIT = 100
-OVER = ("finished", "aborted")
 
 
-class ListQuerySchema(ma.Schema):
-    limit = ma.fields.Integer(load_default=MAX_LIMIT, validate=validate.Range(min=1, max=MAX_LIMIT))
-    cursor = ma.fields.String(validate=validate.Regexp(r"^[0-9]{1,18}$", error="not a cursor of this list"),
-                              metadata={"description": "the previous page's next_cursor"})
+class ListQuerySchema(PageQuerySchema):
     game = ma.fields.String(validate=NAME, metadata={"description": "only this game's"})
     bot = ma.fields.String(validate=ID, metadata={"description": "only those this bot plays in"})
 
@@ -47,8 +52,7 @@ class MatchItemSchema(ma.Schema):
 
 class MatchListSchema(ma.Schema):
     matches = ma.fields.List(ma.fields.Nested(MatchItemSchema), required=True, metadata={"description": "newest first"})
-    next_cursor = ma.fields.String(allow_none=True, required=True,
-                                   metadata={"description": "pass as ?cursor= for the next page; null on the last"})
+    next_cursor = next_cursor_field()
 
 
 class TournamentItemSchema(ma.Schema):
@@ -69,31 +73,27 @@ class TournamentItemSchema(ma.Schema):
 class TournamentListSchema(ma.Schema):
     tournaments = ma.fields.List(ma.fields.Nested(TournamentItemSchema), required=True,
                                  metadata={"description": "newest first"})
-    next_cursor = ma.fields.String(allow_none=True, required=True,
-                                   metadata={"description": "pass as ?cursor= for the next page; null on the last"})
+    next_cursor = next_cursor_field()
 
 
-def _page(kind: str, query: dict) -> tuple[list[dict], str | None]:
+def _page(kind: str, query: dict) -> tuple[list[str], str | None]:
     if query.get("game"):
         game_or_422(query["game"])
-    before = int(query["cursor"]) if query.get("cursor") else None
-    ids, after = store().newest(kind, query["limit"], before, query.get("game"), query.get("bot"))
-    records = [r for r in store().records(kind, ids) if r is not None]
-    if query.get("game") and query.get("bot"):
-        records = [r for r in records if r["game"] == query["game"]]
-    return records, None if after is None else str(after)
+    ids, after = store().newest(kind, query["limit"], cursor_of(query), query.get("game"), query.get("bot"))
+    return ids, None if after is None else str(after)
+
+
+def _of_game(records: list[dict | None], query: dict) -> list[dict]:
+    """The records found (a bot's list also holds its other games' ones if ever a bot changed game)."""
+    return [r for r in records if r is not None and (not query.get("game") or r["game"] == query["game"])]
 
 
 def list_page_of_matches(query: dict) -> dict:
     """A page of `GET /matches` (the /matches page shows the same)."""
-    matches, after = _page(MATCHES, query)
-    over = {m["tournament"] for m in matches if m.get("tournament")}
-    tournaments = dict(zip(over, store().records(TOURNAMENTS, list(over)), strict=True))
-    admin = is_admin()
+    ids, after = _page(MATCHES, query)
+    matches = _of_game(store().get_matches(ids), query)
     out = []
-    for m in matches:
-        t = tournaments.get(m.get("tournament"))
-        public = admin or (m["status"] in OVER and (t is None or t["status"] in OVER))
+    for m, public in zip(matches, [True] * len(matches) if is_admin() else are_public(matches), strict=True):
         result = m.get("result") if public and isinstance(m.get("result"), dict) else None
         out.append({"id": m["id"], "game": m["game"], "status": m["status"], "seats": seats_of(m["seats"]),
                     "tournament": m.get("tournament"), "rated": bool(m.get("rated")),
@@ -105,9 +105,9 @@ def list_page_of_matches(query: dict) -> dict:
 
 def list_page_of_tournaments(query: dict) -> dict:
     """A page of `GET /tournaments` (the /tournaments page shows the same)."""
-    tournaments, after = _page(TOURNAMENTS, query)
+    ids, after = _page(TOURNAMENTS, query)
     out = []
-    for t in tournaments:
+    for t in _of_game(store().get_tournaments(ids), query):
         out.append({"id": t["id"], "game": t["game"], "status": t["status"], "format": t.get("format"),
                     "seats": t.get("seats"), "deals": t.get("deals"), "duplicate": t.get("duplicate"),
                     "rated": bool(t.get("rated")), "bots": t.get("bots") or [],

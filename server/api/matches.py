@@ -33,6 +33,7 @@ from server.api.common import (
 from server.api.table_schema import TableSchema
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
+from server.store.matches import OVER
 from server.tables import table_of
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
@@ -125,12 +126,15 @@ def create_match(body):
 
 def is_public(match: dict) -> bool:
     """May everyone see this match's actions, seed and deals now?"""
-    if match["status"] not in ("finished", "aborted"):
-        return False
-    if match.get("tournament"):
-        tournament = store().get_tournament(match["tournament"])
-        return tournament is None or tournament["status"] in ("finished", "aborted")
-    return True
+    return are_public([match])[0]
+
+
+def are_public(matches: list[dict]) -> list[bool]:
+    """`is_public` of many matches, their tournaments read in one round trip."""
+    tids = sorted({m["tournament"] for m in matches if m.get("tournament") and m["status"] in OVER})
+    statuses = store().tournament_statuses(tids)
+    return [m["status"] in OVER and (not m.get("tournament") or statuses.get(m["tournament"]) in (None, *OVER))
+            for m in matches]
 
 
 def public_entry(entry: dict, public: bool) -> dict:

@@ -20,16 +20,21 @@ from server.api.common import (
     MOVE_TIMEOUT,
     NAME,
     SEED,
+    PageQuerySchema,
     SeatSchema,
     check_entrants,
+    cursor_of,
     enqueue,
     errors,
     game_or_422,
+    next_cursor_field,
     seats_of,
 )
+from server.api.crosstable import crosstable
 from server.api.matches import draw_seed
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
+from server.schedule_size import match_count
 
 blp = Blueprint("tournaments", __name__, description="Round-robin tournaments with duplicate deals")
 
@@ -37,6 +42,8 @@ MAX_BOTS = 64
 MAX_DEALS = 100
 #: unfinished tournaments one account may have (api.md Limits)
 MAX_OPEN = 3
+#: the most matches a tournament of an account may have (api.md §5; the admin has no cap)
+MAX_MATCHES = 10_000
 
 
 class TournamentRequestSchema(ma.Schema):
@@ -115,7 +122,9 @@ class TournamentMatchSchema(ma.Schema):
 
 
 class TournamentMatchesSchema(ma.Schema):
-    matches = ma.fields.List(ma.fields.Nested(TournamentMatchSchema), required=True)
+    matches = ma.fields.List(ma.fields.Nested(TournamentMatchSchema), required=True,
+                             metadata={"description": "in schedule order"})
+    next_cursor = next_cursor_field()
 
 
 @blp.post("/tournaments")
@@ -137,6 +146,10 @@ def create_tournament(body):
     seats = body.get("seats", game.min_seats)
     if len(bots) < seats:
         fail(422, "too_few_bots", f"tables of {seats} need at least {seats} bots, not {len(bots)}")
+    size = match_count(len(bots), seats, body["deals"], body["duplicate"])
+    if account is not None and size > MAX_MATCHES:
+        fail(422, "tournament_too_large", f"this tournament would have {size:,} matches; a tournament of an "
+             f"account has at most {MAX_MATCHES:,} (fewer bots, deals or seat rotations)")
     seed = body.get("seed")
     rated = seed is None and not body["options"].get("deck")
     if seed is None:
@@ -189,20 +202,26 @@ def tournament_record(tournament: dict) -> dict:
 
 
 @blp.get("/tournaments/<string:tid>/matches")
+@blp.arguments(PageQuerySchema, location="query")
 @blp.response(200, TournamentMatchesSchema)
-@errors(blp, 404)
-def tournament_matches(tid: str):
-    """Its matches: status and seats, and results once the tournament is finished."""
+@errors(blp, 404, 422)
+def tournament_matches(query, tid: str):
+    """Its matches in schedule order, a page at a time: status and seats, and results
+    once the tournament is finished."""
     tournament = _tournament_or_404(tid)
-    public = _finished(tournament) or is_admin()
-    out = []
-    for mid in store().tournament_matches(tid):
-        match = store().get_match(mid)
-        if match is None:
-            continue
-        out.append({"id": mid, "status": match["status"], "seats": seats_of(match["seats"]),
-                    "result": match.get("result") if public else None})
-    return {"matches": out}
+    matches, after = match_list_page(tournament, cursor_of(query) or 0, query["limit"], is_admin())
+    return {"matches": matches, "next_cursor": None if after is None else str(after)}
+
+
+def match_list_page(tournament: dict, start: int, limit: int, admin: bool = False) -> tuple[list[dict], int | None]:
+    """Matches `start`… of the tournament as its list shows them, and where the next page starts."""
+    s = store()
+    public = _finished(tournament) or admin
+    ids, after = s.tournament_match_page(tournament["id"], start, limit)
+    out = [{"id": m["id"], "status": m["status"], "seats": seats_of(m["seats"]),
+            "result": m.get("result") if public else None}
+           for m in s.get_matches(ids, ("id", "status", "seats", "result")) if m is not None]
+    return out, after
 
 
 class CrossCellSchema(ma.Schema):
@@ -240,17 +259,29 @@ class CrosstableSchema(ma.Schema):
 def tournament_crosstable(tid: str):
     """Head-to-head results of every pair of entrants with 95% confidence intervals
     (409 until the tournament is finished: results stay hidden while it runs)."""
-    from server.api.crosstable import crosstable
 
     tournament = _tournament_or_404(tid)
     if not (_finished(tournament) or is_admin()):
         fail(409, "not_finished", "the crosstable is published once the tournament is finished")
-    s = store()
+    return {"id": tid, "status": tournament["status"], "confidence": 0.95, **crosstable_of(tournament)}
+
+
+def crosstable_of(tournament: dict) -> dict:
+    """`{"bots", "rows"}` of the crosstable: computed from every match once the tournament is
+    over and all its matches concluded, then stored (a 2,800-match crosstable took ~1 s a read)."""
+    s, tid = store(), tournament["id"]
+    stored = s.tournament_summary(tid, "crosstable") if _finished(tournament) else None
+    if stored is not None:
+        return stored
     ranked = [row["bot"] for row in s.standings(tid)]
     bots = ranked + [b for b in tournament.get("bots") or [] if b not in ranked]
-    matches = [m for m in (s.get_match(mid) for mid in s.tournament_matches(tid)) if m is not None]
-    return {"id": tid, "status": tournament["status"], "confidence": 0.95, "bots": bots,
-            "rows": crosstable(bots, matches)}
+    matches = [{"seats": seats, "result": {"ranks": ranks}}
+               for _, seats, ranks in s.match_ranks(s.tournament_matches(tid))]
+    table = {"bots": bots, "rows": crosstable(bots, matches)}
+    progress = s.tournament_progress(tid)
+    if _finished(tournament) and progress["done"] >= progress["total"]:
+        s.save_tournament_summary(tid, "crosstable", table)
+    return table
 
 
 @blp.post("/tournaments/<string:tid>/abort")

@@ -5,11 +5,21 @@ in the store and waits. These two views are the bot's side of that exchange:
 fetch what is pending, answer it. An answer is judged against the decision
 the bot was sent (its `legal_actions`), then appended with the store's atomic
 check, so it races the worker's timeout default safely: one of them wins.
+
+Limits: this traffic is outside the per-minute budget (server/app.py), so a
+fast tournament never rate-limits a bot into forfeits; a request that brings
+or settles a decision sets `g.turn_traffic_useful` and is never counted, the
+rest (empty quick polls, refused answers) are. A long-poll that has to wait
+holds a server thread, so waits are capped: `LONG_POLLS_PER_BOT` per bot
+across processes, `LONG_POLL_SLOTS` per process (below its thread count);
+beyond either the poll is refused at once (429 or 503, `Retry-After: 1`)
+rather than queued behind the others.
 """
 
 from __future__ import annotations
 
 import marshmallow as ma
+from flask import current_app, g
 from flask_smorest import Blueprint
 from marshmallow import validate
 
@@ -58,11 +68,34 @@ class AcceptedSchema(ma.Schema):
 @blp.get("/bots/me/turns")
 @blp.arguments(WaitSchema, location="query")
 @blp.response(200, TurnsSchema)
-@errors(blp, 401)
+@errors(blp, 401, 429, 503)
 def my_turns(query):
-    """The calling bot's pending decisions, waiting up to `wait` seconds for one."""
+    """The calling bot's pending decisions, waiting up to `wait` seconds for one
+    (429 when the bot already holds its share of waiting polls, 503 when the server does)."""
     bot = require_bot()
-    return {"turns": store().wait_decisions(bot["id"], query["wait"])}
+    s, wait = store(), query["wait"]
+    pending = s.pending_decisions(bot["id"])
+    if pending or wait <= 0:
+        g.turn_traffic_useful = bool(pending)
+        return {"turns": pending}
+    per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
+    token = s.take_poll_slot(bot["id"], wait, per_bot)
+    if token is None:
+        fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
+             {"Retry-After": "1"})
+    slots = current_app.extensions["cardarena.poll_slots"]
+    try:
+        if not slots.acquire(blocking=False):
+            fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
+                 {"Retry-After": "1"})
+        try:
+            turns = s.wait_decisions(bot["id"], wait)
+        finally:
+            slots.release()
+    finally:
+        s.release_poll_slot(bot["id"], token)
+    g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
+    return {"turns": turns}
 
 
 @blp.post("/matches/<string:match_id>/turns/<int:turn>")
@@ -92,6 +125,7 @@ def answer_turn(body, match_id: str, turn: int):
         fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
     s.withdraw_decision(bot["id"], match_id, turn)
     s.notify_answer(match_id, turn)
+    g.turn_traffic_useful = True
     return {"match_id": match_id, "turn": turn, "action": listed}
 
 

@@ -6,6 +6,10 @@ Keys:
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
     bots:seq          the registration counter
+    bots:names:{game} hash folded name -> id of the active bot holding it (names are
+                      unique among a game's active bots, case-insensitive)
+    bot:{id}:matches  sorted set of the bot's match ids, scored by creation order
+                      (written by server/store/matches.py with the match)
 
 A bot's secret is never stored: it is HMAC(server key, id:nonce), so the
 referee can sign webhook calls and check a polling bot's credential while a
@@ -18,9 +22,52 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
+import unicodedata
 
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from server.store.ratings import rating_dict
+
+#: KEYS: the game's names, the bot's hash, `bots`, `bots:game:{game}`; ARGV: folded name,
+#: bot id, registration number, then the bot's fields and values. The name is taken (the
+#: holder returned) unless its holder is retired or gone (deleted by hand).
+CREATE_BOT_LUA = """
+local holder = redis.call('HGET', KEYS[1], ARGV[1])
+if holder and holder ~= ARGV[2] then
+  local retired = redis.call('HGET', 'bot:' .. holder, 'retired')
+  if retired and retired ~= 'true' then return holder end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], unpack(ARGV, 4))
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
+return false
+"""
+#: KEYS[1] the game's names; ARGV: folded name, bot id
+RELEASE_NAME_LUA = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 1
+"""
+
+
+class NameTaken(ValueError):
+    """Another active bot of the game has this name (compared case-insensitively)."""
+
+    def __init__(self, name: str, holder: str) -> None:
+        super().__init__(f"the name {name!r} is taken by bot {holder}")
+        self.holder = holder
+
+
+def fold_name(name: str) -> bytes:
+    """The form names are compared in: compatibility-normalised, case-folded ("Ａlice" is "alice"),
+    as UTF-8 (a lone surrogate of a name stored before names were checked kept as it is)."""
+    return unicodedata.normalize("NFKC", name).casefold().encode("utf-8", "surrogatepass")
+
+
+def names_key(game: str) -> str:
+    return f"bots:names:{game}"
+
 
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
@@ -31,10 +78,16 @@ PUBLIC_FIELDS = (
 class Bots:
     r: object
     secret_key: bytes
+    script: object
 
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
                    url: str | None = None, entrypoint: str | None = None) -> tuple[dict, str]:
-        """Register a bot; returns its public record and its secret (shown once)."""
+        """Register a bot; returns its public record and its secret (shown once).
+
+        `NameTaken` if an active bot of `game` has the same name: the name is
+        claimed and the bot written in one atomic step, so of two
+        registrations racing for a name exactly one wins.
+        """
         bot_id = new_id("b")
         bot = {
             "id": bot_id, "name": name, "game": game, "kind": kind, "owner": owner_id,
@@ -45,12 +98,14 @@ class Bots:
             bot["url"] = url
         if entrypoint is not None:
             bot["entrypoint"] = entrypoint
+        self._index_names(game)
         seq = self.r.incr("bots:seq")
-        pipe = self.r.pipeline()
-        pipe.hset(f"bot:{bot_id}", mapping=dump_fields(bot))
-        pipe.zadd("bots", {bot_id: seq})
-        pipe.zadd(f"bots:game:{game}", {bot_id: seq})
-        pipe.execute()
+        fields = [item for pair in dump_fields(bot).items() for item in pair]
+        holder = self.script(CREATE_BOT_LUA)(
+            keys=[names_key(game), f"bot:{bot_id}", "bots", f"bots:game:{game}"],
+            args=[fold_name(name), bot_id, seq, *fields])
+        if holder:
+            raise NameTaken(name, text(holder))
         return self.get_bot(bot_id), self._derive_secret(bot_id, bot["nonce"])
 
     def _bot_record(self, bot_id: str) -> dict | None:
@@ -76,8 +131,33 @@ class Bots:
     def list_bots(self, game: str | None = None) -> list[dict]:
         """Every bot (of one game), in registration order."""
         key = f"bots:game:{game}" if game else "bots"
-        ids = [text(i) for i in self.r.zrange(key, 0, -1)]
-        return [b for b in (self.get_bot(i) for i in ids) if b is not None]
+        return self.get_bots([text(i) for i in self.r.zrange(key, 0, -1)])
+
+    def bot_page(self, game: str | None, limit: int, after: int | None = None) -> tuple[list[dict], int | None]:
+        """Up to `limit` bots (of one game) registered after position `after`, in order;
+        and the position to continue from (None at the end)."""
+        key = f"bots:game:{game}" if game else "bots"
+        low = f"({after}" if after is not None else "-inf"
+        found = self.r.zrangebyscore(key, low, "+inf", start=0, num=limit + 1, withscores=True)
+        more = len(found) > limit
+        return self.get_bots([text(i) for i, _ in found[:limit]]), int(found[limit - 1][1]) if more else None
+
+    def get_bots(self, bot_ids: list[str]) -> list[dict]:
+        """The public records (rating included) of the bots that exist among `bot_ids`, in
+        two round trips."""
+        if not bot_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hgetall(f"bot:{bot_id}")
+        records = [load_fields(raw) for raw in pipe.execute() if raw]
+        by_game: dict[str, list[str]] = {}
+        for bot in records:
+            by_game.setdefault(bot["game"], []).append(bot["id"])
+        ratings = {}
+        for game, ids in by_game.items():
+            ratings.update({i: rating_dict(*r) for i, r in self.bot_ratings(game, ids).items()})
+        return [{**{k: bot[k] for k in PUBLIC_FIELDS if k in bot}, "rating": ratings[bot["id"]]} for bot in records]
 
     def _derive_secret(self, bot_id: str, nonce: str) -> str:
         mac = hmac.new(self.secret_key, f"{bot_id}:{nonce}".encode(), hashlib.sha256).hexdigest()
@@ -106,8 +186,27 @@ class Bots:
         return self.get_bot(bot_id)
 
     def retire_bot(self, bot_id: str) -> None:
-        """Retire a bot: it plays no new match; its past matches stay."""
+        """Retire a bot: it plays no new match, its past matches stay, its name is free again."""
         self.r.hset(f"bot:{bot_id}", "retired", "true")
+        bot = self._bot_record(bot_id)
+        if bot is not None and isinstance(bot.get("name"), str):
+            self.script(RELEASE_NAME_LUA)(keys=[names_key(bot["game"])], args=[fold_name(bot["name"]), bot_id])
+
+    def _index_names(self, game: str) -> None:
+        """Once per game: enter the active bots registered before names were unique."""
+        if not self.r.set(f"{names_key(game)}:indexed", 1, nx=True):
+            return
+        ids = [text(i) for i in self.r.zrange(f"bots:game:{game}", 0, -1)]
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.hmget(f"bot:{bot_id}", "name", "retired")
+        records = pipe.execute() if ids else []
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id, (name, retired) in zip(ids, records, strict=True):
+            name = json.loads(name) if name else None
+            if isinstance(name, str) and not (retired and json.loads(retired)):
+                pipe.hsetnx(names_key(game), fold_name(name), bot_id)
+        pipe.execute()
 
     def add_bot_result(self, bot_id: str, won: bool, faults: int) -> None:
         """Count one finished match in the bot's record."""

@@ -3,6 +3,8 @@
 Keys:
     bot:{id}:decisions          hash "{match}:{turn}" -> {"decision", "deadline_at" (epoch ms)}
     bot:{id}:wake               pub/sub channel: a decision was published
+    bot:{id}:polls              sorted set of the bot's long-polls in progress, scored by
+                                when each must have ended (epoch ms): the per-bot cap
     match:{id}:answered:{turn}  list; the API pushes once it appended that turn
 
 The worker publishes a decision and blocks on BLPOP of the answered list; a
@@ -14,6 +16,7 @@ loop anywhere: both sides block on a socket.
 from __future__ import annotations
 
 import json
+import secrets
 import time
 
 from server.store.keys import now_ms
@@ -21,6 +24,16 @@ from server.store.matches import log_key
 
 #: how long an answered marker waits for the worker before Redis drops it
 ANSWER_TTL_S = 600
+
+#: KEYS[1] the bot's polls; ARGV: now ms, end ms, token, cap. A poll whose server died
+#: holds its slot only until its end: the slots never leak.
+TAKE_POLL_LUA = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], 60000)
+return 1
+"""
 
 
 def decisions_key(bot_id: str) -> str:
@@ -31,12 +44,17 @@ def wake_channel(bot_id: str) -> str:
     return f"bot:{bot_id}:wake"
 
 
+def polls_key(bot_id: str) -> str:
+    return f"bot:{bot_id}:polls"
+
+
 def answered_key(match_id: str, turn: int) -> str:
     return f"match:{match_id}:answered:{turn}"
 
 
 class Decisions:
     r: object
+    script: object
 
     def publish_decision(self, bot_id: str, decision: dict) -> None:
         """Make `decision` (api.md §3) pending for the bot until its deadline."""
@@ -91,6 +109,18 @@ class Decisions:
                 pubsub.get_message(timeout=remaining)
         finally:
             pubsub.close()
+
+    def take_poll_slot(self, bot_id: str, seconds: float, cap: int) -> str | None:
+        """A token for one more long-poll of this bot lasting up to `seconds`, or None
+        if it already holds `cap` (atomic, shared by every API process)."""
+        token = secrets.token_hex(8)
+        now = now_ms()
+        end = now + int(seconds * 1000) + 5000  # the poll's end, and slack for a slow answer
+        taken = self.script(TAKE_POLL_LUA)(keys=[polls_key(bot_id)], args=[now, end, token, cap])
+        return token if taken else None
+
+    def release_poll_slot(self, bot_id: str, token: str) -> None:
+        self.r.zrem(polls_key(bot_id), token)
 
     def withdraw_decision(self, bot_id: str, match_id: str, turn: int) -> None:
         self.r.hdel(decisions_key(bot_id), f"{match_id}:{turn}")

@@ -11,7 +11,8 @@ Keys (pub/sub channels: nothing is stored):
 A message only says "look again": a stream reads what changed from the log
 and the records, so a message lost between two reads costs nothing but a
 moment (streams also look again on their own every few seconds). The writers
-publish in the same transaction or Lua step as the change they announce.
+publish in the same transaction or Lua step as the change they announce, or
+just after it — never before, so a stream woken always finds the change.
 """
 
 from __future__ import annotations

@@ -8,6 +8,12 @@ Keys:
                       (each append and each change of status is announced on the
                       match's events channel: server/store/events.py)
     matches           sorted set of every match id by creation order
+    matches:seq       the creation counter (the scores of `matches`)
+    bot:{id}:matches  sorted set of the bot's matches, same scores: written in the
+                      match's own pipeline, so a bot's list never scans every match
+    matches:game:{game}  the same for the game's matches (server/store/lists.py reads
+                      these lists a page at a time)
+    matches:bot_index set once every match stored before that index is in it
 
 `(game, seats, seed, options)` plus the log rebuild the state exactly
 (`replay`). Turn k is appended only while the log holds exactly k entries and
@@ -24,9 +30,9 @@ from __future__ import annotations
 import json
 
 import games
-from server.store import events, lists
+from server.store import events
 from server.store.accounts import queued_key
-from server.store.keys import dump_fields, load_fields, new_id, now_iso
+from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
 OVER = ("finished", "aborted")
 
@@ -42,8 +48,29 @@ return 1
 """
 
 
+#: KEYS[1] the match hash; ARGV[1] now (JSON). One step, so a match an admin stopped meanwhile
+#: is never marked running again.
+START_LUA = """
+local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == '"finished"' or status == '"aborted"' then return attempts end
+redis.call('HSET', KEYS[1], 'status', '"running"')
+local started = redis.call('HGET', KEYS[1], 'started')
+if not started or started == 'null' then redis.call('HSET', KEYS[1], 'started', ARGV[1]) end
+return attempts
+"""
+
+
 def log_key(match_id: str) -> str:
     return f"match:{match_id}:log"
+
+
+def bot_matches_key(bot_id: str) -> str:
+    return f"bot:{bot_id}:matches"
+
+
+def game_matches_key(game: str) -> str:
+    return f"matches:game:{game}"
 
 
 class Matches:
@@ -72,11 +99,61 @@ class Matches:
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(match))
         pipe.zadd("matches", {match_id: seq})
-        lists.index_match(pipe, match_id, seq, game, seats)
+        pipe.zadd(game_matches_key(game), {match_id: seq})
+        for bot_id in set(seats):
+            pipe.zadd(bot_matches_key(bot_id), {match_id: seq})
         if owner:
             pipe.sadd(queued_key(owner), match_id)
         pipe.execute()
         return match
+
+    def bot_match_page(self, bot_id: str, limit: int, before: int | None = None) -> tuple[list[str], int | None]:
+        """The bot's match ids, newest first, created before position `before`; and the
+        position to continue from (None at the end)."""
+        top = f"({before}" if before is not None else "+inf"
+        found = self.r.zrevrangebyscore(bot_matches_key(bot_id), top, "-inf", start=0, num=limit + 1,
+                                        withscores=True)
+        ids = [text(m) for m, _ in found[:limit]]
+        more = len(found) > limit
+        return ids, int(found[limit - 1][1]) if more else None
+
+    def get_matches(self, match_ids: list[str], fields: tuple[str, ...] | None = None) -> list[dict | None]:
+        """Many matches in one round trip (None for a missing one); only `fields` if given."""
+        if not match_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for match_id in match_ids:
+            if fields:
+                pipe.hmget(f"match:{match_id}", fields)
+            else:
+                pipe.hgetall(f"match:{match_id}")
+        if not fields:
+            return [load_fields(raw) if raw else None for raw in pipe.execute()]
+        return [load_fields({k: v for k, v in zip(fields, values, strict=True) if v is not None})
+                if values[0] is not None else None for values in pipe.execute()]
+
+    def index_bot_matches(self, batch: int = 1000) -> int:
+        """Once per database: enter the matches stored before the per-bot index; how many."""
+        if self.r.get("matches:bot_index"):
+            return 0
+        done, start = 0, 0
+        while True:
+            found = self.r.zrange("matches", start, start + batch - 1, withscores=True)
+            if not found:
+                break
+            start += len(found)
+            pipe = self.r.pipeline(transaction=False)
+            for match_id, _ in found:
+                pipe.hget(f"match:{text(match_id)}", "seats")
+            seats = pipe.execute()
+            pipe = self.r.pipeline(transaction=False)
+            for (match_id, score), raw in zip(found, seats, strict=True):
+                for bot_id in set(json.loads(raw) if raw else []):
+                    pipe.zadd(bot_matches_key(bot_id), {text(match_id): score})
+                    done += 1
+            pipe.execute()
+        self.r.set("matches:bot_index", 1)
+        return done
 
     def get_match(self, match_id: str) -> dict | None:
         if not isinstance(match_id, str) or len(match_id) > 64:
@@ -137,21 +214,17 @@ class Matches:
         pipe.execute()
 
     def start_match(self, match_id: str) -> int:
-        """A runner starts (or resumes) the match: status "running", and the number of
-        times a runner has started it, this one included (a crash loop is cut short)."""
+        """A runner starts (or resumes) the match: status "running" unless it is already over
+        (an admin may stop it between the runner's read and this call: "aborted" must stay),
+        and the number of times a runner has started it, this one included (a crash loop is
+        cut short)."""
         key = f"match:{match_id}"
+        attempts = self.script(START_LUA)(keys=[key], args=[json.dumps(now_iso())])
+        owner, tournament = (json.loads(v) if v else None for v in self.r.hmget(key, "owner", "tournament"))
         with self.r.pipeline() as pipe:
-            pipe.hincrby(key, "attempts", 1)
-            pipe.hmget(key, "owner", "started", "tournament")
-            attempts, (owner, started, tournament) = pipe.execute()
-        fields = {"status": "running"}
-        if not started or json.loads(started) is None:
-            fields["started"] = now_iso()
-        with self.r.pipeline() as pipe:
-            pipe.hset(key, mapping=dump_fields(fields))
-            if owner and json.loads(owner):
-                pipe.srem(queued_key(json.loads(owner)), match_id)
-            events.match_changed(pipe, match_id, json.loads(tournament) if tournament else None)
+            if owner:
+                pipe.srem(queued_key(owner), match_id)
+            events.match_changed(pipe, match_id, tournament)
             pipe.execute()
         return int(attempts)
 

@@ -9,7 +9,11 @@ Keys:
     tournament:{id}:done      set of the match ids that are over
     tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
                               wins, draws, faults, forfeits, score sum and sum of squares
+    tournament:{id}:summary   hash name -> JSON: what a tournament over shows, computed once
+                              (the crosstable), since its matches no longer change
     tournaments               sorted set of every tournament id by creation order
+    tournaments:game:{game}   the same for one game's tournaments, and
+    tournaments:bot:{id}      for those a bot entered (server/store/lists.py reads them)
     (changes of status, standings and its matches' status are announced on the
     tournament's events channel: server/store/events.py)
 
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import json
 
-from server.store import events, lists
+from server.store import events
 from server.store.accounts import open_tournaments_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
@@ -36,6 +40,14 @@ if total and total ~= 'null' then total = tonumber(total) else total = redis.cal
 if redis.call('SCARD', KEYS[1]) == total then return 1 end
 return 0
 """
+
+
+def game_tournaments_key(game: str) -> str:
+    return f"tournaments:game:{game}"
+
+
+def bot_tournaments_key(bot_id: str) -> str:
+    return f"tournaments:bot:{bot_id}"
 
 
 class Tournaments:
@@ -60,7 +72,9 @@ class Tournaments:
         pipe = self.r.pipeline()
         pipe.hset(f"tournament:{tid}", mapping=dump_fields(tournament))
         pipe.zadd("tournaments", {tid: seq})
-        lists.index_tournament(pipe, tid, seq, game, bots)
+        pipe.zadd(game_tournaments_key(game), {tid: seq})
+        for bot_id in set(bots):
+            pipe.zadd(bot_tournaments_key(bot_id), {tid: seq})
         if owner:
             pipe.sadd(open_tournaments_key(owner), tid)
         pipe.execute()
@@ -71,6 +85,14 @@ class Tournaments:
             return None
         raw = self.r.hgetall(f"tournament:{tid}")
         return load_fields(raw) if raw else None
+
+    def tournament_statuses(self, tids: list[str]) -> dict[str, str | None]:
+        """tournament id -> status (None if missing), in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for tid in tids:
+            pipe.hget(f"tournament:{tid}", "status")
+        return {tid: json.loads(raw) if raw else None for tid, raw in zip(tids, pipe.execute(), strict=True)} \
+            if tids else {}
 
     def set_tournament(self, tid: str, **fields) -> None:
         """Update fields; a status of "finished"/"aborted" frees the owner's slot."""
@@ -94,6 +116,19 @@ class Tournaments:
 
     def tournament_matches(self, tid: str) -> list[str]:
         return [text(m) for m in self.r.lrange(f"tournament:{tid}:matches", 0, -1)]
+
+    def tournament_match_page(self, tid: str, start: int, limit: int) -> tuple[list[str], int | None]:
+        """Match ids `start`… in schedule order (at most `limit`), and where the next page starts."""
+        ids = [text(m) for m in self.r.lrange(f"tournament:{tid}:matches", start, start + limit)]
+        return ids[:limit], start + limit if len(ids) > limit else None
+
+    def tournament_summary(self, tid: str, name: str):
+        """A stored part of a finished tournament's summary, or None if not computed yet."""
+        raw = self.r.hget(f"tournament:{tid}:summary", name)
+        return json.loads(raw) if raw else None
+
+    def save_tournament_summary(self, tid: str, name: str, value) -> None:
+        self.r.hset(f"tournament:{tid}:summary", name, json.dumps(value, separators=(",", ":")))
 
     def tournament_progress(self, tid: str) -> dict:
         """{"done", "total"}: `total` is the stored one if set, else the matches added."""

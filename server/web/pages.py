@@ -1,9 +1,14 @@
 """The pages' views: each gathers its data through the store and the API's
-helpers (so page and JSON twin agree), then renders one template."""
+helpers (so page and JSON twin agree), then renders one template.
+
+Stored data is rendered whatever it holds: `render` encodes with
+replacement, so a name stored before names were checked (a lone surrogate)
+shows as "?" instead of turning every page that names it into a 500.
+"""
 
 from __future__ import annotations
 
-from flask import abort, render_template, request
+from flask import Response, abort, render_template, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -12,6 +17,7 @@ from server.api.bots import recent_matches
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
 from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
+from server.api.tournaments import crosstable_of, match_list_page
 from server.auth import store
 from server.tables import table_of
 from server.web import bp
@@ -19,16 +25,21 @@ from server.web.chart import interval_bars, rating_chart
 from server.web.table import regions, winners
 
 RECENT = 20
+#: matches listed on a tournament's page (the rest: its JSON twin's next pages)
+PAGE_MATCHES = 100
+
+
+def render(template: str, status: int = 200, **context) -> Response:
+    """`render_template`, encoded so that no stored string can fail the page."""
+    html = render_template(template, **context)
+    return Response(html.encode("utf-8", "replace"), status=status, mimetype="text/html")
 
 
 def names_of(bot_ids) -> dict[str, str]:
     """Bot id -> name for the ids shown on a page (the id itself for an unknown bot)."""
-    out = {}
-    for bot_id in bot_ids:
-        if bot_id not in out:
-            bot = store().get_bot(bot_id)
-            out[bot_id] = bot["name"] if bot else bot_id
-    return out
+    wanted = list(dict.fromkeys(bot_ids))
+    names = {bot["id"]: bot["name"] for bot in store().get_bots(wanted)}
+    return {bot_id: names.get(bot_id, bot_id) for bot_id in wanted}
 
 
 @bp.errorhandler(HTTPException)
@@ -36,7 +47,7 @@ def page_error(error: HTTPException):
     """Any error on a page — and any unknown path outside the API — as an HTML page."""
     data = getattr(error, "data", None)
     message = data.get("message") if isinstance(data, dict) and isinstance(data.get("message"), str) else None
-    return render_template("web/error.html", error=error, message=message or error.description), error.code or 500
+    return render("web/error.html", status=error.code or 500, error=error, message=message or error.description)
 
 
 @bp.app_context_processor
@@ -69,7 +80,7 @@ def leaderboard():
         rows = ladder(game)
         boards.append({"game": game, "title": games.get(game).describe().get("title") or game, "rows": rows,
                        "bars": interval_bars(rows)})
-    return render_template("web/leaderboard.html", boards=boards)
+    return render("web/leaderboard.html", boards=boards)
 
 
 #: rows on a page of the /matches and /tournaments lists
@@ -101,7 +112,7 @@ def matches_page():
     query = _list_query()
     found = list_page_of_matches(query)
     bots = [s["bot"] for m in found["matches"] for s in m["seats"]]
-    return render_template("web/matches.html", matches=found["matches"], next_cursor=found["next_cursor"],
+    return render("web/matches.html", matches=found["matches"], next_cursor=found["next_cursor"],
                            **_list_context(query, bots))
 
 
@@ -111,7 +122,7 @@ def tournaments_page():
     query = _list_query()
     found = list_page_of_tournaments(query)
     bots = [b for t in found["tournaments"] for b in t["bots"][:6]]
-    return render_template("web/tournaments.html", tournaments=found["tournaments"],
+    return render("web/tournaments.html", tournaments=found["tournaments"],
                            next_cursor=found["next_cursor"], **_list_context(query, bots))
 
 
@@ -121,17 +132,15 @@ def bot_page(bot_id: str):
     bot = store().get_bot(bot_id)
     if bot is None:
         abort(404, f"There is no bot {bot_id!r}.")
-    matches = recent_matches(bot_id, RECENT)
+    matches, _ = recent_matches(bot_id, RECENT)
     names = names_of([b for m in matches for b in m["seats"]])
     chart = rating_chart(store().rating_history(bot_id))
-    return render_template("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
+    return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
 
 
 @bp.get("/tournaments/<string:tid>")
 def tournament_page(tid: str):
     """JSON twins: GET /api/v1/tournaments/{id}, its /matches and its /crosstable."""
-    from server.api.crosstable import crosstable
-
     s = store()
     tournament = s.get_tournament(tid)
     if tournament is None:
@@ -141,13 +150,14 @@ def tournament_page(tid: str):
     bots = [row["bot"] for row in standings]
     bots += [b for b in tournament.get("bots") or [] if b not in bots]
     rows = None
-    match_ids = s.tournament_matches(tid)
-    matches = [m for m in (s.get_match(mid) for mid in match_ids) if m is not None]
     if finished:
-        rows = crosstable(bots, matches)
-    return render_template("web/tournament.html", t=tournament, progress=s.tournament_progress(tid),
-                           standings=standings, names=names_of(bots), rows=rows, bots=bots,
-                           matches=matches, finished=finished)
+        table = crosstable_of(tournament)
+        bots, rows = table["bots"], table["rows"]
+    listed, more = match_list_page(tournament, 0, PAGE_MATCHES)
+    matches = [{**m, "seats": [seat["bot"] for seat in m["seats"]]} for m in listed]
+    return render("web/tournament.html", t=tournament, progress=s.tournament_progress(tid),
+                  standings=standings, names=names_of(bots), rows=rows, bots=bots,
+                  matches=matches, more_matches=more is not None, finished=finished, page_matches=PAGE_MATCHES)
 
 
 def _match_or_404(match_id: str) -> dict:
@@ -196,4 +206,4 @@ def match_page(match_id: str):
         view = state.view(None)
         context["live"] = {"turns": turns, "entry": entry, "to_act": state.to_act,
                            "table": table_of(match["game"], len(match["seats"]), view, entry)}
-    return render_template("web/match.html", turns=s.log_length(match_id), **context)
+    return render("web/match.html", turns=s.log_length(match_id), **context)

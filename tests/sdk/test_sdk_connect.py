@@ -61,6 +61,17 @@ class Scripted:
 NO_TURNS = (200, {"turns": []}, {})
 
 
+def connect_once(script: dict, bot: Bot | None = None):
+    """`connect` against a server answering from `script` until one action is accepted;
+    (its stats, the server with what it was asked)."""
+    server = Scripted(script)
+    try:
+        stats = connect(bot or Recorder(), server.url, secret="sek", wait=0, max_turns=1)
+    finally:
+        server.close()
+    return stats, server
+
+
 def test_a_429_is_waited_out_for_its_retry_after_then_the_turn_is_played():
     decision = real_decision(GAME)
     server = Scripted({
@@ -88,19 +99,29 @@ def test_a_429_is_waited_out_for_its_retry_after_then_the_turn_is_played():
 
 def test_5xx_and_garbage_answers_are_retried_with_backoff_until_the_server_is_back():
     decision = real_decision(GAME)
-    server = Scripted({
+    stats, server = connect_once({
         "GET": [(503, {}, {}), (502, {}, {}), (200, {"unexpected": 1}, {}),
                 (200, {"turns": [decision]}, {}), NO_TURNS],
         "POST": [(200, {}, {})],
     })
-    try:
-        stats = connect(Recorder(), server.url, secret="sek", wait=0, max_turns=1)
-    finally:
-        server.close()
     gets = server.requests("GET")
     assert len(gets) == 4 and stats.answered == 1
     assert stats.reconnects == 1
     assert gets[2][0] - gets[1][0] > (gets[1][0] - gets[0][0]) * 1.2  # the delay grows
+
+
+def test_a_long_retry_after_never_keeps_the_loop_from_its_decisions():
+    """The issue: connect slept out a 429's `Retry-After: 59` and forfeited every decision meanwhile."""
+    decision = real_decision(GAME)
+    busy = {"error": {"code": "busy", "message": "later"}}
+    stats, server = connect_once({
+        "GET": [(429, busy, {"Retry-After": "59"}), (503, busy, {"Retry-After": "30"}),
+                (200, {"turns": [decision]}, {}), NO_TURNS],
+        "POST": [(200, {}, {})],
+    })
+    gets = server.requests("GET")
+    assert stats.answered == 1 and len(gets) == 3
+    assert gets[1][0] - gets[0][0] < 5 and gets[2][0] - gets[1][0] < 5  # not 59 s, not 30 s
 
 
 def test_a_malformed_decision_is_skipped_and_the_rest_played():
@@ -193,3 +214,33 @@ def _wait_for(condition, timeout: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() < end, "condition not reached"
         time.sleep(0.02)
+
+
+def test_connect_plays_a_whole_tournament_on_a_rate_limited_api_without_a_fault(api, redis_url, worker_pool):
+    """The issue: on an ordinary tournament `sdk.connect` hit the per-secret limit (1,200/min),
+    waited out `Retry-After: 59` and forfeited (56 faults, 18 forfeits). Here the per-minute
+    budget is 20 requests and the bot needs well over 100: its turn traffic is not counted."""
+    from tests.live import ADMIN_TOKEN
+    from tests.server.test_api_limits import limited_server
+
+    token = api.account("organiser")
+    poller_bot = api.bot(token, "poller", game=GAME, kind="polling")
+    randoms = [api.ok(api.post("/bots", {"name": f"random{i}", "game": GAME, "kind": "python",
+                                         "entrypoint": "example_bots.random:RandomBot"}, token=ADMIN_TOKEN),
+                      201)["id"] for i in range(2)]
+    with limited_server(redis_url, TOKEN_RATE_LIMIT="20 per minute") as base:
+        poller = connect(Recorder(), base.removesuffix("/api/v1"), secret=poller_bot["secret"], wait=5,
+                         block=False)
+        try:
+            tid = api.ok(api.post("/tournaments", {"game": GAME, "bots": [poller_bot["id"], *randoms],
+                                                   "deals": 3, "move_timeout_ms": 5000}, token=token), 202)["id"]
+            end = time.monotonic() + 240
+            while (t := api.ok(api.get(f"/tournaments/{tid}"), 200))["status"] not in ("finished", "aborted"):
+                assert time.monotonic() < end, t["progress"]
+                time.sleep(0.2)
+        finally:
+            poller.stop(timeout=30)
+    row = next(r for r in t["standings"] if r["bot"] == poller_bot["id"])
+    assert t["status"] == "finished" and row["matches"] == 12
+    assert row["faults"] == 0 and row["forfeits"] == 0
+    assert poller.stats.answered == 6 * 12 and poller.stats.refused == 0

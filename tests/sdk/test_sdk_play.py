@@ -162,7 +162,7 @@ def test_a_missing_bot_is_a_clear_error(author):
 def test_the_sdks_command_offers_play_and_the_platforms_offers_it_too():
     from cardarena.cli import COMMANDS
 
-    assert sdk_cli.COMMANDS == {"play": "sdk.play"}
+    assert sdk_cli.COMMANDS == {"play": "sdk.play", "replay": "sdk.replay_command"}
     assert COMMANDS["play"] == "sdk.play"
     args = sdk_cli.build_parser().parse_args(["play", "duck-soup", "a:B", "a:B", "-v"])
     assert args.verbose and args.move_timeout_ms == 2000 and args.time_bank_ms == 10000
@@ -190,7 +190,7 @@ def test_the_pages_play_commands_run_as_written(tmp_path):
     (tmp_path / "path" / "to" / "mybot.py").write_text(bot)
     commands = [line.split() for block in blocks("sh") for line in block.splitlines()
                 if line.startswith("cardarena play ")]
-    assert len(commands) == 2
+    assert len(commands) == 3  # the third also exports its matches (see test_sdk_replay)
     for command in commands:
         done = subprocess.run([*cardarena_command(), *command[1:]], cwd=tmp_path, capture_output=True,
                               text=True, timeout=120)

@@ -1,7 +1,10 @@
 """The API against its own OpenAPI document (schemathesis): no input makes a 5xx.
 
-Bounded examples per operation keep this to well under a minute; the
-requests carry a real account token so the authenticated paths are reached.
+Every operation of the document, positive and negative cases, each with the
+credential that reaches its logic: a bot's secret for the turn endpoints
+(with a decision pending, so a long-poll answers at once), the admin token
+for the admin's endpoints, an account token elsewhere. Bounded examples per
+operation and a timeout per request keep the whole run to a few minutes.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+
+from tests.live import ADMIN_TOKEN
+from tests.server.driving import next_decision
 
 #: schemathesis' checks that hold here. Not `positive_data_acceptance`: a
 #: schema-valid challenge naming a game or bot that does not exist is rightly 422.
@@ -65,29 +71,40 @@ def test_no_input_makes_a_server_error(live_schema, api):
     under this pytest version); `not_a_server_error` is schemathesis' own check.
     """
     token = api.account("fuzzer")
-    headers = {"Authorization": f"Bearer {token}"}
-    for bot in range(2):
-        api.bot(token, f"f{bot}", game="toy-high")
+    bots = [api.bot(token, f"f{bot}", game="toy-high") for bot in range(2)]
+    match = api.match(token, "toy-high", [b["id"] for b in bots], seed=1)
+    decision, bot_id = next_decision(api.store, match["id"])
+    api.store.publish_decision(bot_id, {**decision, "deadline_ms": 3_600_000})  # polls answer at once
+    secret = next(b["secret"] for b in bots if b["id"] == bot_id)
     seen: dict[int, int] = {}
-    for result in live_schema.get_all_operations():
-        operation = result.ok()
+    operations = [result.ok() for result in live_schema.get_all_operations()]
+    assert len(operations) >= 20  # every operation of the document, not a sample
+    for operation in operations:
+        credential = secret if "/turns" in operation.path else ADMIN_TOKEN if operation.path.endswith("/abort") \
+            else token
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-
-            @given(case=operation.as_strategy(generation_mode=mode))
-            @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None,
-                      suppress_health_check=list(HealthCheck))
-            def check(case):
-                response = case.call_and_validate(headers=headers, checks=CHECKS, timeout=40)
-                seen[response.status_code] = seen.get(response.status_code, 0) + 1
-                if response.status_code >= 400:
-                    body = response.json()
-                    assert set(body) == {"error"} and {"code", "message"} <= set(body["error"])
-
             try:
-                check()
+                fuzz(operation, mode, {"Authorization": f"Bearer {credential}"}, seen)()
             except Unsatisfiable:
                 # nothing to get wrong in a request without parameters or body
                 assert mode is GenerationMode.NEGATIVE, operation.label
     print("statuses", sorted(seen.items()))
     assert sum(seen.values()) > 100 and not any(code >= 500 for code in seen)
     assert any(200 <= code < 300 for code in seen) and 422 in seen
+
+
+def fuzz(operation, mode, headers: dict, seen: dict[int, int]):
+    """The hypothesis test of one operation in one mode, counting the statuses in `seen`."""
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    def check(case):
+        # a negative case may be negative *because* it dropped the credential: keep it dropped
+        dropped = mode is GenerationMode.NEGATIVE and "Authorization" not in (case.headers or {})
+        response = case.call_and_validate(headers={} if dropped else headers, checks=CHECKS, timeout=40)
+        seen[response.status_code] = seen.get(response.status_code, 0) + 1
+        if response.status_code >= 400:
+            body = response.json()
+            assert set(body) == {"error"} and {"code", "message"} <= set(body["error"])
+
+    return check

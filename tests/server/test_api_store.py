@@ -174,3 +174,15 @@ def test_add_bot_result_counts(store):
     store.add_bot_result(a["id"], False, 0)
     bot = store.get_bot(a["id"])
     assert (bot["matches"], bot["wins"], bot["faults"]) == (2, 1, 2)
+
+
+def test_a_runner_starting_a_match_the_admin_stopped_leaves_it_aborted(store):
+    """The runner reads "queued", the admin aborts, then the runner starts it: it stays aborted
+    (it was marked running again, so its log took appends and it concluded a second time)."""
+    account, a, b = two_bots(store)
+    match = store.create_match("toy-high", [a["id"], b["id"]], 1, {}, owner=account["id"])
+    assert store.conclude_match(match["id"], "aborted", None, reason="stopped by the admin")
+    assert store.start_match(match["id"]) == 1
+    assert store.match_status(match["id"]) == "aborted"
+    assert not store.append_entry(match["id"], {"turn": 0, "seat": 0, "action": {"card": "2"}})
+    assert store.queued_match_count(account["id"]) == 0

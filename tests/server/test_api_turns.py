@@ -151,7 +151,7 @@ def test_decisions_hold_only_the_seats_own_view_over_whole_matches(api, game):
     token = api.account()
     spec = games.get(game)
     for seats in sorted({spec.min_seats, spec.max_seats}):
-        bots = [api.bot(token, f"p{i}", game=game) for i in range(seats)]
+        bots = [api.bot(token, f"p{seats}-{i}", game=game) for i in range(seats)]
         seat_bots = [b["id"] for b in bots]
         secret_of = {b["id"]: b["secret"] for b in bots}
         mid = api.match(token, game, seat_bots, seed=seats * 101)["id"]

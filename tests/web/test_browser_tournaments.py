@@ -140,21 +140,22 @@ def test_tournament_page_follows_a_running_tournament_until_its_crosstable(api, 
             value: document.getElementById('progress').value, max: document.getElementById('progress').max,
             same: window.sameDocument === true})""")
 
-    # the count moves without a reload: once past 0, then again
-    page.wait_for_function("+document.getElementById('done').textContent > 0 && window.sameDocument",
+    # the count moves without a reload: once past 0, then again (predicates are functions:
+    # the page's CSP forbids eval, which Playwright uses for a bare expression)
+    page.wait_for_function("() => +document.getElementById('done').textContent > 0 && window.sameDocument",
                            timeout=WORK_MS)
     first = progress()
     assert first["status"] == "running" and first["total"] == total and first["same"]
     assert first["value"] == first["done"] and first["max"] == total
     shot(page, "tournament-running")
-    page.wait_for_function(f"+document.getElementById('done').textContent > {first['done']}"
+    page.wait_for_function(f"() => +document.getElementById('done').textContent > {first['done']}"
                            " && window.sameDocument", timeout=WORK_MS)
     second = progress()
     assert second["same"] and second["value"] == second["done"] > first["done"]
     assert reloads == []
 
     # the standings fill in live, the new columns included
-    page.wait_for_function("document.querySelectorAll('#standings tr:not(.empty)').length === 4"
+    page.wait_for_function("() => document.querySelectorAll('#standings tr:not(.empty)').length === 4"
                            " && window.sameDocument", timeout=WORK_MS)
     live = cells(page, "#standings tr")
     assert sorted(row[1] for row in live) == sorted(names.values())
@@ -263,7 +264,7 @@ def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server,
             for i in range(step * 3):
                 store.mark_tournament_match_done(tid, f"m_{i}")
             store.save_standings(tid, standings)  # after the matches are counted, as the worker does
-            page.wait_for_function(f"+document.getElementById('done').textContent === {step * 3}")
+            page.wait_for_function(f"() => +document.getElementById('done').textContent === {step * 3}")
             server_page.goto(url)
             server = cells(server_page, "#standings tr")
             assert server == standings_text(standings, entrants)
@@ -276,7 +277,7 @@ def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server,
 
     page.evaluate("window.sameDocument = true")
     store.set_tournament(tid, status="finished")
-    page.wait_for_function("document.getElementById('tournament').dataset.status === 'finished'")
+    page.wait_for_function("() => document.getElementById('tournament').dataset.status === 'finished'")
     assert page.evaluate("window.sameDocument") is None  # reloaded by web.js
     assert cells(page, "#standings tr") == server
 

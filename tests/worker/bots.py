@@ -81,3 +81,38 @@ class Mutates(Bot):
         action = legal_actions[0]
         action["note"] = "mine"
         return action
+
+
+def nested(depth: int) -> list:
+    """A list nested `depth` deep, built without recursion."""
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+class Nested(Bot):
+    """Answers 50,000 levels of nesting: RecursionError in any recursive walk of it."""
+
+    def act(self, view, legal_actions):
+        return {"action": nested(50_000)}
+
+
+class Poisoned:
+    """A value that raises whatever is done with it: compare, hash, print."""
+
+    def __eq__(self, other):
+        raise RuntimeError("poisoned __eq__")
+
+    def __hash__(self):
+        raise RuntimeError("poisoned __hash__")
+
+    def __repr__(self):
+        raise RuntimeError("poisoned __repr__")
+
+    __str__ = __repr__
+
+
+class Poison(Bot):
+    def act(self, view, legal_actions):
+        return Poisoned()

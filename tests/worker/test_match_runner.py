@@ -37,7 +37,9 @@ def _clear_match_overs():
 
 
 def new_bot(store, cls: str) -> str:
-    bot, _ = store.create_bot("acct_test", cls.lower(), GAME, "python", entrypoint=ENTRY + cls)
+    """A bot of class `cls`, named after it (and numbered: names are unique per game)."""
+    number = store.r.incr("test:bot-names")
+    bot, _ = store.create_bot("acct_test", f"{cls.lower()}{number}", GAME, "python", entrypoint=ENTRY + cls)
     return bot["id"]
 
 
@@ -136,9 +138,9 @@ def test_errors_and_illegal_answers_are_faults_with_reasons_and_the_first_action
     log = store.match_log(mid)
     illegal, raised = faults_of(log, 0), faults_of(log, 1)
     assert len(illegal) == len(raised) == 6  # every decision, and no forfeit below 10 faults
-    assert all(f.startswith("illegal action: ") for f in illegal)
+    assert all(f.startswith("illegal: ") for f in illegal)
     assert "must take" in illegal[0]  # the engine's own reason
-    assert all(f == "error: the bot raised RuntimeError: boom in act" for f in raised)
+    assert all(f == "bot_error: the bot raised RuntimeError: boom in act" for f in raised)
     assert done["result"]["faults"] == [6, 6]
     assert "forfeits" not in done["result"]
     assert [store.get_bot(b)["faults"] for b in match["seats"]] == [6, 6]
@@ -197,7 +199,7 @@ def test_a_bot_editing_the_listed_action_it_returns_cannot_break_the_log(store):
     log = store.match_log(mid)
     assert all("note" not in e["action"] for e in log)
     faults = [e["fault"] for e in log if e["seat"] == 0 and "fault" in e]
-    assert len(faults) > 3 and all(f.startswith("illegal action") for f in faults[:3])  # judged as sent
+    assert len(faults) > 3 and all(f.startswith("illegal: ") for f in faults[:3])  # judged as sent
     assert set(faults[3:]) <= {"forfeited"}
     assert_result_is_the_replay(store, mid)
 
@@ -214,7 +216,7 @@ def test_after_max_faults_the_seat_forfeits_and_ranks_last(store):
     log = store.match_log(mid)
     seat0 = [e for e in log if e["seat"] == 0]
     assert len(seat0) == 6
-    assert [e["fault"] for e in seat0[:2]] == ["error: the bot raised RuntimeError: boom in act"] * 2
+    assert [e["fault"] for e in seat0[:2]] == ["bot_error: the bot raised RuntimeError: boom in act"] * 2
     assert [e["fault"] for e in seat0[2:]] == ["forfeited"] * 4
     assert all("fault" not in e for e in log if e["seat"] == 1)
     result = done["result"]
@@ -228,13 +230,41 @@ def test_after_max_faults_the_seat_forfeits_and_ranks_last(store):
     assert (first["matches"], first["wins"], first["faults"]) == (1, 1, 0)
 
 
+@pytest.mark.parametrize("cls", ["Nested", "Poison"])
+def test_an_answer_of_any_shape_is_an_illegal_fault_never_a_crash(store, cls):
+    """50,000 levels of nesting, or a value raising on every use: the seat's fault, the match finishes."""
+    match = new_match(store, [cls, "First"], max_faults=10)
+    assert MatchRunner(store, match["id"]).run() == "finished"
+    faults = faults_of(store.match_log(match["id"]), 0)
+    assert len(faults) == 6 and all(f.startswith("illegal: ") for f in faults), faults[:1]
+    assert store.get_match(match["id"])["result"]["faults"] == [6, 0]
+
+
+@pytest.mark.parametrize("record, kind", [
+    ({"kind": "webhook", "url": f"http://{'a' * 64}.example/"}, "refused_url"),  # urllib3 could not parse it
+    ({"kind": "webhook", "url": None}, "refused_url"),
+    ({"kind": "telepathy"}, "bot_error"),
+])
+def test_a_stored_bot_the_referee_cannot_drive_faults_its_seat_and_the_match_finishes(store, redis_client,
+                                                                                      record, kind):
+    """Stored before today's checks (or by hand): every decision a fault of its kind, then a forfeit."""
+    match = new_match(store, ["First", "First"], max_faults=2)
+    bad = match["seats"][0]
+    redis_client.hset(f"bot:{bad}", mapping={k: json.dumps(v) for k, v in record.items()})
+    assert MatchRunner(store, match["id"]).run() == "finished"
+    done = store.get_match(match["id"])
+    faults = faults_of(store.match_log(match["id"]), 0)
+    assert faults[:2] and all(f.startswith(f"{kind}: ") for f in faults[:2]), faults[:2]
+    assert done["result"]["forfeits"] == [0]
+
+
 def test_one_fault_allowed_forfeits_at_the_first(store):
     match = new_match(store, ["First", "Illegal"], max_faults=1)
     mid = match["id"]
     assert MatchRunner(store, mid).run() == "finished"
     log = store.match_log(mid)
     seat1 = [e.get("fault", "") for e in log if e["seat"] == 1]
-    assert seat1[0].startswith("illegal action: ")
+    assert seat1[0].startswith("illegal: ")
     assert seat1[1:] == ["forfeited"] * 5
     result = store.get_match(mid)["result"]
     assert (result["forfeits"], result["ranks"], result["faults"]) == ([1], [1, 2], [0, 1])

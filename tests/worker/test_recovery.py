@@ -33,7 +33,9 @@ def pop_like_a_worker(store) -> None:
 
 
 def python_bots(store, n=2, game="double-carre"):
-    return [store.create_bot("acct", f"b{i}", game, "python", entrypoint="example_bots.random:RandomBot")[0]["id"]
+    first = store.r.incrby("test:bot-names", n) - n  # names are unique per game
+    return [store.create_bot("acct", f"b{first + i}", game, "python",
+                             entrypoint="example_bots.random:RandomBot")[0]["id"]
             for i in range(n)]
 
 

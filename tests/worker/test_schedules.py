@@ -204,3 +204,15 @@ def test_another_seed_gives_another_balanced_sample():
 def test_bad_requests_are_refused(bots, seats, deals, message):
     with pytest.raises(ValueError, match=message):
         round_robin(bots, seats, deals, duplicate=True, seed=0)
+
+
+@pytest.mark.parametrize("bots, seats", [(2, 2), (7, 2), (30, 2), (5, 3), (12, 4), (13, 3), (20, 4), (64, 4),
+                                         (9, 5), (40, 6)])
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_the_apis_match_count_is_the_schedules_length(bots, seats, duplicate):
+    """The API refuses a tournament over its cap from `match_count` before anything is stored;
+    the worker builds the schedule: the two must agree (sampled tables included)."""
+    from server.schedule_size import match_count
+
+    schedule = round_robin(names(bots), seats, deals=3, duplicate=duplicate, seed=9)
+    assert match_count(bots, seats, 3, duplicate) == len(schedule.matches)

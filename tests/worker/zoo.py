@@ -1,22 +1,38 @@
-"""A zoo of misbehaving webhook bots, one path each, on one loopback WSGI server.
+"""A zoo of misbehaving webhook bots.
+
+`Zoo`: one loopback WSGI app, one path per misbehaviour:
 
     /hang      answers after 1.5 s (past any deadline the tests set)
-    /500       HTTP 500
+    /500       HTTP 500 with a body that must never reach a public record (`LEAK`)
     /garbage   200 with a body that is not JSON
     /illegal   200 {"action": {"nope": true}}
     /huge      200 with a 10 MB body, streamed
     /redirect  302 to /ok (which would answer well: it must never be called)
+    /nested    200 {"action": [[[…]]]}: 40 KB of nesting (RecursionError in a plain json.loads)
+    /bignum    200 {"action": 1234…}: a 5,000-digit integer (ValueError in a plain json.loads)
     /ok        a correct answer (the first legal action); counts its calls
 
 A bot whose URL is a port nobody listens on completes the zoo ("refused").
+
+`RawServer`: a loopback TCP server below HTTP, for what a WSGI server will not
+do — trickle the status line and headers a byte at a time, answer bytes that
+are not HTTP, never finish the TLS handshake. It records, per connection,
+when the request arrived and when the referee hung up (a send that failed),
+so a test can see how long a decision really held the worker.
 """
 
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
 
-PATHS = ("hang", "500", "garbage", "illegal", "huge", "redirect")
+PATHS = ("hang", "500", "garbage", "illegal", "huge", "redirect", "nested", "bignum")
+#: the text of the zoo's error page: no public record may ever contain it
+LEAK = b"SECRET-INTERNAL-PAGE db_password=hunter2"
+NESTED = b'{"action": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+BIGNUM = b'{"action": ' + b"7" * 5000 + b"}"
 
 
 class Zoo:
@@ -36,10 +52,10 @@ class Zoo:
             return self._json(start_response, {"action": {"nope": True}})
         if path == "500":
             start_response("500 Internal Server Error", [("Content-Type", "text/plain")])
-            return [b"boom"]
+            return [LEAK]
         if path == "garbage":
             start_response("200 OK", [("Content-Type", "application/json")])
-            return [b"<html>certainly not json"]
+            return [b"<html>certainly not json " + LEAK]
         if path == "illegal":
             return self._json(start_response, {"action": {"nope": True}})
         if path == "huge":
@@ -48,6 +64,10 @@ class Zoo:
         if path == "redirect":
             start_response("302 Found", [("Location", "/ok"), ("Content-Length", "0")])
             return [b""]
+        if path in ("nested", "bignum"):
+            data = NESTED if path == "nested" else BIGNUM
+            start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
+            return [data]
         if path == "ok":
             message = json.loads(body or b"{}")
             if message.get("type") == "turn":
@@ -62,3 +82,131 @@ class Zoo:
         data = json.dumps(payload).encode()
         start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
         return [data]
+
+
+# -- below HTTP ------------------------------------------------------------------------------
+
+
+def trickle(data: bytes, every_s: float):
+    """A behaviour: send `data` one byte every `every_s` seconds (status line and headers included)."""
+    def behave(conn: socket.socket, request: bytes) -> None:
+        for i in range(len(data)):
+            time.sleep(every_s)
+            conn.sendall(data[i:i + 1])
+    return behave
+
+
+def answer_bytes(data: bytes):
+    """A behaviour: send `data` as it is (not necessarily HTTP), then close."""
+    def behave(conn: socket.socket, request: bytes) -> None:
+        conn.sendall(data)
+    return behave
+
+
+def silent(seconds: float):
+    """A behaviour: read the request, say nothing for `seconds` (a TLS client waits for a handshake)."""
+    def behave(conn: socket.socket, request: bytes) -> None:
+        time.sleep(seconds)
+    return behave
+
+
+def ok_answer(body: bytes) -> bytes:
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+            + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+
+
+class RawServer:
+    """A TCP server on 127.0.0.1 that hands each connection to `behave(conn, request)`.
+
+    `read_request=False` leaves the request unread (for a TLS client, whose
+    first bytes are a ClientHello). `.held` lists, per connection, the
+    seconds from the request's arrival to the moment the client hung up (a
+    send failed) or the behaviour ended.
+    """
+
+    def __init__(self, behave, read_request: bool = True) -> None:
+        self.behave = behave
+        self.read_request = read_request
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.sock.settimeout(0.1)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.held: list[float] = []
+        self.hung_up: list[bool] = []
+        self.requests: list[bytes] = []  # beside `held`: the request each connection brought
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._accept = threading.Thread(target=self._loop, name="raw-server", daemon=True)
+        self._accept.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            thread = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _serve(self, conn: socket.socket) -> None:
+        conn.settimeout(10)
+        hung_up = False
+        try:
+            request = self._read(conn) if self.read_request else b""
+            began = time.monotonic()
+            try:
+                self.behave(conn, request)
+            except OSError:  # the client closed: a send failed
+                hung_up = True
+            ended = time.monotonic()
+        except OSError:
+            return
+        finally:
+            conn.close()
+        with self._lock:
+            self.held.append(ended - began)
+            self.hung_up.append(hung_up)
+            self.requests.append(request)
+
+    def decisions_held(self) -> list[float]:
+        """`held` of the connections that brought a decision (not a match_over notice)."""
+        with self._lock:
+            return [h for h, r in zip(self.held, self.requests, strict=True) if b'"type":"turn"' in r]
+
+    @staticmethod
+    def _read(conn: socket.socket) -> bytes:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return data
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        while len(body) < length:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            body += chunk
+        return head + b"\r\n\r\n" + body
+
+    def close(self) -> None:
+        self._stop.set()
+        self._accept.join(timeout=5)
+        self.sock.close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> RawServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

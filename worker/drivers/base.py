@@ -35,8 +35,3 @@ class Driver:
     def close(self) -> None:
         """Free what the driver holds (connections) at the end of the match."""
 
-
-def short(text: str, limit: int = 200) -> str:
-    """A fault reason short enough to store and show."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

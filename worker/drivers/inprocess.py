@@ -13,7 +13,8 @@ import time
 from functools import lru_cache
 
 from sdk.watchdog import Overrun
-from worker.drivers.base import Driver, Reply, short
+from worker.drivers.base import Driver, Reply
+from worker.faults import clean, fault
 
 
 @lru_cache(maxsize=256)
@@ -35,11 +36,11 @@ class InProcessDriver(Driver):
         try:
             self.bot = bot_class(bot["entrypoint"])()
         except Exception as exc:  # an entrypoint that no longer imports: every decision is a fault
-            self.broken = short(f"cannot load {bot.get('entrypoint')}: {exc}")
+            self.broken = f"cannot load {bot.get('entrypoint')}: {clean(exc)}"
 
     def ask(self, decision: dict) -> Reply:
         if self.broken:
-            return Reply(fault=f"error: {self.broken}")
+            return Reply(fault=fault("bot_error", self.broken))
         limit = decision["deadline_ms"] / 1000
         began = time.monotonic()
         try:
@@ -50,11 +51,11 @@ class InProcessDriver(Driver):
                 offered = [_copy(a) for a in decision["legal_actions"]]
                 action = self.bot.act(decision["view"], offered)
         except Overrun:
-            return Reply(fault=f"timeout: no answer within {decision['deadline_ms']} ms")
+            return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
         except Exception as exc:
-            return Reply(fault=short(f"error: the bot raised {type(exc).__name__}: {exc}"))
+            return Reply(fault=fault("bot_error", f"the bot raised {type(exc).__name__}: {clean(exc)}"))
         if time.monotonic() - began > limit:
-            return Reply(fault=f"timeout: answered after the {decision['deadline_ms']} ms deadline")
+            return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"))
         for listed, copy in zip(decision["legal_actions"], offered, strict=True):
             if action is copy:  # one of the copies handed back: the engine's own, if unedited
                 return Reply(action=listed if copy == listed else action)

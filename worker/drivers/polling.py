@@ -11,6 +11,7 @@ append: exactly one of them lands.
 from __future__ import annotations
 
 from worker.drivers.base import Driver, Reply
+from worker.faults import fault
 
 
 class PollingDriver(Driver):
@@ -24,4 +25,4 @@ class PollingDriver(Driver):
         if self.store.wait_answer(match_id, turn, timeout_s=decision["deadline_ms"] / 1000):
             return Reply(appended=True)
         self.store.withdraw_decision(self.bot_id, match_id, turn)
-        return Reply(fault=f"timeout: no answer within {decision['deadline_ms']} ms")
+        return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))

@@ -310,6 +310,7 @@
       var list = document.getElementById("tmatches");
       var old = list.querySelector('li[data-match="' + m.id + '"]');
       if (old) { old.replaceWith(matchItem(m)); return; }
+      if (list.querySelectorAll("li[data-match]").length >= parseInt(list.dataset.max || "100", 10)) return;
       var empty = list.querySelector("li.empty");
       if (empty) empty.remove();
       list.appendChild(matchItem(m));
