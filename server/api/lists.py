@@ -23,7 +23,7 @@ from server.api.common import (
     seats_of,
 )
 from server.api.matches import are_public
-from server.api.tournaments import ProgressSchema
+from server.api.tournaments import TournamentSchema
 from server.auth import is_admin, store
 from server.store.lists import MATCHES, TOURNAMENTS
 
@@ -55,19 +55,12 @@ class MatchListSchema(ma.Schema):
     next_cursor = next_cursor_field()
 
 
-class TournamentItemSchema(ma.Schema):
-    id = ma.fields.String(required=True)
-    game = ma.fields.String(required=True)
-    status = ma.fields.String(required=True)
-    format = ma.fields.String()
-    seats = ma.fields.Integer()
-    deals = ma.fields.Integer()
-    duplicate = ma.fields.Boolean()
-    rated = ma.fields.Boolean()
-    bots = ma.fields.List(ma.fields.String(), required=True)
-    progress = ma.fields.Nested(ProgressSchema, required=True)
-    created = ma.fields.String(allow_none=True)
-    finished = ma.fields.String(allow_none=True)
+class TournamentItemSchema(TournamentSchema):
+    """A tournament as lists show it: `GET /tournaments/{id}` without its standings and rules."""
+
+    class Meta:
+        exclude = ("standings", "options", "seed", "schedule", "move_timeout_ms", "max_faults", "started",
+                   "reason")
 
 
 class TournamentListSchema(ma.Schema):
