@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from rq import Queue, SimpleWorker
 
@@ -23,8 +25,12 @@ def no_grace(monkeypatch):
     monkeypatch.setattr(recovery, "START_GRACE_S", 0.0)
 
 
+_names = itertools.count()
+
+
 def random_bots(store, n=2, game="double-carre"):
-    return [store.create_bot("acct", f"b{i}", game, "python", entrypoint="example_bots.random:RandomBot")[0]["id"]
+    """n in-process random bots, each with a name of its own (names are unique per game)."""
+    return [store.create_bot("acct", f"b{next(_names)}", game, "python", entrypoint="example_bots.random:RandomBot")[0]["id"]
             for i in range(n)]
 
 
