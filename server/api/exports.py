@@ -12,23 +12,20 @@ whole in memory.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import marshmallow as ma
 from flask import Response, stream_with_context
 from flask_smorest import Blueprint
 
-from server.api.common import SeatSchema, errors, seats_of
+from sdk import export
+from server.api.common import SeatSchema, errors
 from server.api.matches import is_public
 from server.auth import is_admin, store
 from server.errors import fail
 
 blp = Blueprint("exports", __name__, description="Matches and tournaments as files")
 
-FORMAT, VERSION = "cardarena-match", 1
-#: a match's rules of time and faults, copied into its export when the match has them
-TIME_RULES = ("move_timeout_ms", "max_faults", "time_bank_ms")
 #: matches read per round trip while a tournament's export streams
 BATCH = 100
 
@@ -47,23 +44,19 @@ class MatchExportSchema(ma.Schema):
     result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "null for an aborted match"})
     decks = ma.fields.List(ma.fields.Raw(), allow_none=True, required=True,
                            metadata={"description": "every deal's deck as dealt, top first"})
-    move_timeout_ms = ma.fields.Integer(metadata={"description": "the match's time rules, so a replay "
-                                        "rebuilds every decision as the seat received it"})
-    max_faults = ma.fields.Integer()
-    time_bank_ms = ma.fields.Integer()
+    move_timeout_ms = ma.fields.Integer(allow_none=True, metadata={
+        "description": "the match's rules of time and faults, so a replay rebuilds every decision as the "
+                       "seat received it"})
+    max_faults = ma.fields.Integer(allow_none=True)
+    time_bank_ms = ma.fields.Integer(allow_none=True, metadata={"description": "null: a match from before "
+                                     "the time bank"})
 
 
 def match_document(match: dict, log: list[dict]) -> dict:
-    """The export of one match: enough to rebuild every decision."""
-    result = match.get("result")
-    document = {"format": FORMAT, "version": VERSION, "id": match["id"], "game": match["game"],
-                "options": match["options"], "seed": match["seed"], "seats": seats_of(match["seats"]),
-                "log": log, "result": result,
-                "decks": result.get("decks") if isinstance(result, dict) else None}
-    for rule in TIME_RULES:  # what a replay needs to rebuild each decision's clock and faults
-        if match.get(rule) is not None:
-            document[rule] = match[rule]
-    return document
+    """The export of one match (the format is sdk/export.py's, which the SDK's replay reads)."""
+    return export.document(match["id"], match["game"], match["seats"], match["seed"], match["options"], log,
+                           match.get("result"), match.get("move_timeout_ms"), match.get("time_bank_ms"),
+                           match.get("max_faults"))
 
 
 @blp.get("/matches/<string:match_id>/export")
@@ -104,7 +97,6 @@ def _lines(tid: str) -> Iterator[str]:
     s = store()
     ids = s.tournament_matches(tid)
     for start in range(0, len(ids), BATCH):
-        for mid in ids[start:start + BATCH]:
-            match = s.get_match(mid)
+        for match in s.get_matches(ids[start:start + BATCH]):
             if match is not None:
-                yield json.dumps(match_document(match, s.match_log(mid)), separators=(",", ":")) + "\n"
+                yield export.dumps(match_document(match, s.match_log(match["id"]))) + "\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import games
+from sdk import export, replay
 from tests.server.driving import GAME, make_bots, played, running_match, running_tournament
 
 
@@ -24,6 +25,8 @@ def test_a_public_match_exports_a_document_that_rebuilds_it(api):
     for entry in doc["log"]:
         state.apply(entry["action"])
     assert state.result() == doc["result"] and doc["decks"] == doc["result"]["decks"]
+    assert export.read(f"{api.live.url}/matches/{mid}") == doc  # what the SDK's replay reads
+    assert len(list(replay.load(doc).decisions())) == len(doc["log"])  # every decision rebuilt
 
 
 def test_an_export_keeps_every_field_of_the_log_entries(api):
