@@ -249,6 +249,9 @@ class Game:
     #: `card_face(text)`: how a string of a view or action is drawn as a card on a
     #: page (a dict the templates read), or None when it is not one of this game's cards
     card_face: Callable[[str], dict | None] | None = None
+    #: `table(view, last, seat_views)`: the card table a page draws at one step, as the
+    #: generic layout of games/table.py (None: `games.table.default_table`)
+    table: Callable[..., dict] | None = None
     #: the demo's table for this game (None: the demo leaves it out)
     demo: Demo | None = None
     #: its example bots, kind -> "module:Class" ("random", "heuristic", "pimc"): strings,

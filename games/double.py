@@ -47,6 +47,7 @@ from games.double_cards import (
     sort_cards,
     suit_of,
 )
+from games.double_table import table
 from games.double_tricks import DoublePlay, led_suit, legal_plays, trick_winner
 from games.errors import InvalidOptions
 from games.ranking import ranks_of
@@ -286,6 +287,7 @@ GAME = Game(
     description="Two-motif cards: predict exactly how many tricks you will take.",
     rules="double.md",
     card_face=card_face,
+    table=table,
     demo=Demo(seats=3, deals=20),
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.double:DoubleHeuristic"},
 )

@@ -44,6 +44,7 @@ from typing import Any
 from games import options as opts
 from games.base import RANDOM_BOT, Demo, Game, State
 from games.cards import RANKS_32, Card, card_face, deck_32, rank_order
+from games.double_carre_table import table
 from games.errors import InvalidOptions
 from games.ranking import ranks_of
 from games.rng import Rng
@@ -314,6 +315,7 @@ GAME = DoubleCarreGame(
     description="Take two of four revealed cards, discard two, build the largest groups.",
     rules="double-carre.md",
     card_face=card_face,
+    table=table,
     demo=Demo(seats=2, deals=20),
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.double_carre:DoubleCarreHeuristic"},
 )

@@ -82,6 +82,7 @@ def build_app(config: dict | None = None) -> Flask:
     app.extensions["cardarena.redis"] = client
     app.extensions["cardarena.store"] = store = Store(client, key, queue=app.config.get("QUEUE"))
     store.index_bot_matches()  # once per database: matches stored before the per-bot index
+    store.index_lists()  # once per database: records stored before the lists by game
     app.extensions["cardarena.poll_slots"] = threading.BoundedSemaphore(max(1, int(app.config["LONG_POLL_SLOTS"])))
 
     _init_json(app)
@@ -92,8 +93,10 @@ def build_app(config: dict | None = None) -> Flask:
         "The referee of cardarena. Credentials travel as `Authorization: Bearer <token>`; "
         "errors are `{\"error\": {\"code\", \"message\"}}`.")}})
     api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    from server.api import BLUEPRINTS
+    from server.api import BLUEPRINTS, SCHEMAS
 
+    for name, schema in SCHEMAS.items():
+        api.spec.components.schema(name, schema=schema)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint, url_prefix="/api/v1")
     _register_docs_assets(app)

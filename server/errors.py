@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import flask_smorest
 import marshmallow as ma
-from flask import current_app, g
+from flask import current_app, g, request
 from flask_smorest import abort
 
 CODES = {
@@ -18,6 +18,12 @@ CODES = {
     405: "method_not_allowed", 409: "conflict", 413: "too_large", 415: "unsupported_media_type",
     422: "invalid", 429: "rate_limited", 500: "internal", 503: "unavailable",
 }
+
+
+#: where errors are always JSON; anywhere else an error is the web pages' HTML page when
+#: they are installed (they put their renderer under `PAGE_ERRORS` in app.extensions)
+JSON_PATHS = ("/api/", "/docs")
+PAGE_ERRORS = "cardarena.page_error"
 
 
 class ErrorBodySchema(ma.Schema):
@@ -59,6 +65,9 @@ class Api(flask_smorest.Api):
     ERROR_SCHEMA = ErrorSchema
 
     def handle_http_exception(self, error):
+        page = current_app.extensions.get(PAGE_ERRORS)
+        if page is not None and not request.path.startswith(JSON_PATHS):
+            return page(error)  # a person's browser, not a client of the API: an HTML page
         status = error.code or 500
         data = getattr(error, "data", None) or {}
         headers = dict(data.get("headers") or {})
@@ -74,7 +83,7 @@ class Api(flask_smorest.Api):
             headers["Retry-After"] = _retry_after(error)
         elif "Retry-After" in headers:
             g.retry_after = headers["Retry-After"]  # ours, not the limiter's window (server/headers.py)
-        if status >= 500 and status != 503:
+        if status >= 500 and status != 503:  # a 503 says why (a busy server, a service down)
             current_app.logger.exception("server error")
             message = "internal server error"
         body["message"] = message or error.description or error.name

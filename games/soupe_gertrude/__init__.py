@@ -12,6 +12,7 @@ from games.base import RANDOM_BOT, Demo, Game
 from games.options import Option, boolean, card_list, integer, one_of
 from games.soupe_gertrude.cards import card_face
 from games.soupe_gertrude.state import SoupeState
+from games.soupe_gertrude.table import table
 
 OPTIONS = (
     Option("navet_mouche", False, boolean(), "the Navet et Mouche variant (adds the turnip and the fly)"),
@@ -31,6 +32,7 @@ GAME = Game(
     description="Auction lots of cards, pay in cards, and be first to hold three different vegetables.",
     rules="soupe-gertrude.md",
     card_face=card_face,
+    table=table,
     demo=Demo(seats=3, deals=30),
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic"},
 )

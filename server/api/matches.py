@@ -16,6 +16,7 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from sdk.referee import fault_kind
 from server.api.common import (
     ID,
     MAX_FAULTS,
@@ -29,9 +30,11 @@ from server.api.common import (
     game_or_422,
     seats_of,
 )
+from server.api.table_schema import TableSchema
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 from server.store.matches import OVER
+from server.tables import table_of
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
 
@@ -134,6 +137,18 @@ def are_public(matches: list[dict]) -> list[bool]:
             for m in matches]
 
 
+def public_entry(entry: dict, public: bool) -> dict:
+    """A log entry as the public log shows it: whole once the match is public; before, only
+    its turn, its seat and the kind of its fault — never the action (some are secret, like a
+    discard) nor a fault's detail (an illegal action's reason tells what the seat holds)."""
+    if public:
+        return entry
+    shown = {"turn": entry["turn"], "seat": entry["seat"]}
+    if entry.get("fault"):
+        shown["fault"] = fault_kind(entry["fault"])
+    return shown
+
+
 def match_record(match: dict, admin: bool = False) -> dict:
     """`GET /matches/{id}`'s answer: everything once public, the spectator's share before."""
     s = store()
@@ -186,6 +201,8 @@ class StepSchema(ma.Schema):
                            metadata={"description": "each seat's hand at this step (its view's `hand`)"})
     view = ma.fields.Dict(required=True, metadata={"description": "the spectator view at this step"})
     views = ma.fields.List(ma.fields.Dict(), required=True, metadata={"description": "each seat's view at this step"})
+    table = ma.fields.Nested(TableSchema, required=True,
+                             metadata={"description": "the game's card table at this step, every hand shown"})
 
 
 def match_step(match: dict, step: int) -> dict:
@@ -201,9 +218,11 @@ def match_step(match: dict, step: int) -> dict:
     for entry in log[:step]:
         state.apply(entry["action"])
     views = [state.view(seat) for seat in range(len(match["seats"]))]
+    view, entry = state.view(None), log[step - 1] if step else None
     return {"id": match["id"], "game": match["game"], "step": step, "turns": len(log),
-            "entry": log[step - 1] if step else None, "to_act": state.to_act,
-            "hands": [v.get("hand") for v in views], "view": state.view(None), "views": views}
+            "entry": entry, "to_act": state.to_act,
+            "hands": [v.get("hand") for v in views], "view": view, "views": views,
+            "table": table_of(match["game"], len(match["seats"]), view, entry, views)}
 
 
 @blp.get("/matches/<string:match_id>/steps/<int:step>")

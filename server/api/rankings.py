@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 import marshmallow as ma
 from flask_smorest import Blueprint
 
@@ -21,6 +23,9 @@ class RankingSchema(ma.Schema):
     matches = ma.fields.Integer(required=True)
     wins = ma.fields.Integer(required=True)
     faults = ma.fields.Integer(metadata={"description": "faults the referee recorded against the bot, all matches"})
+    tied_from = ma.fields.Integer(allow_none=True, metadata={
+        "description": "statistically tied: the best rank whose bot's interval μ ± 3σ overlaps this "
+                       "bot's (every bot ranked between them overlaps it too); null when no bot above does"})
 
 
 class RankingsSchema(ma.Schema):
@@ -40,5 +45,24 @@ def rankings(game: str):
 
 def ladder(game: str) -> list[dict]:
     """The store's ladder, each bot's fault count included (the leaderboard page shows it too),
-    read in one round trip."""
-    return store().rankings(game)
+    read in one round trip; with the bots each one is statistically tied with."""
+    rows = store().rankings(game)
+    mark_ties(rows)
+    return rows
+
+
+def mark_ties(rows: list[dict]) -> None:
+    """Give each row `tied_from`: the best rank above it whose μ ± 3σ overlaps its own.
+
+    The ladder sorts by the ordinal μ − 3σ, a cautious estimate; two bots whose
+    intervals overlap may well be in either order, so the page says so rather
+    than let a rank suggest a difference the matches have not shown. Rows come
+    sorted by their interval's low end, so a bot above overlaps this one exactly
+    when its low end is at most this one's high end: those bots are a run that
+    ends just above it, found by bisection.
+    """
+    lows = [-(r["rating"]["mu"] - 3 * r["rating"]["sigma"]) for r in rows]  # ascending
+    for i, row in enumerate(rows):
+        high = row["rating"]["mu"] + 3 * row["rating"]["sigma"]
+        first = bisect.bisect_left(lows, -high, 0, i)
+        row["tied_from"] = rows[first]["rank"] if first < i else None

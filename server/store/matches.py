@@ -5,10 +5,14 @@ Keys:
                       move_timeout_ms, max_faults, tournament, rated, owner,
                       result, created, started, finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
+                      (each append and each change of status is announced on the
+                      match's events channel: server/store/events.py)
     matches           sorted set of every match id by creation order
     matches:seq       the creation counter (the scores of `matches`)
     bot:{id}:matches  sorted set of the bot's matches, same scores: written in the
                       match's own pipeline, so a bot's list never scans every match
+    matches:game:{game}  the same for the game's matches (server/store/lists.py reads
+                      these lists a page at a time)
     matches:bot_index set once every match stored before that index is in it
 
 `(game, seats, seed, options)` plus the log rebuild the state exactly
@@ -26,17 +30,20 @@ from __future__ import annotations
 import json
 
 import games
+from server.store import events
 from server.store.accounts import queued_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
 OVER = ("finished", "aborted")
 
-#: KEYS[1] the log, KEYS[2] the match hash; ARGV[1] the first turn, ARGV[2..] the entries
+#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel;
+#: ARGV[1] the first turn, ARGV[2..] the entries
 APPEND_LUA = """
 local status = redis.call('HGET', KEYS[2], 'status')
 if not status or status == '"finished"' or status == '"aborted"' then return 0 end
 if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
 for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+redis.call('PUBLISH', KEYS[3], redis.call('LLEN', KEYS[1]))
 return 1
 """
 
@@ -60,6 +67,10 @@ def log_key(match_id: str) -> str:
 
 def bot_matches_key(bot_id: str) -> str:
     return f"bot:{bot_id}:matches"
+
+
+def game_matches_key(game: str) -> str:
+    return f"matches:game:{game}"
 
 
 class Matches:
@@ -88,6 +99,7 @@ class Matches:
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(match))
         pipe.zadd("matches", {match_id: seq})
+        pipe.zadd(game_matches_key(game), {match_id: seq})
         for bot_id in set(seats):
             pipe.zadd(bot_matches_key(bot_id), {match_id: seq})
         if owner:
@@ -169,7 +181,7 @@ class Matches:
             return True
         script = self.script(APPEND_LUA)
         data = [json.dumps(e, separators=(",", ":")) for e in entries]
-        return bool(script(keys=[log_key(match_id), f"match:{match_id}"],
+        return bool(script(keys=[log_key(match_id), f"match:{match_id}", events.match_channel(match_id)],
                            args=[int(entries[0]["turn"]), *data]))
 
     def log_since(self, match_id: str, turn: int) -> list[dict]:
@@ -192,12 +204,13 @@ class Matches:
         fields["status"] = status
         if status == "running" and "started" not in fields:
             fields["started"] = now_iso()
+        owner, tournament = (json.loads(v) if v else None
+                             for v in self.r.hmget(f"match:{match_id}", "owner", "tournament"))
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(fields))
-        if status != "queued":
-            owner = self.r.hget(f"match:{match_id}", "owner")
-            if owner and json.loads(owner):
-                pipe.srem(queued_key(json.loads(owner)), match_id)
+        if status != "queued" and owner:
+            pipe.srem(queued_key(owner), match_id)
+        events.match_changed(pipe, match_id, tournament)
         pipe.execute()
 
     def start_match(self, match_id: str) -> int:
@@ -207,9 +220,12 @@ class Matches:
         cut short)."""
         key = f"match:{match_id}"
         attempts = self.script(START_LUA)(keys=[key], args=[json.dumps(now_iso())])
-        owner = self.r.hget(key, "owner")
-        if owner and json.loads(owner):
-            self.r.srem(queued_key(json.loads(owner)), match_id)
+        owner, tournament = (json.loads(v) if v else None for v in self.r.hmget(key, "owner", "tournament"))
+        with self.r.pipeline() as pipe:
+            if owner:
+                pipe.srem(queued_key(owner), match_id)
+            events.match_changed(pipe, match_id, tournament)
+            pipe.execute()
         return int(attempts)
 
     def finish_match(self, match_id: str, result: dict) -> None:
@@ -260,6 +276,7 @@ class Matches:
                     if tournament:
                         self.count_tournament_match(pipe, tournament, match_id,
                                                     records if status == "finished" else ())
+                    events.match_changed(pipe, match_id, tournament)
                     pipe.execute()
                     return True
                 except redis.WatchError:

@@ -12,6 +12,10 @@ Keys:
     tournament:{id}:summary   hash name -> JSON: what a tournament over shows, computed once
                               (the crosstable), since its matches no longer change
     tournaments               sorted set of every tournament id by creation order
+    tournaments:game:{game}   the same for one game's tournaments, and
+    tournaments:bot:{id}      for those a bot entered (server/store/lists.py reads them)
+    (changes of status, standings and its matches' status are announced on the
+    tournament's events channel: server/store/events.py)
 
 The worker sets `total` before it adds any match, and a match is counted
 done (and into the tallies) in the same transaction that concludes it, so
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import json
 
+from server.store import events
 from server.store.accounts import open_tournaments_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
@@ -35,6 +40,14 @@ if total and total ~= 'null' then total = tonumber(total) else total = redis.cal
 if redis.call('SCARD', KEYS[1]) == total then return 1 end
 return 0
 """
+
+
+def game_tournaments_key(game: str) -> str:
+    return f"tournaments:game:{game}"
+
+
+def bot_tournaments_key(bot_id: str) -> str:
+    return f"tournaments:bot:{bot_id}"
 
 
 class Tournaments:
@@ -59,6 +72,9 @@ class Tournaments:
         pipe = self.r.pipeline()
         pipe.hset(f"tournament:{tid}", mapping=dump_fields(tournament))
         pipe.zadd("tournaments", {tid: seq})
+        pipe.zadd(game_tournaments_key(game), {tid: seq})
+        for bot_id in set(bots):
+            pipe.zadd(bot_tournaments_key(bot_id), {tid: seq})
         if owner:
             pipe.sadd(open_tournaments_key(owner), tid)
         pipe.execute()
@@ -91,6 +107,8 @@ class Tournaments:
             owner = self.r.hget(f"tournament:{tid}", "owner")
             if owner and json.loads(owner):
                 pipe.srem(open_tournaments_key(json.loads(owner)), tid)
+        if status is not None:
+            events.tournament_changed(pipe, tid)
         pipe.execute()
 
     def add_tournament_match(self, tid: str, match_id: str) -> None:
@@ -159,7 +177,10 @@ class Tournaments:
         return progress["total"] > 0 and progress["done"] >= progress["total"]
 
     def save_standings(self, tid: str, standings: list[dict]) -> None:
-        self.r.hset(f"tournament:{tid}", "standings", json.dumps(standings, separators=(",", ":")))
+        pipe = self.r.pipeline()
+        pipe.hset(f"tournament:{tid}", "standings", json.dumps(standings, separators=(",", ":")))
+        events.tournament_changed(pipe, tid)
+        pipe.execute()
 
     def standings(self, tid: str) -> list[dict]:
         raw = self.r.hget(f"tournament:{tid}", "standings")

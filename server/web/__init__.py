@@ -1,10 +1,13 @@
-"""The web pages: leaderboards, bots, live tournaments and match replays.
+"""The web pages: leaderboards, lists of tournaments and matches, bots, live
+tournaments, and matches on their card table, live and replayed.
 
 Server-rendered Jinja2 (autoescaped: bot names are user input), plain CSS and
 one small vanilla script that only adds what needs a browser — stepping a
-replay with the keyboard, polling a running tournament or match. Every page's
-static content is there without JavaScript, and every page has a JSON twin in
-the REST API (named in each view's docstring).
+replay with the keyboard, following a running match or tournament by its
+event stream (server-sent events: nothing polls). Every page's static content
+is there without JavaScript, and every page has a JSON twin in the REST API
+(named in each view's docstring). Any path outside the API that is not a page
+answers an HTML error page.
 
 `server.app` registers this package through `register(app)` when it exists.
 """
@@ -18,8 +21,10 @@ bp = Blueprint("web", __name__, template_folder="templates", static_folder="stat
 
 
 def register(app: Flask) -> None:
-    from server.web import pages  # noqa: F401  (attaches the views to bp)
+    from server.errors import PAGE_ERRORS
+    from server.web import pages  # (importing it attaches the views to bp)
     from server.web.cards import face, suit_of_key
 
     app.register_blueprint(bp)
+    app.extensions[PAGE_ERRORS] = pages.page_error  # an unknown page is an HTML 404 too
     app.jinja_env.globals.update(card_face=face, suit_face=suit_of_key)

@@ -59,3 +59,24 @@ def rating_chart(history: list[dict]) -> dict | None:
         "x_ticks": [{"x": x(i), "label": str(i)} for i in x_ticks],
         "last": points[-1],
     }
+
+
+BAR_W, BAR_H = 200, 14
+
+
+def interval_bars(rows: list[dict]) -> list[dict]:
+    """For a ladder's rows (best first), each bot's μ ± 3σ as a bar on the board's common
+    scale: where the band starts and ends, μ, and the ordinal μ − 3σ the ladder sorts by.
+    Overlapping bars are the statistical ties the page marks."""
+    if not rows:
+        return []
+    spans = [(r["rating"]["mu"] - 3 * r["rating"]["sigma"], r["rating"]["mu"] + 3 * r["rating"]["sigma"])
+             for r in rows]
+    low, high = min(lo for lo, _ in spans), max(hi for _, hi in spans)
+    width = (high - low) or 1.0
+
+    def x(value: float) -> float:
+        return round(2 + (BAR_W - 4) * (value - low) / width, 1)
+
+    return [{"width": BAR_W, "height": BAR_H, "x": x(lo), "w": round(max(1.0, x(hi) - x(lo)), 1),
+             "mu": x(r["rating"]["mu"]), "ordinal": x(lo)} for r, (lo, hi) in zip(rows, spans, strict=True)]

@@ -9,16 +9,20 @@ shows as "?" instead of turning every page that names it into a 500.
 from __future__ import annotations
 
 from flask import Response, abort, render_template, request
+from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import games
 from server.api.bots import recent_matches
-from server.api.matches import is_public, match_step
+from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
+from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
 from server.api.tournaments import crosstable_of, match_list_page
 from server.auth import store
+from server.tables import table_of
 from server.web import bp
-from server.web.chart import rating_chart
+from server.web.chart import interval_bars, rating_chart
+from server.web.table import regions, winners
 
 RECENT = 20
 #: matches listed on a tournament's page (the rest: its JSON twin's next pages)
@@ -40,7 +44,10 @@ def names_of(bot_ids) -> dict[str, str]:
 
 @bp.errorhandler(HTTPException)
 def page_error(error: HTTPException):
-    return render("web/error.html", status=error.code or 500, error=error)
+    """Any error on a page — and any unknown path outside the API — as an HTML page."""
+    data = getattr(error, "data", None)
+    message = data.get("message") if isinstance(data, dict) and isinstance(data.get("message"), str) else None
+    return render("web/error.html", status=error.code or 500, error=error, message=message or error.description)
 
 
 @bp.app_context_processor
@@ -68,9 +75,55 @@ def rules_page(game: str):
 @bp.get("/")
 def leaderboard():
     """One ladder per game. JSON twin: GET /api/v1/games/{game}/rankings."""
-    boards = [{"game": game, "title": games.get(game).describe().get("title") or game, "rows": ladder(game)}
-              for game in games.names()]
+    boards = []
+    for game in games.names():
+        rows = ladder(game)
+        boards.append({"game": game, "title": games.get(game).describe().get("title") or game, "rows": rows,
+                       "bars": interval_bars(rows)})
     return render("web/leaderboard.html", boards=boards)
+
+
+#: rows on a page of the /matches and /tournaments lists
+LIST_PAGE = 25
+
+
+def _list_query() -> dict:
+    """?game=, ?bot=, ?cursor= as the API reads them (a bad one is a 400 page)."""
+    try:
+        query = ListQuerySchema().load({k: v for k, v in request.args.items() if k in ("game", "bot", "cursor")
+                                        and v != ""})
+    except ValidationError as exc:
+        abort(400, "; ".join(f"{k}: {' '.join(v) if isinstance(v, list) else v}" for k, v in exc.messages.items()))
+    if query.get("game") and query["game"] not in games.names():
+        abort(404, f"There is no game {query['game']!r}; the games are {', '.join(games.names())}.")
+    query["limit"] = LIST_PAGE
+    return query
+
+
+def _list_context(query: dict, bots: list[str]) -> dict:
+    bot = store().get_bot(query["bot"]) if query.get("bot") else None
+    return {"query": query, "names": names_of(bots + ([query["bot"]] if query.get("bot") else [])),
+            "games": games.names(), "filter_bot": bot}
+
+
+@bp.get("/matches")
+def matches_page():
+    """Matches, newest first, by game and bot. JSON twin: GET /api/v1/matches."""
+    query = _list_query()
+    found = list_page_of_matches(query)
+    bots = [s["bot"] for m in found["matches"] for s in m["seats"]]
+    return render("web/matches.html", matches=found["matches"], next_cursor=found["next_cursor"],
+                           **_list_context(query, bots))
+
+
+@bp.get("/tournaments")
+def tournaments_page():
+    """Tournaments, newest first, by game and bot. JSON twin: GET /api/v1/tournaments."""
+    query = _list_query()
+    found = list_page_of_tournaments(query)
+    bots = [b for t in found["tournaments"] for b in t["bots"][:6]]
+    return render("web/tournaments.html", tournaments=found["tournaments"],
+                           next_cursor=found["next_cursor"], **_list_context(query, bots))
 
 
 @bp.get("/bots/<string:bot_id>")
@@ -104,7 +157,7 @@ def tournament_page(tid: str):
     matches = [{**m, "seats": [seat["bot"] for seat in m["seats"]]} for m in listed]
     return render("web/tournament.html", t=tournament, progress=s.tournament_progress(tid),
                   standings=standings, names=names_of(bots), rows=rows, bots=bots,
-                  matches=matches, more_matches=more is not None, finished=finished)
+                  matches=matches, more_matches=more is not None, finished=finished, page_matches=PAGE_MATCHES)
 
 
 def _match_or_404(match_id: str) -> dict:
@@ -125,14 +178,18 @@ def _step_arg(turns: int) -> int:
 
 @bp.get("/matches/<string:match_id>")
 def match_page(match_id: str):
-    """The replay viewer once public; the live spectator view while running.
-    JSON twins: GET /api/v1/matches/{id} and /matches/{id}/steps/{k}."""
+    """The replay on its card table once public; the live table (by the event stream) while it
+    runs. JSON twins: GET /api/v1/matches/{id}, /steps/{k}, /events and /export."""
     match = _match_or_404(match_id)
     s = store()
     public = is_public(match)
     names = names_of(match["seats"])
-    context = {"m": match, "names": names, "public": public, "step": None, "log": None,
-               "view": None, "tournament": None, "faults": None}
+    seat_names = [names[b] for b in match["seats"]]
+    outcome = winners(match.get("result"), seat_names) if public else None
+    context = {"m": match, "names": names, "public": public, "step": None, "log": None, "live": None,
+               "tournament": None, "faults": None, "outcome": outcome,
+               "regions": regions(len(match["seats"])), "seat_names": seat_names,
+               "page": {"names": seat_names, "bots": match["seats"], "outcome": outcome}}
     if match.get("tournament"):
         context["tournament"] = s.get_tournament(match["tournament"])
     if public:
@@ -141,23 +198,12 @@ def match_page(match_id: str):
         context["step"] = match_step(match, _step_arg(len(log)))
         context["faults"] = [sum(1 for e in log if e.get("fault") and e["seat"] == seat)
                              for seat in range(len(match["seats"]))]
-    elif match["status"] == "running":
-        context["view"] = s.replay(match_id).view(None)
+    elif match["status"] in ("running", "queued"):
+        log = s.match_log(match_id)
+        turns = len(log)
+        state = s.replay(match_id, upto=turns)  # the log as read: an entry landing meanwhile comes by the stream
+        entry = public_entry(log[-1], False) if log else None
+        view = state.view(None)
+        context["live"] = {"turns": turns, "entry": entry, "to_act": state.to_act,
+                           "table": table_of(match["game"], len(match["seats"]), view, entry)}
     return render("web/match.html", turns=s.log_length(match_id), **context)
-
-
-@bp.get("/matches/<string:match_id>/steps/<int:step>")
-def match_step_fragment(match_id: str, step: int):
-    """The replay board at one step, for the viewer's script (JSON twin: /api/v1/matches/{id}/steps/{k})."""
-    match = _match_or_404(match_id)
-    if not is_public(match):
-        abort(409, "This match's hands are shown once it is finished (and its tournament too).")
-    return render("web/_board.html", m=match, names=names_of(match["seats"]), step=match_step(match, step))
-
-
-@bp.get("/matches/<string:match_id>/live")
-def match_live_fragment(match_id: str):
-    """The spectator view now, for the live page's script (JSON twin: /api/v1/matches/{id})."""
-    match = _match_or_404(match_id)
-    view = store().replay(match_id).view(None) if match["status"] == "running" else None
-    return render("web/_live.html", m=match, view=view, turns=store().log_length(match_id))

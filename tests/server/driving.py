@@ -7,6 +7,10 @@ on timeout, finish) so the API can be tested without a worker pool.
 
 from __future__ import annotations
 
+import random
+
+import games
+
 
 def next_decision(store, match_id: str) -> tuple[dict, str]:
     """The decision pending in `match_id` now, and the bot whose seat it is."""
@@ -39,3 +43,53 @@ def finish(store, match_id: str) -> dict:
     result = state.result()
     store.finish_match(match_id, result)
     return result
+
+
+# -- a real game refereed by hand, one entry at a time (event streams, exports) --
+
+#: the real game these helpers play
+GAME = "duck-soup"
+
+
+def make_bots(store, n: int = 2, game: str = GAME) -> list[str]:
+    return [store.create_bot("acct", f"b{i}", game, "polling")[0]["id"] for i in range(n)]
+
+
+def step(store, match_id: str, state, rng: random.Random, fault: str | None = None) -> dict:
+    """Append one seeded random legal action (as the referee would) and apply it to `state`."""
+    action = rng.choice(state.legal_actions())
+    entry = {"turn": store.log_length(match_id), "seat": state.to_act, "action": action}
+    if fault:
+        entry["fault"] = fault
+    assert store.append_entry(match_id, entry)
+    state.apply(action)
+    return entry
+
+
+def conclude(store, match_id: str, state) -> None:
+    assert store.conclude_match(match_id, "finished", state.result())
+
+
+def running_match(store, bots: list[str], seed: int = 5, tournament: str | None = None) -> tuple[str, object]:
+    match = store.create_match(GAME, bots, seed, {}, tournament_id=tournament)
+    if tournament:
+        store.add_tournament_match(tournament, match["id"])
+    store.start_match(match["id"])
+    return match["id"], games.get(GAME).new(2, seed, {})
+
+
+def running_tournament(store, bots: list[str], total: int = 2) -> str:
+    """A duplicate tournament of `bots` marked running with `total` matches (none played yet)."""
+    tid = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})["id"]
+    store.set_tournament(tid, status="running", total=total)
+    return tid
+
+
+def played(store, bots: list[str], seed: int, tournament: str | None = None) -> str:
+    """A match of `bots` played to its end with seeded random actions and concluded."""
+    mid, state = running_match(store, bots, seed=seed, tournament=tournament)
+    rng = random.Random(seed)
+    while not state.is_over:
+        step(store, mid, state, rng)
+    conclude(store, mid, state)
+    return mid

@@ -48,7 +48,16 @@ def test_openapi_document_describes_every_endpoint(api):
         ("POST", "/api/v1/matches/{match_id}/turns/{turn}"), ("POST", "/api/v1/matches"),
         ("GET", "/api/v1/matches/{match_id}"), ("POST", "/api/v1/tournaments"),
         ("GET", "/api/v1/tournaments/{tid}"), ("GET", "/api/v1/tournaments/{tid}/matches"),
+        ("GET", "/api/v1/matches"), ("GET", "/api/v1/tournaments"), ("GET", "/api/v1/matches/{match_id}/events"),
+        ("GET", "/api/v1/tournaments/{tid}/events"), ("GET", "/api/v1/matches/{match_id}/export"),
+        ("GET", "/api/v1/tournaments/{tid}/export"),
     }
+    schemas = document["components"]["schemas"]
+    assert {"MatchStepEvent", "MatchOverEvent", "TournamentProgressEvent", "TournamentMatchEvent", "Table",
+            "MatchExport"} <= set(schemas)
+    stream = document["paths"]["/api/v1/matches/{match_id}/events"]["get"]["responses"]["200"]
+    assert "text/event-stream" in stream["content"]
+    assert stream["x-events"]["step"] == {"$ref": "#/components/schemas/MatchStepEvent"}
     docs = api.session.get(api.live.url + "/docs", timeout=10)
     assert docs.status_code == 200 and "/docs/assets/swagger-ui-bundle.js" in docs.text
     asset = api.session.get(api.live.url + "/docs/assets/swagger-ui-bundle.js", timeout=10)

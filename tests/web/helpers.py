@@ -22,9 +22,10 @@ def make_bot(store, name: str, game: str) -> str:
 
 
 def play_out(store, match_id: str, rng_seed: int = 1, fault_turns: tuple[int, ...] = (),
-             calls: bool = True) -> dict:
+             calls: bool = True, bots=None) -> dict:
     """Play the match to its end with seeded random legal actions (a call whenever
-    one is legal, with `calls`); return its result."""
+    one is legal, with `calls`) — or, given `bots` (sdk Bots, one a seat), with
+    their choices; return its result."""
     rng = random.Random(rng_seed)
     store.set_match_status(match_id, "running")
     state = store.replay(match_id)
@@ -34,6 +35,8 @@ def play_out(store, match_id: str, rng_seed: int = 1, fault_turns: tuple[int, ..
         entry = {"turn": turn, "seat": state.to_act}
         if turn in fault_turns:
             entry.update(action=legal[0], fault="timeout: no answer within 2000 ms")
+        elif bots:
+            entry["action"] = bots[state.to_act].act(state.view(state.to_act), legal)
         else:
             called = [a for a in legal if "call" in a] if calls else []
             entry["action"] = rng.choice(called or legal)
@@ -45,11 +48,11 @@ def play_out(store, match_id: str, rng_seed: int = 1, fault_turns: tuple[int, ..
 
 
 def finished_match(store, game: str, bots: list[str], seed: int = 7, options: dict | None = None,
-                   tournament: str | None = None, rng_seed: int = 1, fault_turns=()) -> str:
+                   tournament: str | None = None, rng_seed: int = 1, fault_turns=(), players=None) -> str:
     match = store.create_match(game, bots, seed, options or {}, tournament_id=tournament)
     if tournament:
         store.add_tournament_match(tournament, match["id"])
-    play_out(store, match["id"], rng_seed, fault_turns)
+    play_out(store, match["id"], rng_seed, fault_turns, bots=players)
     return match["id"]
 
 

@@ -14,6 +14,7 @@ rating charts are checked once every match is rated (`wait_rated`).
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -101,8 +102,11 @@ def test_leaderboard_lists_the_bots_in_ladder_order_after_a_tournament(api, work
     board = f"#game-{GAME} table.ladder tbody tr"
     assert page.eval_on_selector_all(board, "trs => trs.map(tr => tr.dataset.bot)") == [r["bot"] for r in ladder]
     assert cells(page, board) == [
-        [str(r["rank"]), names[r["bot"]], rating_text(r["rating"]), str(r["matches"]), str(r["wins"]),
+        [str(r["rank"]) + (f" ≈ #{r['tied_from']}" if r["tied_from"] else ""), names[r["bot"]],
+         f"{r['rating']['ordinal']:.2f}", rating_text(r["rating"]), "", str(r["matches"]), str(r["wins"]),
          str(r["faults"])] for r in ladder]
+    assert page.locator(f"{board} svg.interval").count() == len(ladder)
+    assert "statistical tie" in page.inner_text("#tie-note")
     links = page.eval_on_selector_all(f"{board} a.bot", "as => as.map(a => [a.textContent, a.getAttribute('href')])")
     assert links == [[names[r["bot"]], f"/bots/{r['bot']}"] for r in ladder]
     ordinals = [r["rating"]["ordinal"] for r in ladder]
@@ -233,7 +237,7 @@ def entrants(store):
 
 def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server, store, entrants, browser,
                                                                     page, shot):
-    """web.js redraws the standings from the JSON twin: the same text as tournament.html, with the
+    """web.js redraws the standings from the event stream: the same text as tournament.html, with the
     rounding ties '%.1f' and JavaScript's toFixed settle differently. No worker here: the
     standings are written to the store as the worker would."""
     bots = list(entrants)
@@ -256,10 +260,10 @@ def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server,
             [row(0, 6, 2.35, 0.05, 1), row(1, 4.5, -0.75, 0.25, 0), row(2, 1.5, 100.0, 12.3456, 0),
              row(3, 0, -0.04, 3.0, 7)],
         ], start=1):
-            store.save_standings(tid, standings)
             store.set_tournament(tid, total=12)
             for i in range(step * 3):
                 store.mark_tournament_match_done(tid, f"m_{i}")
+            store.save_standings(tid, standings)  # after the matches are counted, as the worker does
             page.wait_for_function(f"() => +document.getElementById('done').textContent === {step * 3}")
             server_page.goto(url)
             server = cells(server_page, "#standings tr")
@@ -276,3 +280,53 @@ def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server,
     page.wait_for_function("() => document.getElementById('tournament').dataset.status === 'finished'")
     assert page.evaluate("window.sameDocument") is None  # reloaded by web.js
     assert cells(page, "#standings tr") == server
+
+
+def test_the_lists_find_tournaments_and_matches_by_game_and_bot(api, worker_pool, page, shot):
+    names = {python_bot(api, name, entry): name for name, entry in
+             [("heuristic", HEURISTIC), ("random", RANDOM), ("random-2", RANDOM), ("random-3", RANDOM)]}
+    bots = list(names)
+    tid = start_tournament(api, bots, deals=3)  # 6 tables × 3 deals × 2 rotations: 36 matches
+    assert wait_finished(api, tid)["status"] == "finished"
+
+    page.goto(api.live.url + "/")
+    page.click("header.top nav >> text=Tournaments")  # the navigation reaches the lists
+    page.wait_for_url("**/tournaments")
+    row = page.locator(f'#tournament-list tr[data-tournament="{tid}"]')
+    assert "finished" in row.inner_text() and "36 / 36" in row.inner_text()
+    href = row.locator("a.download").get_attribute("href")
+    lines = api.session.get(api.live.url + href, timeout=30).text.splitlines()
+    assert len(lines) == 36 and json.loads(lines[0])["format"] == "cardarena-match"
+    page.select_option("form.filters select[name=game]", "duck-soup")
+    page.click("form.filters button")
+    page.wait_for_url("**/tournaments?game=duck-soup**")
+    assert page.locator("#tournament-list").count() == 0 and "No tournament" in page.inner_text("main")
+    page.goto(f"{api.live.url}/tournaments?game={GAME}")
+    shot(page, "list-tournaments")
+    page.click(f'#tournament-list a[href="/tournaments/{tid}"]')
+    page.wait_for_selector("#crosstable")
+    assert page.locator("a.download").count() == 1
+
+    page.click("header.top nav >> text=Matches")
+    page.wait_for_url("**/matches")
+    first = [tr.get_attribute("data-match") for tr in page.locator("#match-list tbody tr").all()]
+    assert len(first) == 25  # a page; the rest on the next
+    page.click("#older")
+    page.wait_for_url("**cursor=**")
+    rest = [tr.get_attribute("data-match") for tr in page.locator("#match-list tbody tr").all()]
+    listed = api.ok(api.get("/matches", params={"limit": 100}), 200)["matches"]
+    assert first + rest == [m["id"] for m in listed] and len(listed) == 36
+    page.goto(f"{api.live.url}/matches?bot={bots[0]}")
+    seats = page.eval_on_selector_all("#match-list tbody tr", "trs => trs.map(tr => tr.cells[3].innerText)")
+    assert len(seats) == 18 and all("heuristic" in s for s in seats)  # 3 opponents × 3 deals × 2 rotations
+    assert all(w in names.values() for w in page.eval_on_selector_all(
+        "#match-list tbody tr", "trs => trs.map(tr => tr.cells[4].innerText.trim())"))  # winners, now public
+    shot(page, "list-matches-of-a-bot")
+    page.click("#match-list tbody tr:first-child td:first-child a")  # on to its replay, on its table
+    page.wait_for_selector("#replay #board .felt")
+    assert page.locator("a.download").get_attribute("href").endswith("/export")
+
+    response = page.goto(api.live.url + "/no/such/page")
+    assert response.status == 404 and "404 · Not Found" in page.inner_text("h1")
+    assert page.locator("header.top nav a", has_text="Matches").count() == 1
+    shot(page, "page-404")

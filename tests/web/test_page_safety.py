@@ -31,12 +31,14 @@ def test_a_stored_name_with_a_lone_surrogate_breaks_no_page(client, store, evil_
     for retired in (False, True):
         if retired:
             store.retire_bot(evil)
-        for path in ("/", f"/bots/{evil}", f"/bots/{plain}", f"/matches/{mid}", f"/matches/{mid}/steps/3"):
+        for path in ("/", f"/bots/{evil}", f"/bots/{plain}", f"/matches/{mid}", f"/matches/{mid}?step=3",
+                     "/matches", f"/matches?bot={evil}"):
             response = client.get(path)
             assert response.status_code == 200, (path, retired, response.status_code)
             assert "evil?" in response.get_data(as_text=True) or path == "/" and retired, path
         for path in (f"/api/v1/bots/{evil}", f"/api/v1/bots/{plain}/matches", f"/api/v1/matches/{mid}",
-                     "/api/v1/games/duck-soup/rankings", "/api/v1/bots"):
+                     "/api/v1/games/duck-soup/rankings", "/api/v1/bots", "/api/v1/matches",
+                     f"/api/v1/matches/{mid}/steps/3", f"/api/v1/matches/{mid}/export"):
             assert client.get(path).status_code == 200, path
 
 
@@ -72,7 +74,7 @@ def test_no_page_breaks_its_own_content_security_policy_in_a_browser(live_server
     evil, plain, mid = evil_match
     violations: list[str] = []
     page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
-    for path in ("/", f"/bots/{evil}", f"/matches/{mid}"):
+    for path in ("/", f"/bots/{evil}", "/matches", "/tournaments", "/no/such/page", f"/matches/{mid}"):
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
     page.keyboard.press("ArrowRight")  # the replay viewer's script runs and fetches a step

@@ -22,11 +22,12 @@ def text(response) -> str:
 
 
 def hands_on(body: str) -> dict[int, list[str]]:
-    """Each seat's cards in a rendered board, in page order."""
+    """Each seat's cards on the drawn table."""
     out = {}
-    for seat, block in re.findall(r'<div class="hand[^"]*" data-seat="(\d+)">(.*?)</div>', body, re.S):
+    for seat, block in re.findall(r'<div class="seat[^"]*" data-seat="(\d+)">.*?<div class="hand">(.*?)</div>',
+                                  body, re.S):
         out[int(seat)] = re.findall(r'data-card="([^"]+)"', block)
-    return out
+    return dict(sorted(out.items()))
 
 
 @pytest.fixture()
@@ -39,26 +40,30 @@ def duck(store):
 
 # -- 404s and bad input -------------------------------------------------------
 
-@pytest.mark.parametrize("path", ["/bots/b_nope", "/matches/m_nope", "/tournaments/t_nope",
-                                  "/matches/m_nope/steps/0", "/matches/m_nope/live"])
+@pytest.mark.parametrize("path", ["/bots/b_nope", "/matches/m_nope", "/tournaments/t_nope", "/games/nope/rules",
+                                  "/matches?game=nope", "/tournaments?game=nope"])
 def test_unknown_ids_are_an_html_404_page(client, path):
     response = client.get(path)
     assert response.status_code == 404
     assert "404" in text(response) and "nope" in text(response)
+    assert 'href="/matches"' in text(response)  # the navigation, and a way on
 
 
 def test_a_step_past_the_log_is_404_and_a_step_that_is_not_a_number_is_400(client, store, duck):
     mid, _, _ = duck
     turns = store.log_length(mid)
-    assert client.get(f"/matches/{mid}/steps/{turns + 1}").status_code == 404
+    assert client.get(f"/api/v1/matches/{mid}/steps/{turns + 1}").status_code == 404
     assert client.get(f"/matches/{mid}?step=x").status_code == 400
     clamped = text(client.get(f"/matches/{mid}?step=99999"))
     assert f'data-step="{turns}"' in clamped
 
 
-def test_an_unknown_page_keeps_the_api_error_format(client):
-    response = client.get("/no/such/page")
-    assert response.status_code == 404
+@pytest.mark.parametrize("path", ["/no/such/page", "/matches/m_1/nothing", "/web/static/nothing.css"])
+def test_an_unknown_page_is_an_html_404_and_an_unknown_api_path_a_json_one(client, path):
+    response = client.get(path)
+    assert response.status_code == 404 and "404 · Not Found" in text(response)
+    response = client.get("/api/v1" + path)
+    assert response.status_code == 404 and response.get_json()["error"]["code"] == "not_found"
 
 
 # -- escaping -------------------------------------------------------------------
@@ -69,8 +74,8 @@ def test_a_bot_named_like_a_script_is_escaped_on_every_page(client, store, duck)
                                   options={})["id"]
     store.set_tournament(tid, status="running")
     store.save_rating("duck-soup", a, 26.0, 7.0, mid)
-    for path in ["/", f"/bots/{a}", f"/bots/{b}", f"/matches/{mid}", f"/matches/{mid}/steps/1",
-                 f"/tournaments/{tid}"]:
+    for path in ["/", f"/bots/{a}", f"/bots/{b}", f"/matches/{mid}", f"/matches/{mid}?step=1",
+                 f"/tournaments/{tid}", "/matches", "/tournaments", f"/matches?bot={a}"]:
         body = text(client.get(path))
         assert "<script>alert" not in body, path
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body or "\\u003cscript\\u003e" in body, path
@@ -97,8 +102,9 @@ def test_leaderboard_lists_each_game_and_its_rated_bots_without_javascript(clien
     body = text(client.get("/"))
     for game in ("double", "double-carre", "duck-soup", "soupe-gertrude"):
         assert f'id="game-{game}"' in body
-    rows = re.findall(r'<tr data-bot="([^"]+)"><td class="num">(\d+)</td>', body)
+    rows = re.findall(r'<tr data-bot="([^"]+)"(?: class="tied")?><td class="num rank">(\d+)', body)
     assert rows == [(a, "1"), (b, "2")]
+    assert '<td class="num ordinal">15.00</td>' in body and '<td class="num ordinal">8.00</td>' in body
     assert "30.00 ± 15.00" in body and "20.00 ± 12.00" in body
     ladder = client.get("/api/v1/games/double/rankings").get_json()["rankings"]
     assert [(r["bot"], r["faults"], r["wins"]) for r in ladder] == [(a, 2, 1), (b, 0, 0)]
@@ -135,8 +141,10 @@ def test_replay_shows_calls_as_badges(client, store, duck):
     log = store.match_log(mid)
     called = next(e for e in log if "call" in e["action"])
     body = text(client.get(f"/matches/{mid}?step={called['turn'] + 1}"))
-    last = re.search(r'<p class="last-action" id="last-action">(.*?)</p>', body, re.S).group(1)
-    assert f'class="call call-{called["action"]["call"]}">{called["action"]["call"]}!' in last
+    last = re.search(r'<p class="last-action">(.*?)</p>', body, re.S).group(1)
+    assert f'({called["action"]["call"].replace("-aux-canards", " aux canards")}!)' in last
+    item = re.search(rf'<li data-step="{called["turn"] + 1}"[^>]*>(.*?)</li>', body, re.S).group(1)
+    assert f'class="call call-{called["action"]["call"]}">{called["action"]["call"]}!' in item
 
 
 @pytest.mark.parametrize("game,seats", [("double", 3), ("double-carre", 2), ("soupe-gertrude", 3)])
@@ -169,8 +177,9 @@ def test_a_finished_match_of_a_running_tournament_shows_no_hands(client, store):
     mid = finished_match(store, "duck-soup", [a, b], seed=5, tournament=tid)
     body = text(client.get(f"/matches/{mid}"))
     assert 'id="hidden"' in body and "data-card" not in body
-    assert client.get(f"/matches/{mid}/steps/0").status_code == 409
     assert client.get(f"/api/v1/matches/{mid}/steps/0").status_code == 409
+    assert client.get(f"/api/v1/matches/{mid}/export").status_code == 409
+    assert 'class="download"' not in body
     assert client.get(f"/api/v1/tournaments/{tid}/crosstable").status_code == 409
     admin = client.get(f"/api/v1/matches/{mid}/steps/0", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
     assert admin.status_code == 200
@@ -191,12 +200,11 @@ def test_a_running_match_shows_the_spectator_view_only(client, store):
         state.apply(state.legal_actions()[0])
     body = text(client.get(f"/matches/{mid}"))
     assert 'id="live"' in body and 'id="replay"' not in body
-    assert 'class="hand' not in body
-    live = text(client.get(f"/matches/{mid}/live"))
-    assert 'data-status="running"' in live and 'data-turns="3"' in live
+    assert f'data-events="/api/v1/matches/{mid}/events"' in body
+    assert 'data-step="3"' in body and hands_on(body) == {0: [], 1: []}  # face down: counts only
     held = set(state.view(0)["hand"]) | set(state.view(1)["hand"])
-    shown = set(re.findall(r'data-card="([^"]+)"', live))
-    assert not shown & held  # only played (public) cards are drawn
+    shown = set(re.findall(r'data-card="([^"]+)"', body))
+    assert shown and not shown & held  # only played (public) cards are drawn
 
 
 # -- the tournament page and its crosstable -----------------------------------------------
@@ -296,3 +304,34 @@ def test_openapi_documents_the_new_twins(client):
     for path in ("/api/v1/bots/{bot_id}/matches", "/api/v1/bots/{bot_id}/ratings",
                  "/api/v1/tournaments/{tid}/crosstable", "/api/v1/matches/{match_id}/steps/{step}"):
         assert path in paths, path
+
+
+# -- the lists and the honest ladder ------------------------------------------------------
+
+def test_the_match_list_pages_newest_first_and_filters_without_javascript(client, store):
+    ducks = [make_bot(store, name, "duck-soup") for name in ("ann", "ben", "cat")]
+    mids = [store.create_match("duck-soup", [ducks[i % 3], ducks[(i + 1) % 3]], i, {})["id"] for i in range(30)]
+    body = text(client.get("/matches"))
+    listed = re.findall(r'<tr data-match="([^"]+)">', body)
+    assert listed == mids[::-1][:25]
+    older = html.unescape(re.search(r'<a class="btn" id="older" href="([^"]+)"', body).group(1))
+    rest = re.findall(r'<tr data-match="([^"]+)">', text(client.get(older)))
+    assert rest == mids[::-1][25:]
+    of_cat = re.findall(r'<tr data-match="([^"]+)">', text(client.get(f"/matches?bot={ducks[2]}&game=duck-soup")))
+    assert of_cat == [m for m in mids[::-1] if ducks[2] in store.get_match(m)["seats"]][:25]
+    assert "No match matches these filters" in text(client.get("/matches?game=double"))
+    assert client.get("/matches?cursor=x").status_code == 400
+
+
+def test_the_leaderboard_marks_statistical_ties_and_shows_the_ordinal(client, store):
+    a, b, c = (make_bot(store, name, "double") for name in ("alpha", "beta", "gamma"))
+    store.save_rating("double", a, 40.0, 1.0)
+    store.save_rating("double", b, 30.0, 3.0)  # 21..39 overlaps alpha's 37..43: tied
+    store.save_rating("double", c, 10.0, 1.0)
+    body = text(client.get("/"))
+    ranks = re.findall(r'<tr data-bot="([^"]+)"(?: class="tied")?><td class="num rank">(\d+)(?: <span class="tie"'
+                       r'[^>]*>≈ #(\d+)</span>)?', body)
+    assert ranks == [(a, "1", ""), (b, "2", "1"), (c, "3", "")]
+    assert "statistical tie" in body
+    rankings = client.get("/api/v1/games/double/rankings").get_json()["rankings"]
+    assert [r["tied_from"] for r in rankings] == [None, 1, None]

@@ -1,0 +1,367 @@
+"""Live event streams (server-sent events): a match's steps, a tournament's progress.
+
+    GET /matches/{id}/events       event "step" per log entry, then "over"
+    GET /tournaments/{id}/events   "progress" (status, progress, standings), "match"
+                                   (one of its matches started or ended), then "over"
+
+A match stream sends, for each entry appended to the log, the spectator's
+view after it, the entry as the public log shows it (no action before the
+match is public: some are secret) and the card table (server/tables.py);
+its `id:` is the entry's turn, so a browser reconnecting with `Last-Event-ID`
+resumes after it (`?after=<turn>` does the same for a first connection).
+A finished tournament match whose tournament still runs sends no steps, only
+`over` (no peeking across duplicates).
+
+Streams never hold the server for ever: waitress gives each open stream a
+thread, so at most `EVENT_STREAMS` streams are open at once (beyond, 503 at
+once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT` from one
+address (beyond, 429: one client cannot hold them all); each ends after
+`EVENT_STREAM_SECONDS` with a `retry:` hint (the browser reconnects and
+resumes), and a stream waits on Redis pub/sub (server/store/events.py) —
+never a busy loop — looking again on its own every `EVENT_HEARTBEAT_SECONDS`
+and sending a comment then, which is also how a client that went away is
+noticed and its place given back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+
+import marshmallow as ma
+import redis
+from flask import Response, current_app, request, stream_with_context
+from flask_smorest import Blueprint
+from marshmallow import validate
+
+from server.api.common import SeatSchema, errors, seats_of
+from server.api.matches import is_public, public_entry
+from server.api.table_schema import TableSchema
+from server.api.tournaments import ProgressSchema, StandingSchema, tournament_record
+from server.auth import store
+from server.errors import fail
+from server.store.events import TOURNAMENT, match_channel, tournament_channel
+from server.tables import table_of
+
+blp = Blueprint("events", __name__, description="Live event streams (text/event-stream)")
+
+#: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS) must stay well below the
+#: server's threads (waitress: `cardarena serve --threads`, 64; gunicorn gthread: --threads, 32)
+LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 8, "EVENT_STREAM_SECONDS": 60.0,
+          "EVENT_HEARTBEAT_SECONDS": 5.0}
+#: what a browser waits before reconnecting (ms), sent as `retry:`
+RETRY_MS = 1000
+#: a tournament's changes within this many seconds go out as one event
+COALESCE_S = 0.25
+#: match events at most per tournament update (the page's list shows the rest on reload)
+MAX_MATCH_EVENTS = 200
+OVER = ("finished", "aborted")
+
+
+def limit(key: str) -> float:
+    if key in current_app.config:
+        return current_app.config[key]
+    raw = os.environ.get("CARDARENA_" + key, "")
+    try:
+        return float(raw) if raw.strip() else LIMITS[key]
+    except ValueError:  # a mistyped setting must not break every stream
+        return LIMITS[key]
+
+
+class Slots:
+    """The streams this server process has open, in all and per client address: `take`
+    refuses beyond either limit, so one client cannot hold every stream."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open = 0
+        self.by_client: dict[str, int] = {}
+
+    def take(self, client: str, most: int, most_per_client: int) -> str | None:
+        """None when a place is taken for `client`; else why not ("server" or "client")."""
+        with self.lock:
+            if self.open >= most:
+                return "server"
+            if self.by_client.get(client, 0) >= most_per_client:
+                return "client"
+            self.open += 1
+            self.by_client[client] = self.by_client.get(client, 0) + 1
+            return None
+
+    def give(self, client: str) -> None:
+        with self.lock:
+            self.open -= 1
+            left = self.by_client.get(client, 1) - 1
+            if left > 0:
+                self.by_client[client] = left
+            else:
+                self.by_client.pop(client, None)
+
+
+class Slot:
+    """One open stream's place, given back once however the response ends."""
+
+    def __init__(self, slots: Slots, client: str) -> None:
+        self.slots, self.client, self.held = slots, client, True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.slots.give(self.client)
+
+
+def _slot() -> Slot:
+    slots = current_app.extensions.setdefault("cardarena.streams", Slots())
+    client = request.remote_addr or "?"
+    refused = slots.take(client, int(limit("EVENT_STREAMS")), int(limit("EVENT_STREAMS_PER_CLIENT")))
+    if refused == "server":
+        fail(503, "too_many_streams", "every event stream of this server is taken: try again shortly",
+             {"Retry-After": "5"})
+    if refused == "client":
+        fail(429, "too_many_streams", f"at most {int(limit('EVENT_STREAMS_PER_CLIENT'))} event streams "
+             "are open at once from one address: close one first", {"Retry-After": "5"})
+    return Slot(slots, client)
+
+
+def sse(event: str | None, data: object = None, ident: int | None = None) -> str:
+    """One server-sent event (data as one line of JSON)."""
+    out = ""
+    if ident is not None:
+        out += f"id: {ident}\n"
+    if event:
+        out += f"event: {event}\n"
+    return out + "data: " + json.dumps(data, separators=(",", ":")) + "\n\n"
+
+
+def _stream(body: Iterator[str], slot: Slot) -> Response:
+    response = Response(stream_with_context(body), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"  # a proxy in front must not hold the events back
+    response.call_on_close(slot.release)
+    return response
+
+
+class Waiter:
+    """Blocks on a pub/sub channel until something is published or a timeout passes."""
+
+    def __init__(self, channel: str) -> None:
+        self.pubsub = store().r.pubsub(ignore_subscribe_messages=True)
+        self.pubsub.subscribe(channel)
+
+    def wait(self, timeout: float) -> list[str]:
+        """The messages published within `timeout` s ([] if none): the first blocks, then
+        whatever else is already waiting."""
+        out: list[str] = []
+        message = self.pubsub.get_message(timeout=max(0.0, timeout))
+        while message is not None:
+            if message.get("type") == "message":
+                data = message["data"]
+                out.append(data.decode() if isinstance(data, bytes) else str(data))
+            message = self.pubsub.get_message(timeout=0)
+        return out
+
+    def close(self) -> None:
+        self.pubsub.close()
+
+
+class StreamQuery(ma.Schema):
+    after = ma.fields.Integer(strict=False, validate=validate.Range(min=-1, max=10**9),
+                              metadata={"description": "the turn of the last entry the client holds: "
+                                        "steps after it are sent (-1 or none: from the first). "
+                                        "A Last-Event-ID header wins"})
+
+
+class PublicEntrySchema(ma.Schema):
+    turn = ma.fields.Integer(required=True)
+    seat = ma.fields.Integer(required=True)
+    action = ma.fields.Dict(metadata={"description": "once the match is public"})
+    fault = ma.fields.String(metadata={"description": "its kind only, until the match is public"})
+
+
+class MatchStepEventSchema(ma.Schema):
+    turn = ma.fields.Integer(required=True, metadata={"description": "the entry's turn (the event id)"})
+    step = ma.fields.Integer(required=True, metadata={"description": "turn + 1: the state after that many actions"})
+    entry = ma.fields.Nested(PublicEntrySchema, required=True)
+    to_act = ma.fields.Integer(allow_none=True, required=True)
+    view = ma.fields.Dict(required=True, metadata={"description": "the spectator's view after the entry"})
+    table = ma.fields.Nested(TableSchema, required=True)
+
+
+class MatchOverEventSchema(ma.Schema):
+    status = ma.fields.String(required=True)
+    turns = ma.fields.Integer(required=True)
+    public = ma.fields.Boolean(required=True)
+    result = ma.fields.Dict(allow_none=True, required=True, metadata={"description": "once public"})
+    reason = ma.fields.String(allow_none=True, required=True)
+
+
+class TournamentProgressEventSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    progress = ma.fields.Nested(ProgressSchema, required=True)
+    standings = ma.fields.List(ma.fields.Nested(StandingSchema), required=True)
+
+
+class TournamentMatchEventSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+
+
+#: the events' data, as OpenAPI components (server/app.py registers them)
+SCHEMAS = {"MatchStepEvent": MatchStepEventSchema, "MatchOverEvent": MatchOverEventSchema,
+           "TournamentProgressEvent": TournamentProgressEventSchema,
+           "TournamentMatchEvent": TournamentMatchEventSchema}
+
+
+def _stream_doc(events: dict[str, str]) -> dict:
+    """An event stream's OpenAPI: a text/event-stream answer, its events' data schemas named
+    in `x-events`, and the Last-Event-ID header."""
+    return {"responses": {"200": {
+        "description": "text/event-stream; each event's data is one line of JSON: "
+                       + ", ".join(f"`{name}` ({schema})" for name, schema in events.items()),
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        "x-events": {name: {"$ref": f"#/components/schemas/{schema}"} for name, schema in events.items()}}},
+        "parameters": [{"in": "header", "name": "Last-Event-ID", "required": False,
+                        "schema": {"type": "string", "maxLength": 20},
+                        "description": "the last event id received (a reconnecting browser sends it)"}]}
+
+
+def _last_event_id(default: int) -> int:
+    raw = request.headers.get("Last-Event-ID")
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        fail(422, "invalid", f"Last-Event-ID must be a turn (a whole number), not {raw[:20]!r}")
+    if not -1 <= value <= 10**9:
+        fail(422, "invalid", "Last-Event-ID must be a turn from -1 on")
+    return value
+
+
+@blp.get("/matches/<string:match_id>/events")
+@blp.arguments(StreamQuery, location="query")
+@blp.doc(**_stream_doc({"step": "MatchStepEvent", "over": "MatchOverEvent"}))
+@errors(blp, 404, 422, 429, 503)
+def match_events(query, match_id: str):
+    """A match live, as server-sent events
+
+    Event `step` for each log entry (its `id` is the entry's turn): the spectator's view
+    after it, the entry as the public log shows it (no action before the match is public)
+    and the game's card table; then `over`, and the stream ends. Reconnecting with
+    `Last-Event-ID` (or `?after=<turn>`) resumes after that turn. A stream also ends after
+    a while with a `retry:` hint; at most a few are open at once (503 beyond)."""
+    match = store().get_match(match_id)
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    after = _last_event_id(query.get("after", -1))
+    slot = _slot()
+    return _stream(_match_body(match, after), slot)
+
+
+def _match_body(match: dict, after: int) -> Iterator[str]:
+    s = store()
+    mid, game, seats = match["id"], match["game"], len(match["seats"])
+    waiter = None
+    end = time.monotonic() + float(limit("EVENT_STREAM_SECONDS"))
+    try:
+        waiter = Waiter(match_channel(mid))
+        yield f"retry: {RETRY_MS}\n\n"
+        cursor, state = after + 1, None
+        while True:
+            match = s.get_match(mid)
+            if match is None:  # deleted under the stream (a database emptied): nothing more to say
+                return
+            public = is_public(match)
+            over = match["status"] in OVER
+            if not over or public:
+                for entry in s.log_since(mid, cursor):
+                    if state is None:
+                        state = s.replay(mid, upto=cursor)
+                    state.apply(entry["action"])
+                    shown = public_entry(entry, public)
+                    view = state.view(None)
+                    yield sse("step", {"turn": entry["turn"], "step": entry["turn"] + 1, "entry": shown,
+                                       "to_act": state.to_act, "view": view,
+                                       "table": table_of(game, seats, view, shown)}, entry["turn"])
+                    cursor += 1
+            if over:
+                yield sse("over", {"status": match["status"], "turns": s.log_length(mid), "public": public,
+                                   "result": match.get("result") if public else None,
+                                   "reason": match.get("reason")})
+                return
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            if not waiter.wait(min(left, float(limit("EVENT_HEARTBEAT_SECONDS")))):
+                yield ": still here\n\n"
+    except redis.RedisError as exc:  # Redis went away mid-stream: end it; the client comes back later
+        current_app.logger.warning("event stream of match %s ended: %s", mid, exc)
+    finally:
+        if waiter is not None:
+            waiter.close()
+
+
+@blp.get("/tournaments/<string:tid>/events")
+@blp.doc(**_stream_doc({"progress": "TournamentProgressEvent", "match": "TournamentMatchEvent",
+                         "over": "TournamentProgressEvent"}))
+@errors(blp, 404, 422, 429, 503)
+def tournament_events(tid: str):
+    """A tournament live, as server-sent events
+
+    Event `progress` (status, progress and standings as `GET /tournaments/{id}` shows them)
+    at once and whenever they change, event `match` when one of its matches starts or ends,
+    then `over` with the final progress, and the stream ends. It also ends after a while
+    with a `retry:` hint (a reconnecting client gets the current progress first)."""
+    tournament = store().get_tournament(tid)
+    if tournament is None:
+        fail(404, "not_found", f"there is no tournament {tid!r}")
+    _last_event_id(-1)  # validated like a match stream's; the progress is sent whole anyway
+    slot = _slot()
+    return _stream(_tournament_body(tid), slot)
+
+
+def _tournament_body(tid: str) -> Iterator[str]:
+    s = store()
+    waiter = None
+    end = time.monotonic() + float(limit("EVENT_STREAM_SECONDS"))
+    try:
+        waiter = Waiter(tournament_channel(tid))
+        yield f"retry: {RETRY_MS}\n\n"
+        sent = None
+        changed: list[str] = []
+        while True:
+            tournament = s.get_tournament(tid)
+            if tournament is None:  # deleted under the stream
+                return
+            record = tournament_record(tournament)
+            progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
+            if record["status"] in OVER:
+                yield sse("over", progress, record["progress"]["done"])
+                return
+            if progress != sent:
+                yield sse("progress", progress, record["progress"]["done"])
+                sent = progress
+            for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]):
+                match = s.get_match(mid)
+                if match is not None and match.get("tournament") == tid:
+                    yield sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match["seats"])})
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            messages = waiter.wait(min(left, float(limit("EVENT_HEARTBEAT_SECONDS"))))
+            if not messages:
+                yield ": still here\n\n"
+                changed = []
+                continue
+            messages += waiter.wait(COALESCE_S)
+            changed = [m for m in messages if m != TOURNAMENT]
+    except redis.RedisError as exc:  # Redis went away mid-stream: end it; the client comes back later
+        current_app.logger.warning("event stream of tournament %s ended: %s", tid, exc)
+    finally:
+        if waiter is not None:
+            waiter.close()
