@@ -13,14 +13,14 @@ bid, so a bid of 0 risks nothing. The bot therefore:
   that cannot take this trick, otherwise the weakest).
 
 "Would this play take the trick?" is answered by the engine's own trick rules
-(`games.double_tricks`); everything else is read from the bot's view.
+(`games.double.tricks`); everything else is read from the bot's view.
 """
 
 from __future__ import annotations
 
 from games.cards import Card
-from games.double_cards import IDIOT, POPE, RANK_STRENGTH, DoubleCard
-from games.double_tricks import DoublePlay, trick_winner
+from games.double.cards import IDIOT, POPE, RANK_STRENGTH, DoubleCard
+from games.double.tricks import DoublePlay, trick_winner
 from sdk import Bot
 
 #: How often a card that could beat ours is actually played on the same trick.

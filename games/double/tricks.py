@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from games.cards import Card, deck_52
-from games.double_cards import (
+from games.double.cards import (
     HALVES,
     IDIOT,
     POPE,

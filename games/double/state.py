@@ -1,7 +1,7 @@
 """DOUBLE (2 to 10 seats): predict your tricks exactly, with two-motif cards.
 
 The rules page is `shared/rules/double.md`; this module follows it. The cards
-live in `games.double_cards`, the trick rules in `games.double_tricks`.
+live in `games.double.cards`, the trick rules in `games.double.tricks`.
 
 A match is ``len(rounds)`` rounds. Each round: deal ``rounds[i]`` cards to each
 seat one at a time from the top, starting left of the dealer; turn up the next
@@ -37,17 +37,16 @@ from __future__ import annotations
 from typing import Any
 
 from games import options as opts
-from games.base import RANDOM_BOT, Demo, Game, State
-from games.double_cards import (
+from games.base import Game, State
+from games.double.cards import (
     SET_ORDER,
     SPECIALS,
     DoubleCard,
-    card_face,
     double_sets,
     sort_cards,
     suit_of,
 )
-from games.double_tricks import DoublePlay, led_suit, legal_plays, trick_winner
+from games.double.tricks import DoublePlay, led_suit, legal_plays, trick_winner
 from games.errors import InvalidOptions
 from games.ranking import ranks_of
 from games.rng import Rng
@@ -274,18 +273,3 @@ class DoubleState(State):
             "decks": [list(d) for d in self.decks],
             "rounds": [{k: list(v) for k, v in r.items()} for r in self.summaries],
         }
-
-
-GAME = Game(
-    name=NAME,
-    title="DOUBLE",
-    min_seats=MIN_SEATS,
-    max_seats=MAX_SEATS,
-    options=OPTIONS,
-    state_class=DoubleState,
-    description="Two-motif cards: predict exactly how many tricks you will take.",
-    rules="double.md",
-    card_face=card_face,
-    demo=Demo(seats=3, deals=20),
-    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double:DoubleHeuristic"},
-)

@@ -42,8 +42,8 @@ from itertools import combinations
 from typing import Any
 
 from games import options as opts
-from games.base import RANDOM_BOT, Demo, Game, State
-from games.cards import RANKS_32, Card, card_face, deck_32, rank_order
+from games.base import Game, State
+from games.cards import RANKS_32, Card, deck_32, rank_order
 from games.errors import InvalidOptions
 from games.ranking import ranks_of
 from games.rng import Rng
@@ -302,18 +302,3 @@ class DoubleCarreGame(Game):
                     "so name the starting seat (0 or 1)"
                 )
         return super().new(seats, seed, options)
-
-
-GAME = DoubleCarreGame(
-    name=NAME,
-    title="Le double carré",
-    min_seats=SEATS,
-    max_seats=SEATS,
-    options=OPTIONS,
-    state_class=DoubleCarreState,
-    description="Take two of four revealed cards, discard two, build the largest groups.",
-    rules="double-carre.md",
-    card_face=card_face,
-    demo=Demo(seats=2, deals=20),
-    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double_carre:DoubleCarreHeuristic"},
-)
