@@ -9,7 +9,9 @@ nothing), and no card joins a hand during a round. The sample deals the
 unseen cards uniformly among the deals that respect every such void
 (`games.sampling.ConstrainedDeal`).
 
-The rounds to come are shuffled from the sample's seed. A view shows how many
+The rounds to come are shuffled from the sample's seed; earlier rounds'
+decks are in no view, and a sample's ``result()["decks"]`` shows the set in
+its order for them. A view shows how many
 rounds the match has and how many cards this one deals, not the whole
 ``rounds`` option: give `options` to `Game.sample` when you know it;
 otherwise the default rounds are assumed when they agree with the view,
@@ -24,7 +26,6 @@ from games.base import Game, State
 from games.double.cards import SET_ORDER, SUITS_OF, DoubleCard, double_sets, motif, suit_of
 from games.double.state import DEFAULT_ROUNDS, MAX_SEATS, DoubleState
 from games.double.tricks import DoublePlay
-from games.rng import Rng
 from games.sampling import ConstrainedDeal, checked_view, require, sample_seed
 from games.seats import left_of
 
@@ -137,8 +138,10 @@ class DoubleSampler:
         # played stand in order), the trump card, then the undealt cards
         played = [p.card for p in self.trick] + [p["card"] for h in self.history for p in h["plays"]]
         held = [c for h in hands for c in h] + played
-        state.decks = [Rng(seed, "round", i).shuffled(self.cards) for i in range(len(self.rounds))]
-        state.decks[state.round] = held + [self.trump_card] + undealt
+        # earlier rounds' decks are in no view: the set in its order stands in for them
+        state.cards = list(self.cards)
+        state.decks = [list(self.cards) for _ in range(state.round)]
+        state.decks.append(held + [self.trump_card] + undealt)
         state.trump_card = self.trump_card
         state.trump = view["trump"]
         state.bids = list(view["bids"])

@@ -123,14 +123,12 @@ class DoubleState(State):
                 f"needs {seats * max(self.rounds) + 1} cards, but {self.n_decks} set(s) hold "
                 f"{len(cards)}"
             )
+        self.cards = cards
         if options["deck"] is not None:
-            first = [DoubleCard(c) for c in opts.check_deck("deck", options["deck"], cards)]
-        else:
-            first = Rng(seed, "round", 0).shuffled(cards)
-        #: every round's deck as dealt, top first (all fixed now: deals never depend on play)
-        self.decks: list[list[DoubleCard]] = [first] + [
-            Rng(seed, "round", i).shuffled(cards) for i in range(1, len(self.rounds))
-        ]
+            opts.check_deck("deck", options["deck"], cards)
+        #: every round's deck as dealt, top first, each shuffled when its round starts
+        #: (from the seed and options alone: deals never depend on play)
+        self.decks: list[list[DoubleCard]] = []
         self.points: list[int] = [options["chips"]] * seats
         #: per finished round: {"bids", "tricks", "points"} (public)
         self.summaries: list[dict[str, list[int]]] = []
@@ -138,8 +136,16 @@ class DoubleState(State):
         self._start_round()
 
     # -- the flow ----------------------------------------------------------
+    def _deck(self, i: int) -> list[DoubleCard]:
+        """Round i's deck: the ``deck`` option for round 0, else shuffled with ``Rng(seed, "round", i)``."""
+        if i == 0 and self.options["deck"] is not None:
+            return [DoubleCard(c) for c in self.options["deck"]]
+        return Rng(self.seed, "round", i).shuffled(self.cards)
+
     def _start_round(self) -> None:
         self.round += 1
+        if len(self.decks) <= self.round:
+            self.decks.append(self._deck(self.round))
         n, deck = self.rounds[self.round], self.decks[self.round]
         self.dealer = (self.seats - 1 + self.round) % self.seats
         first = left_of(self.dealer, self.seats)

@@ -191,11 +191,12 @@ class DoubleCarreState(State):
         self.pending, self._to_act = "take", self.active
 
     def _legal_actions(self) -> list[dict]:
-        if self.pending == "take":
+        verb = self.pending
+        if verb == "take":
             cards = self.revealed
         else:
-            cards = _sorted_hand(self.hands[self._to_act])
-        return [{self.pending: [a, b]} for a, b in combinations(cards, 2)]
+            cards = sorted(self.hands[self._to_act], key=_HAND_ORDER.__getitem__)
+        return [{verb: [a, b]} for a, b in combinations(cards, 2)]
 
     def _apply(self, action: dict) -> None:
         # `apply` hands over the listed action, whose cards are already `Card`s.

@@ -8,7 +8,8 @@ In the high phase the stock is empty and the other hand is known exactly.
 
 The sample continues the match from the view: the deal as it stands, then
 deals shuffled from the sample's seed. Earlier deals' decks are not part of
-any view; a sample's ``result()["decks"]`` holds stand-ins for them.
+any view; a sample's ``result()["decks"]`` shows the deck in its fixed order
+for them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from games.base import Game, State
 from games.cards import Card, deck_52
-from games.duck_soup.state import HAND_SIZE, LOW, SEATS, DuckSoupState, deal_deck
+from games.duck_soup.state import HAND_SIZE, LOW, SEATS, DuckSoupState
 from games.sampling import ConstrainedDeal, checked_view, require, sample_seed
 
 _DECK = tuple(deck_52())
@@ -86,7 +87,7 @@ class DuckSoupSampler:
         deal = view["deal"]
         played = [c for _, c, _ in self.trick] + [p["card"] for h in self.history for p in h["cards"]]
         current = self.hand + other_hand + played + stock  # the stock is the deck's tail, top first
-        state.decks = [deal_deck(seed, state.options, k) for k in range(deal - 1)] + [current]
+        state.decks = [list(_DECK) for _ in range(deal - 1)] + [current]  # (stand-ins, see above)
         state.deck = current
         state.top = len(current) - len(stock)
         state.deals = [{k: (list(v) if isinstance(v, list) else v) for k, v in d.items()}

@@ -16,7 +16,8 @@ respect the facts about whole hands the rules reveal:
 Then it rebuilds the engine's state around them: the auction, the payment,
 the special card in play and the claim, from the view and its log. Private
 events between two other seats are not part of any sample's log (this seat
-never saw them), and the manches' decks are stand-ins for `result()`.
+never saw them), and a sample's ``result()["decks"]`` shows stand-ins for the
+manches dealt so far (`_STAND_IN`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 from games.base import Game, State
 from games.sampling import ConstrainedDeal, Inconsistent, checked_view, require, sample_seed
 from games.seats import around
-from games.soupe_gertrude.cards import VALUES, VEGETABLES, deal, full_deck, sort_cards
+from games.soupe_gertrude.cards import MONEY, VALUES, VEGETABLES, full_deck, sort_cards
 from games.soupe_gertrude.knowledge import PRIVATE, Knowledge
 from games.soupe_gertrude.state import SoupeState
 from games.soupe_gertrude.winning import can_win
@@ -35,6 +36,9 @@ from games.soupe_gertrude.winning import can_win
 #: deals drawn before settling for one that breaks a whole-hand fact (a safety net)
 MAX_TRIES = 200
 SPECIALS = ("souris", "gertrude")
+#: what a sample's ``result()["decks"]`` shows for manches already dealt (no view shows
+#: how they were dealt): the box in a fixed order, money first as a deal starts
+_STAND_IN = {v: tuple(sorted(full_deck(v), key=lambda c: c not in MONEY)) for v in (False, True)}
 
 
 def _who(event: dict) -> frozenset | None:
@@ -189,7 +193,7 @@ class SoupeSampler:
         state.max_bid = view["max_bid"]
         state.manche = view["manche"]
         state.starter = know.events[0]["starter"]
-        state.decks = [deal(seats, seed, m, state.variant).deck for m in range(1, state.manche + 1)]
+        state.decks = [list(_STAND_IN[state.variant]) for _ in range(state.manche)]
         state.totals = list(view["scores"])
         state.manche_points = [list(p) for p in view["manche_points"]]
         state.log = [(_who(e), e) for e in view["log"]]

@@ -17,8 +17,8 @@ import pytest
 
 import games
 from games import duck_soup
-from games.duck_soup import state as duck_soup_state
 from games.cards import RANKS_52, Card, deck_52
+from games.duck_soup import state as duck_soup_state
 from games.errors import IllegalAction, InvalidOptions
 from tests.games.engine_checks import assert_illegal_rejected, assert_json_safe, json_strings
 

@@ -1,0 +1,103 @@
+"""PIMC: perfect-information Monte Carlo search, one bot for every game.
+
+At each decision it draws full states consistent with what its seat knows
+(`game.sample(view, seed)`, api.md §5), plays every candidate action out in
+each of them and picks the action with the best mean outcome — the same
+worlds for every action, so luck cancels between them. It stops drawing
+worlds when its time budget for the decision runs out.
+
+What a playout is differs by game (`Plan` below): how far to play (the end of
+the deal, of the round, of the match), what counts as the outcome for the
+seat (points, match points), which actions are worth trying (the example
+heuristic's favourites when there are many) and how the playout plays (a
+fast policy working on the state itself: the example heuristics read views,
+too slow to play thousands of decisions a second).
+
+The budget: `PIMC(budget_ms=150)`. The Bot API hands a bot only the view and
+the legal actions, not the decision's ``clock`` (api.md §5), so the budget is
+fixed per bot; keep it well inside the match's ``move_timeout_ms``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+import games
+from example_bots.playouts import PLANS, Plan
+from sdk import Bot
+
+#: the default time for one decision (the issue's target is at most 200 ms)
+BUDGET_MS = 150.0
+
+_KEYS: dict[frozenset, str] = {}
+
+
+def game_of(view: dict) -> games.Game:
+    """The registered game whose seat views have exactly this view's keys.
+
+    A view does not name its game and the Bot API passes only the view; the
+    keys of a game's views are fixed, and differ from game to game.
+    """
+    if not _KEYS:
+        for name in games.names():
+            game = games.get(name)
+            if game.sampler is None:
+                continue
+            state = game.new(game.min_seats, 0)
+            _KEYS[frozenset(state.view(0))] = name
+    name = _KEYS.get(frozenset(view))
+    if name is None:
+        raise ValueError("this view is not a seat's view of a game PIMC can play")
+    return games.get(name)
+
+
+class PIMC(Bot):
+    """Samples the hidden cards, plays each candidate action out, keeps the best on average."""
+
+    game = None  # any game with a sampler
+
+    def __init__(self, budget_ms: float = BUDGET_MS, seed: int = 0, max_worlds: int = 10_000,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.budget = budget_ms / 1000.0
+        self.rng = random.Random(seed)
+        self.max_worlds = max_worlds
+        self.clock = clock
+        self.worlds = 0  # worlds drawn at the last decision (for tests and tuning)
+
+    def act(self, view: dict, legal_actions: list[dict]) -> dict:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        start = self.clock()
+        try:
+            game = game_of(view)
+            plan: Plan = PLANS.get(game.name, Plan)(game, view, legal_actions)
+            return self._search(game, view, plan, start)
+        except Exception:  # never fault for a search's sake: a listed action is always better
+            return legal_actions[0]
+
+    def _search(self, game: games.Game, view: dict, plan: Plan, start: float) -> dict:
+        candidates = plan.candidates()
+        if len(candidates) == 1:
+            return candidates[0]
+        seat = view["seat"]
+        totals = [0.0] * len(candidates)
+        worlds = 0
+        deadline = start + self.budget
+        while worlds < self.max_worlds and (worlds == 0 or self.clock() < deadline):
+            world_seed = self.rng.getrandbits(48)
+            for i, action in enumerate(candidates):
+                state = game.sample(view, world_seed)
+                state.apply(action)
+                totals[i] += plan.playout(state, seat, random.Random(world_seed))
+            worlds += 1
+        self.worlds = worlds
+        best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+        return candidates[best]
+
+
+if __name__ == "__main__":
+    from example_bots.run import main
+
+    main(PIMC())
