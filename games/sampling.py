@@ -21,7 +21,7 @@ Without constraints this is a shuffle. The counting is done once per view
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from math import factorial
 from typing import Any, Generic, TypeVar
 
@@ -166,6 +166,19 @@ def require(condition: bool, message: str) -> None:
     """A view that does not hold together is refused with the reason."""
     if not condition:
         raise Inconsistent(message)
+
+
+def card_reader(cards: Iterable[T], game: str) -> Callable[[Any], T]:
+    """A function that turns a view's card text into the game's card (interned), or
+    refuses the view: a sample is only as sound as the cards it is given."""
+    by_text = {str(c): c for c in cards}
+
+    def read(text: Any) -> T:
+        card = by_text.get(text) if isinstance(text, str) else None
+        require(card is not None, f"{text!r} is not a card of {game}")
+        return card
+
+    return read
 
 
 def checked_view(view: Any, seats: Callable[[dict], int]) -> tuple[dict, int]:

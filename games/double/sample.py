@@ -20,22 +20,14 @@ else the rounds to come deal as many cards as this one.
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.base import Game, State
-from games.double.cards import SET_ORDER, SUITS_OF, DoubleCard, double_sets, motif, suit_of
+from games.double.cards import ONE_SET, SET_ORDER, SUITS_OF, DoubleCard, double_sets, motif, suit_of
 from games.double.state import DEFAULT_ROUNDS, MAX_SEATS, DoubleState
 from games.double.tricks import DoublePlay
-from games.sampling import ConstrainedDeal, checked_view, require, sample_seed
+from games.sampling import ConstrainedDeal, card_reader, checked_view, require, sample_seed
 from games.seats import left_of
 
-
-def _card(text: Any) -> DoubleCard:
-    try:
-        return DoubleCard(text)
-    except ValueError:
-        require(False, f"{text!r} is not a DOUBLE card")
-        raise
+_card = card_reader(ONE_SET, "DOUBLE")
 
 
 def voids(view: dict) -> list[set[str]]:

@@ -21,8 +21,6 @@ hidden pile as the engine would (pairs in hand order, oldest first).
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.base import Game, State
 from games.cards import Card, deck_32
 from games.double_carre.state import (
@@ -32,16 +30,10 @@ from games.double_carre.state import (
     SEATS,
     DoubleCarreState,
 )
-from games.sampling import ConstrainedDeal, checked_view, require, sample_seed
+from games.sampling import ConstrainedDeal, card_reader, checked_view, require, sample_seed
 
 _DECK = tuple(deck_32())
-_CARDS = {str(c): c for c in _DECK}
-
-
-def _card(text: Any) -> Card:
-    card = _CARDS.get(text) if isinstance(text, str) else None
-    require(card is not None, f"{text!r} is not a card of the 32")
-    return card
+_card = card_reader(_DECK, "double-carre")
 
 
 def _pair(cards: list[Card]) -> list[Card]:

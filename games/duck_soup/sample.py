@@ -14,21 +14,13 @@ for them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.base import Game, State
 from games.cards import Card, deck_52
 from games.duck_soup.state import HAND_SIZE, LOW, SEATS, DuckSoupState
-from games.sampling import ConstrainedDeal, checked_view, require, sample_seed
+from games.sampling import ConstrainedDeal, card_reader, checked_view, require, sample_seed
 
 _DECK = tuple(deck_52())
-_CARDS = {str(c): c for c in _DECK}
-
-
-def _card(text: Any) -> Card:
-    card = _CARDS.get(text) if isinstance(text, str) else None
-    require(card is not None, f"{text!r} is not a duck-soup card")
-    return card
+_card = card_reader(_DECK, "duck-soup")
 
 
 class DuckSoupSampler:
