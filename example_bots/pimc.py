@@ -15,7 +15,10 @@ too slow to play thousands of decisions a second).
 
 The budget: `PIMC(budget_ms=150)`. The Bot API hands a bot only the view and
 the legal actions, not the decision's ``clock`` (api.md §5), so the budget is
-fixed per bot; keep it well inside the match's ``move_timeout_ms``.
+fixed per bot; keep it well inside the match's ``move_timeout_ms``. If the SDK
+one day calls `on_decision(decision)` before `act` (a proposal), the bot reads
+the decision's game and ``clock`` there and never spends more than a share of
+``move_ms``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from sdk import Bot
 
 #: the default time for one decision (the issue's target is at most 200 ms)
 BUDGET_MS = 150.0
+#: the share of a decision's ``move_ms`` the search may spend, when it knows it
+MOVE_SHARE = 0.5
 
 _KEYS: dict[frozenset, str] = {}
 
@@ -65,26 +70,42 @@ class PIMC(Bot):
         self.max_worlds = max_worlds
         self.clock = clock
         self.worlds = 0  # worlds drawn at the last decision (for tests and tuning)
+        self._next: dict = {}  # what `on_decision` said about the decision to come
+
+    def on_decision(self, decision: dict) -> None:
+        """The whole decision, before `act` (not called by the SDK today: a proposal).
+
+        Its ``game`` spares guessing the game from the view's keys, and its
+        ``clock`` caps the budget at `MOVE_SHARE` of ``move_ms`` (the rest is the
+        network's and the referee's), so a short move timeout is never overrun.
+        """
+        clock = decision.get("clock") if isinstance(decision, dict) else None
+        move = clock.get("move_ms") if isinstance(clock, dict) else None
+        budget = self.budget
+        if type(move) in (int, float) and move > 0:
+            budget = min(budget, MOVE_SHARE * move / 1000.0)
+        game = decision.get("game") if isinstance(decision, dict) else None
+        self._next = {"budget": budget, "game": game if isinstance(game, str) else None}
 
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
+        start = self.clock()
+        told, self._next = self._next, {}
         if len(legal_actions) == 1:
             return legal_actions[0]
-        start = self.clock()
         try:
-            game = game_of(view)
+            game = games.get(told["game"]) if told.get("game") else game_of(view)
             plan: Plan = PLANS.get(game.name, Plan)(game, view, legal_actions)
-            return self._search(game, view, plan, start)
+            return self._search(game, view, plan, start + told.get("budget", self.budget))
         except Exception:  # never fault for a search's sake: a listed action is always better
             return legal_actions[0]
 
-    def _search(self, game: games.Game, view: dict, plan: Plan, start: float) -> dict:
+    def _search(self, game: games.Game, view: dict, plan: Plan, deadline: float) -> dict:
         candidates = plan.candidates()
         if len(candidates) == 1:
             return candidates[0]
         seat = view["seat"]
         totals = [0.0] * len(candidates)
         worlds = 0
-        deadline = start + self.budget
         while worlds < self.max_worlds and (worlds == 0 or self.clock() < deadline):
             world_seed = self.rng.getrandbits(48)
             for i, action in enumerate(candidates):

@@ -85,6 +85,19 @@ def test_it_stops_drawing_worlds_when_its_budget_is_spent():
     assert slow.worlds == 1  # always at least one world, however slow
 
 
+def test_a_decisions_clock_caps_the_budget_when_the_sdk_passes_it():
+    """`on_decision` is a proposal to the SDK: with it, a 100 ms move timeout allows 50 ms."""
+    game = games.get("duck-soup")
+    state = game.new(2, 3, {"deal_only": True})
+    view, legal = state.view(state.to_act), state.legal_actions()
+    bot = PIMC(budget_ms=150, clock=FakeClock(0.010))
+    bot.on_decision({"type": "turn", "game": "duck-soup", "clock": {"move_ms": 100, "bank_ms": 0}})
+    bot.act(view, legal)
+    assert bot.worlds == 5  # deadline 10 + 50 ms; read after worlds 1-5 at 20, 30, 40, 50, 60 ms
+    bot.act(view, legal)  # the next decision, told nothing: the bot's own budget again
+    assert bot.worlds == 15
+
+
 def test_a_failing_search_still_answers_a_listed_action():
     legal = [{"play": "2S"}, {"play": "3S"}]
     assert PIMC().act({"seat": 0, "not": "a view"}, legal) is legal[0]
