@@ -108,11 +108,18 @@ class PIMC(Bot):
         worlds = 0
         while worlds < self.max_worlds and (worlds == 0 or self.clock() < deadline):
             world_seed = self.rng.getrandbits(48)
-            for i, action in enumerate(candidates):
+            outcomes = []
+            for action in candidates:
+                if worlds and self.clock() >= deadline:
+                    break  # out of time mid-world: a half-played world would favour some actions
                 state = game.sample(view, world_seed)
                 state.apply(action)
-                totals[i] += plan.playout(state, seat, random.Random(world_seed))
-            worlds += 1
+                outcomes.append(plan.playout(state, seat, random.Random(world_seed)))
+            else:
+                totals = [t + o for t, o in zip(totals, outcomes, strict=True)]
+                worlds += 1
+                continue
+            break
         self.worlds = worlds
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]

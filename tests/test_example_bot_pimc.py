@@ -71,31 +71,37 @@ def test_it_answers_every_decision_with_a_listed_action(name, seats):
     assert decisions >= 3
 
 
+def duck_decision():
+    """A duck-soup decision where PIMC searches 4 candidate actions."""
+    state = games.get("duck-soup").new(2, 3, {"deal_only": True})
+    return state.view(state.to_act), state.legal_actions()
+
+
+TICK = 1 / 64  # a fake clock's step: exact in binary, so no rounding decides a test
+
+
 def test_it_stops_drawing_worlds_when_its_budget_is_spent():
-    game = games.get("duck-soup")
-    state = game.new(2, 3, {"deal_only": True})
-    view, legal = state.view(state.to_act), state.legal_actions()
-    bot = PIMC(budget_ms=100, clock=FakeClock(0.030))  # each reading of the clock: 30 ms
+    view, legal = duck_decision()
+    bot = PIMC(budget_ms=8 * TICK * 1000, clock=FakeClock(TICK))
     bot.act(view, legal)
-    # read at the start (30 ms: the deadline is 130 ms), then after worlds 1 to 4: 60, 90,
-    # 120 and 150 ms, when it stops
-    assert bot.worlds == 4
+    # ticks: start 1 (deadline 9); world 1; 2; world 2 reads 3-6, one before each of its 4
+    # candidates; 7; world 3 reads 8, then 9 before its second candidate: out of time, and
+    # the half-played world is dropped (it would favour the actions tried in it)
+    assert bot.worlds == 2
     slow = PIMC(budget_ms=100, clock=FakeClock(1.0))
     slow.act(view, legal)
     assert slow.worlds == 1  # always at least one world, however slow
 
 
 def test_a_decisions_clock_caps_the_budget_when_the_sdk_passes_it():
-    """`on_decision` is a proposal to the SDK: with it, a 100 ms move timeout allows 50 ms."""
-    game = games.get("duck-soup")
-    state = game.new(2, 3, {"deal_only": True})
-    view, legal = state.view(state.to_act), state.legal_actions()
-    bot = PIMC(budget_ms=150, clock=FakeClock(0.010))
-    bot.on_decision({"type": "turn", "game": "duck-soup", "clock": {"move_ms": 100, "bank_ms": 0}})
+    """`on_decision` is a proposal to the SDK: with it, the search spends half of move_ms."""
+    view, legal = duck_decision()
+    bot = PIMC(budget_ms=150, clock=FakeClock(TICK))
+    bot.on_decision({"type": "turn", "game": "duck-soup", "clock": {"move_ms": 8 * TICK * 1000}})
     bot.act(view, legal)
-    assert bot.worlds == 5  # deadline 10 + 50 ms; read after worlds 1-5 at 20, 30, 40, 50, 60 ms
-    bot.act(view, legal)  # the next decision, told nothing: the bot's own budget again
-    assert bot.worlds == 15
+    assert bot.worlds == 1  # start 1, deadline 5 ticks: world 2 reads 3, 4, 5 and stops
+    bot.act(view, legal)  # the next decision, told nothing: the bot's own 150 ms (9.6 ticks)
+    assert bot.worlds == 2  # start 6: worlds at 7 and 12 begin; the third stops at 16
 
 
 def test_a_failing_search_still_answers_a_listed_action():
