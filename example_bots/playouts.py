@@ -3,7 +3,14 @@
 A `Plan` is made per decision from the view and the legal actions. The base
 plays uniformly random actions to the end of the match and counts the seat's
 match points; each game's plan plays to a nearer horizon (the deal, the
-round) with a quicker and better policy, and counts what that horizon decides.
+round, the turn) with a quicker and better policy, and counts what that
+horizon decides.
+
+The policies play the example heuristics' rules on the sampled state itself:
+a playout's world is a full state, so they read its attributes (hands, the
+trick, the payment) where the heuristics read a view — thousands of decisions
+a second instead of hundreds. That ties these examples to the engines'
+state, which `tests/test_example_bot_pimc.py` plays through for every game.
 """
 
 from __future__ import annotations
@@ -62,15 +69,15 @@ class DuckSoupPlan(Plan):
 
     CANDIDATES = 4
 
+    def __init__(self, game: games.Game, view: dict, legal: list[dict]) -> None:
+        super().__init__(game, view, legal)
+        self.deals = len(view["deals"])
+
     def candidates(self) -> list[dict]:
         return top(self.legal, DuckSoupHeuristic().values(self.view, self.legal), self.CANDIDATES)
 
     def policy(self, state, rng: random.Random) -> dict:
         return duck_policy(state, rng)
-
-    def __init__(self, game: games.Game, view: dict, legal: list[dict]) -> None:
-        super().__init__(game, view, legal)
-        self.deals = len(view["deals"])
 
     def done(self, state) -> bool:
         return len(state.deals) > self.deals or state.is_over
@@ -211,14 +218,14 @@ class DoublePlan(Plan):
     others' mean gain (the match is a race for points). Every action is searched, the
     heuristic's first (it wins ties)."""
 
-    def candidates(self) -> list[dict]:
-        favourite = DoubleHeuristic().act(self.view, self.legal)
-        return [favourite] + [a for a in self.legal if a != favourite]
-
     def __init__(self, game: games.Game, view: dict, legal: list[dict]) -> None:
         super().__init__(game, view, legal)
         self.round = view["round"]
         self.before = list(view["points"])
+
+    def candidates(self) -> list[dict]:
+        favourite = DoubleHeuristic().act(self.view, self.legal)
+        return [favourite] + [a for a in self.legal if a != favourite]
 
     def done(self, state) -> bool:
         return state.round + 1 > self.round or state.is_over
