@@ -28,11 +28,11 @@ from games.soupe_gertrude.knowledge import Knowledge
 
 #: (game, seats, options, matches): every seat count, the option sets that change what is hidden
 CASES = [
-    ("duck-soup", 2, {"deal_only": True}, 40),
+    ("duck-soup", 2, {"deal_only": True}, 30),
     ("duck-soup", 2, {"deal_only": True, "edition": "de"}, 20),
     ("duck-soup", 2, {"target": 60}, 4),
     ("double-carre", 2, {}, 40),
-    ("double-carre", 2, {"advanced": True}, 40),
+    ("double-carre", 2, {"advanced": True}, 25),
     *[("double", seats, {}, 3) for seats in range(2, 11)],
     ("double", 4, {"rounds": [2, 5, 1]}, 6),
     *[("soupe-gertrude", seats, options, 8) for seats in range(2, 7)
