@@ -27,6 +27,11 @@ round is printed, to show how steady the machine was.
 Figures per row: decisions/s, games/s, decisions per game and the ratio of
 decisions/s to oh_hell's. Target: >= 1.0x oh_hell's decisions/s.
 
+It also measures `game.sample(view, seed)` (api.md §5), the call a search bot
+makes thousands of times a decision: calls per second for one mid-deal
+position of each game (a seeded game played `SAMPLE_DEPTH` decisions in,
+the view of the seat to act, a fresh seed per call). Target: >= 5,000/s.
+
 OpenSpiel is a bench extra (`pip install -e '.[bench]'`), never a runtime
 dependency: without it the engines' figures are still printed and the ratio
 column says n/a.
@@ -48,6 +53,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import games  # noqa: E402
 
 TARGET = 1.0  # the engines' decisions/s as a multiple of oh_hell's
+SAMPLE_TARGET = 5000  # sample() calls per second for a mid-deal position
+#: decisions played before the measured position: about the middle of a deal (a round, a manche)
+SAMPLE_DEPTH = {"duck-soup": 24, "double": 40, "double-carre": 6, "soupe-gertrude": 30}
 BASELINE_GAME = "oh_hell"
 BASELINE_PARAMS = {"players": 3}  # the other parameters stay at OpenSpiel's defaults
 SKIPPED = "skipped (--no-baseline)"
@@ -90,6 +98,43 @@ def playout_engine(name: str, seats: int, seconds: float, seed: int, options: di
         if now >= end:
             break
     return _row(name, seats, decisions, played, now - start)
+
+
+def mid_deal_view(name: str, seats: int, seed: int) -> dict:
+    """The view of the seat to act, `SAMPLE_DEPTH` decisions into a seeded game.
+
+    The game is played by a seeded policy that picks among the first three
+    listed actions half the time (so auctions and payments go on instead of
+    ending at the first over-bid) and uniformly otherwise.
+    """
+    game = games.get(name)
+    rng = random.Random(f"sample:{seed}:{name}:{seats}")
+    state = game.new(seats, seed, {})
+    for _ in range(SAMPLE_DEPTH.get(name, 10)):
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal) if rng.random() < 0.5 else min(3, len(legal)))])
+        if state.is_over:  # a short game: start again one decision earlier
+            return mid_deal_view(name, seats, seed + 1)
+    return state.view(state.to_act)
+
+
+def measure_sample(name: str, seats: int, seconds: float, seed: int) -> dict:
+    """`game.sample(view, s)` calls per second at a mid-deal position (distinct seeds)."""
+    game = games.get(name)
+    view = mid_deal_view(name, seats, seed)
+    sample = game.sample
+    calls = 0
+    clock = time.perf_counter
+    start = clock()
+    end = start + seconds
+    while True:
+        sample(view, calls)
+        calls += 1
+        now = clock()
+        if now >= end:
+            break
+    return {"game": name, "seats": seats, "calls": calls, "elapsed": now - start,
+            "samples_per_s": calls / max(now - start, 1e-9)}
 
 
 def baseline_available() -> tuple[bool, str]:
@@ -222,6 +267,9 @@ def run(seconds: float, seed: int, targets: Sequence[tuple[str, int]] | None = N
             parts[(name, seats)].append(playout_engine(name, seats, slice_, seed, part=part))
     rows = [merge(parts[target]) for target in targets]
     base = merge(base_parts) if available else None
+    report["samples"] = [measure_sample(name, seats, slice_, seed) for name, seats in targets
+                         if games.get(name).sampler is not None]
+    report["sample_target"] = SAMPLE_TARGET
     report["baseline"] = base
     for row in rows:
         if base:
@@ -271,6 +319,13 @@ def format_report(report: dict) -> str:
         below = [r["game"] for r in report["rows"] if not r["target_met"]]
         lines.append("target met by every engine" if not below
                      else f"below target: {', '.join(below)}")
+    if report.get("samples"):
+        lines.append(f"sample(view, seed) at a mid-deal position (the view of the seat to act), "
+                     f"target >= {report['sample_target']:,}/s")
+        for row in report["samples"]:
+            verdict = "met" if row["samples_per_s"] >= report["sample_target"] else "BELOW"
+            lines.append(f"{row['game']:<26} {row['seats']:>5} {row['samples_per_s']:>12,.0f} "
+                         f"sample()/s  {verdict}")
     return "\n".join(lines)
 
 

@@ -13,14 +13,14 @@ bid, so a bid of 0 risks nothing. The bot therefore:
   that cannot take this trick, otherwise the weakest).
 
 "Would this play take the trick?" is answered by the engine's own trick rules
-(`games.double_tricks`); everything else is read from the bot's view.
+(`games.double.tricks`); everything else is read from the bot's view.
 """
 
 from __future__ import annotations
 
 from games.cards import Card
-from games.double_cards import IDIOT, POPE, RANK_STRENGTH, DoubleCard
-from games.double_tricks import DoublePlay, trick_winner
+from games.double.cards import IDIOT, POPE, RANK_STRENGTH, DoubleCard
+from games.double.tricks import DoublePlay, trick_winner
 from sdk import Bot
 
 #: How often a card that could beat ours is actually played on the same trick.
@@ -94,38 +94,47 @@ class DoubleHeuristic(Bot):
 
     def play(self, view: dict, legal: list[dict], table: Table) -> dict:
         seat = view["seat"]
-        need = view["bids"][seat] - view["tricks"][seat]
         trick = [DoublePlay(p["seat"], p["card"], p["motif"]) for p in view["trick"]]
-        last = len(trick) == view["seats"] - 1
+        return choose_play(seat, view["bids"][seat] - view["tricks"][seat], trick, view["seats"],
+                           view["trump"], legal, table)
 
-        def wins(action: dict) -> bool:
-            plays = [*trick, DoublePlay(seat, action["play"], action["motif"])]
-            return trick_winner(plays, view["trump"]).seat == seat
 
-        def motif(a: dict) -> float:
-            return table.motif_power(a["motif"])
+def choose_play(seat: int, need: int, trick: list[DoublePlay], seats: int, trump: str | None,
+                legal: list[dict], table: Table) -> dict:
+    """The play: win while short of the bid, duck once it is made (the rules above).
 
-        def card(a: dict) -> float:
-            return table.card_power(a["play"])
+    Kept apart from the view so a search can play out sampled states with it.
+    """
+    last = len(trick) == seats - 1
 
-        winning = [a for a in legal if wins(a)]
-        losing = [a for a in legal if a not in winning]
-        if need > 0:
-            if not trick:  # lead the surest winner
-                return max(legal, key=lambda a: (motif(a), -card(a)))
-            if winning and last:
-                return min(winning, key=card)  # just enough
-            if winning:
-                return max(winning, key=lambda a: (motif(a), -card(a)))
-            return min(legal, key=card)  # cannot take it: keep the good cards
-        # enough tricks: duck
-        if not trick:
-            return min(legal, key=lambda a: (motif(a), -card(a)))
-        if losing:
-            return max(losing, key=card)  # shed a dangerous card safely
-        if last:
-            return max(legal, key=card)  # taken anyway: spend the most dangerous card
-        return min(legal, key=motif)
+    def wins(action: dict) -> bool:
+        plays = [*trick, DoublePlay(seat, action["play"], action["motif"])]
+        return trick_winner(plays, trump).seat == seat
+
+    def motif(a: dict) -> float:
+        return table.motif_power(a["motif"])
+
+    def card(a: dict) -> float:
+        return table.card_power(a["play"])
+
+    winning = [a for a in legal if wins(a)]
+    losing = [a for a in legal if a not in winning]
+    if need > 0:
+        if not trick:  # lead the surest winner
+            return max(legal, key=lambda a: (motif(a), -card(a)))
+        if winning and last:
+            return min(winning, key=card)  # just enough
+        if winning:
+            return max(winning, key=lambda a: (motif(a), -card(a)))
+        return min(legal, key=card)  # cannot take it: keep the good cards
+    # enough tricks: duck
+    if not trick:
+        return min(legal, key=lambda a: (motif(a), -card(a)))
+    if losing:
+        return max(losing, key=card)  # shed a dangerous card safely
+    if last:
+        return max(legal, key=card)  # taken anyway: spend the most dangerous card
+    return min(legal, key=motif)
 
 
 if __name__ == "__main__":

@@ -114,10 +114,15 @@ class DoubleCarreHeuristic(Bot):
     game = "double-carre"
 
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
+        values = self.values(view, legal_actions)
+        return legal_actions[max(range(len(values)), key=values.__getitem__)]
+
+    def values(self, view: dict, legal_actions: list[dict]) -> list[float]:
+        """Each action's value as this bot sees it (a search ranks its candidates by them)."""
         outlook = Outlook(view)
         if view["pending"] == "take":
-            return max(legal_actions, key=lambda a: self._take_value(view, outlook, a["take"]))
-        return max(legal_actions, key=lambda a: self._discard_value(view, outlook, a["discard"]))
+            return [self._take_value(view, outlook, a["take"]) for a in legal_actions]
+        return [self._discard_value(view, outlook, a["discard"]) for a in legal_actions]
 
     def _take_value(self, view: dict, outlook: Outlook, pair: list[str]) -> float:
         """The best hand reachable after taking `pair`, less what the rest gives away."""

@@ -136,16 +136,21 @@ class DuckSoupHeuristic(Bot):
 
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
         try:
-            table = Table(view)
-            decide = {
-                "lead": self._lead,
-                "follow": self._follow,
-                "answer-coin": self._answer_coin,
-                "answer-coin-coin": self._answer_coin_coin,
-            }[view["pending"]]
-            return max(legal_actions, key=lambda a: decide(table, a))
+            values = self.values(view, legal_actions)
+            return legal_actions[max(range(len(values)), key=values.__getitem__)]
         except Exception:  # never fault: any listed action is better than none
             return legal_actions[0]
+
+    def values(self, view: dict, legal_actions: list[dict]) -> list[float]:
+        """Each action's value as this bot sees it (a search ranks its candidates by them)."""
+        table = Table(view)
+        decide = {
+            "lead": self._lead,
+            "follow": self._follow,
+            "answer-coin": self._answer_coin,
+            "answer-coin-coin": self._answer_coin_coin,
+        }[view["pending"]]
+        return [decide(table, a) for a in legal_actions]
 
     # -- the four decisions ---------------------------------------------------------
     def _lead(self, t: Table, action: dict) -> float:

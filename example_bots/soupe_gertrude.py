@@ -66,17 +66,26 @@ class SoupeGertrudeHeuristic(Bot):
     game = "soupe-gertrude"
 
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
-        decide = {
-            "special": self.special,
-            "face_up": self.face_up,
-            "bid": self.bid,
-            "pay": self.pay,
-            "cancel": self.cancel,
-            "give-back": self.give_back,
-            "keep": self.keep,
-            "navet": self.navet,
-        }.get(view["pending"])
-        action = decide(view, legal_actions) if decide else None
+        return self.decide(view, legal_actions)
+
+    def decide(self, view: dict, legal_actions: list[dict],
+               known: dict[int, Counter] | None = None) -> dict:
+        """`act`, for a caller that may know each seat's vegetables (`known`: a search
+        playing out a full state); without it they are read from the view's log."""
+        pending = view["pending"]
+        if pending in ("special", "navet"):
+            known = known if known is not None else known_vegetables(view)
+            action = (self.special if pending == "special" else self.navet)(view, legal_actions, known)
+        else:
+            decide = {
+                "face_up": self.face_up,
+                "bid": self.bid,
+                "pay": self.pay,
+                "cancel": self.cancel,
+                "give-back": self.give_back,
+                "keep": self.keep,
+            }.get(pending)
+            action = decide(view, legal_actions) if decide else None
         return action if action in legal_actions else legal_actions[0]
 
     # -- what a card is worth to this seat --------------------------------------
@@ -151,10 +160,9 @@ class SoupeGertrudeHeuristic(Bot):
         card = min(pool, key=lambda c: (self.usefulness(c, hand), VALUES[c]))
         return next(a for a in gives if a["give"] == card)
 
-    def special(self, view: dict, legal: list[dict]) -> dict:
+    def special(self, view: dict, legal: list[dict], known: dict[int, Counter]) -> dict:
         hand = view["hand"]
         missing = [v for v in VEGETABLES if v not in hand]
-        known = known_vegetables(view)
         for vegetable in sorted(missing, key=lambda v: -VALUES[v]):
             holders = [s for s in self.others(view) if known[s][vegetable] > 0]
             for seat in holders:
@@ -187,13 +195,13 @@ class SoupeGertrudeHeuristic(Bot):
                                          self.usefulness(a["keep"], hand + [a["keep"]]),
                                          VALUES[a["keep"]]))
 
-    def navet(self, view: dict, legal: list[dict]) -> dict:
+    def navet(self, view: dict, legal: list[dict], known: dict[int, Counter]) -> dict:
         """Always spoil a rival's soup; aim at a vegetable it is known to hold, not one we hold."""
         options = [a for a in legal if "navet" in a]
         if not options:
             return {"pass": True}
         claimant = view["claimant"]
-        known = known_vegetables(view)[claimant] if claimant is not None else Counter()
+        known = known[claimant] if claimant is not None else Counter()
         hand = view["hand"]
         return max(options, key=lambda a: (known[a["navet"]] == 1, known[a["navet"]] > 0,
                                            -hand.count(a["navet"]), VALUES[a["navet"]]))

@@ -257,7 +257,11 @@ class Game:
     #: its example bots, kind -> "module:Class" ("random", "heuristic", "pimc"): strings,
     #: so the engines never import the bots
     bots: Mapping[str, str] = field(default_factory=dict)
+    #: `sampler(game, view, options)`: what a seat's view says about the hidden
+    #: cards, prepared once, with a `sample(seed) -> State` (see `Game.sample`)
+    sampler: Callable[[Game, dict, dict | None], Any] | None = None
     defaults: dict[str, JSON] = field(init=False)
+    _sample_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     SEED_LIMIT: ClassVar[int] = 2**63
 
@@ -278,6 +282,32 @@ class Game:
             raise InvalidOptions(f"the seed must be a whole number below 2**63, not {seed!r}")
         checked = opts.validate(self.options, options)
         return self.state_class(self, seats, seed, checked)
+
+    def sample(self, view: dict, seed: int, options: dict | None = None) -> State:
+        """A full state drawn among those consistent with everything `view["seat"]` knows.
+
+        api.md §5: ``sample(view, seed).view(view["seat"]) == view``, the same
+        legal actions, it plays on to the end, the same seed gives the same
+        state, and where the rules reveal nothing beyond card counting every
+        consistent placement of the unseen cards is equally likely. What lies
+        beyond the view (deals still to come) is drawn from `seed`. `options`
+        may give the match's options a view does not show (duck-soup's
+        ``deal_only``, DOUBLE's ``rounds``); without them the defaults are
+        assumed. A view that no state agrees with is a `ValueError`.
+
+        Search draws many samples from one view: what the view says is worked
+        out once and kept for the view object last given, so do not change a
+        view between calls.
+        """
+        if self.sampler is None:
+            raise NotImplementedError(f"{self.name} has no sampler")
+        cached = self._sample_cache
+        if cached is not None and cached[0] is view and cached[1] == options:
+            prepared = cached[2]
+        else:
+            prepared = self.sampler(self, view, options)
+            self._sample_cache = (view, copy.deepcopy(options), prepared)
+        return prepared.sample(seed)
 
     def describe(self) -> dict:
         """The game as `GET /games` lists it."""

@@ -144,7 +144,9 @@ def validate(declared: Sequence[Option], given: Any) -> dict[str, Any]:
                 out[opt.name] = None
             else:
                 out[opt.name] = opt.check(opt.name, value)
-        else:
+        elif isinstance(opt.default, (list, dict)):
             # a copy: a default list (DOUBLE's rounds) must not be shared by every match
             out[opt.name] = copy.deepcopy(opt.default)
+        else:
+            out[opt.name] = opt.default
     return out

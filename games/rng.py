@@ -10,8 +10,8 @@ how many random numbers the actions happened to use.
 
 from __future__ import annotations
 
+import _random
 import hashlib
-import random
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -34,7 +34,9 @@ class Rng:
     __slots__ = ("_random",)
 
     def __init__(self, seed: int, *labels: object) -> None:
-        self._random = random.Random(derive_seed(seed, *labels))
+        # the C generator behind `random.Random`: the same Mersenne Twister and the same
+        # `getrandbits` for an integer seed, without the Python-level seeding wrapper
+        self._random = _random.Random(derive_seed(seed, *labels))
 
     def below(self, n: int) -> int:
         """A uniform integer in ``range(n)``."""

@@ -84,3 +84,24 @@ def test_oh_hell_baseline_when_installed(capsys):
     assert report["rows"][0]["ratio"] > 0
     text = bench.format_report(report)
     assert "oh_hell(players=3)" in text and "(baseline)" in text
+
+
+def test_sample_rates_are_measured_at_a_live_position_of_every_game():
+    for name in games.names():
+        game = games.get(name)
+        if game.sampler is None:
+            continue
+        seats = bench.default_seats(game)
+        view = bench.mid_deal_view(name, seats, seed=2)
+        assert view["to_act"] == view["seat"]  # the seat to act, mid-game
+        assert game.sample(view, 1).view(view["seat"]) == view
+        row = bench.measure_sample(name, seats, 0.02, seed=2)
+        assert row["calls"] >= 1 and row["samples_per_s"] > 0
+
+
+def test_the_report_prints_the_sample_rates(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)
+    assert bench.main(["--seconds", "0.03", "--rounds", "1", "--game", "duck-soup"]) == 0
+    out = capsys.readouterr().out
+    assert "sample(view, seed)" in out
+    assert next(line for line in out.splitlines() if "sample()/s" in line).startswith("duck-soup")

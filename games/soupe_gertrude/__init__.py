@@ -8,9 +8,10 @@ Gertrude), `winning` (claims, the turnip, ranks) and `views`.
 
 from __future__ import annotations
 
-from games.base import RANDOM_BOT, Demo, Game
+from games.base import PIMC_BOT, RANDOM_BOT, Demo, Game
 from games.options import Option, boolean, card_list, integer, one_of
 from games.soupe_gertrude.cards import card_face
+from games.soupe_gertrude.sample import SoupeSampler
 from games.soupe_gertrude.state import SoupeState
 from games.soupe_gertrude.table import table
 
@@ -34,7 +35,9 @@ GAME = Game(
     card_face=card_face,
     table=table,
     demo=Demo(seats=3, deals=30),
-    bots={"random": RANDOM_BOT, "heuristic": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic"},
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic",
+          "pimc": PIMC_BOT},
+    sampler=SoupeSampler,
 )
 
 __all__ = ["GAME", "SoupeState"]

@@ -9,7 +9,7 @@ import pytest
 
 import games
 from games.double import DEFAULT_ROUNDS, score_round
-from games.double_cards import ONE_SET, DoubleCard, double_sets
+from games.double.cards import ONE_SET, DoubleCard, double_sets
 from games.errors import IllegalAction, InvalidOptions
 from tests.games.engine_checks import assert_illegal_rejected, play_random
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
-from games.double_cards import ONE_SET, DoubleCard
+from games.double.cards import ONE_SET, DoubleCard
 from tests.games.engine_checks import (
     assert_illegal_rejected,
     assert_replays_identically,

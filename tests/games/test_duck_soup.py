@@ -18,6 +18,7 @@ import pytest
 import games
 from games import duck_soup
 from games.cards import RANKS_52, Card, deck_52
+from games.duck_soup import state as duck_soup_state
 from games.errors import IllegalAction, InvalidOptions
 from tests.games.engine_checks import assert_illegal_rejected, assert_json_safe, json_strings
 
@@ -425,7 +426,7 @@ def later_decks(monkeypatch):
             return [Card(c) for c in decks[k - 1]]
         return real(seed, options, k)
 
-    monkeypatch.setattr(duck_soup, "deal_deck", chosen)
+    monkeypatch.setattr(duck_soup_state, "deal_deck", chosen)
     return decks
 
 
@@ -549,7 +550,7 @@ def test_a_match_of_several_sets_new_sets_from_0_and_the_dealer_alternates_acros
 
 # -- the match's bounds and its deals ------------------------------------------------
 def test_a_match_ends_after_max_deals_as_it_stands(monkeypatch):
-    monkeypatch.setattr(duck_soup, "MAX_DEALS", 2)
+    monkeypatch.setattr(duck_soup_state, "MAX_DEALS", 2)
     state = GAME.new(seed=5, options={"target": 10_000, "pond": 10_000})
     while not state.is_over:
         state.apply(state.legal_actions()[0])
@@ -702,7 +703,7 @@ def test_apply_matches_the_listed_action_exactly():
 
 
 def test_a_match_capped_as_a_set_ends_lists_only_the_sets_played(later_decks, monkeypatch):
-    monkeypatch.setattr(duck_soup, "MAX_DEALS", 1)
+    monkeypatch.setattr(duck_soup_state, "MAX_DEALS", 1)
     state = scripted_match(later_decks, [(13, 13)], sets=3)
     play_deal(state, 13, 13)
     assert state.is_over

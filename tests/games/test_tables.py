@@ -17,7 +17,7 @@ import pytest
 
 import games
 from games.cards import deck_32, deck_52
-from games.double_cards import double_sets
+from games.double.cards import double_sets
 from games.soupe_gertrude.cards import full_deck
 from games.table import card_strings, check, default_table
 

@@ -1,7 +1,7 @@
 """DOUBLE (2 to 10 seats): predict your tricks exactly, with two-motif cards.
 
 The rules page is `shared/rules/double.md`; this module follows it. The cards
-live in `games.double_cards`, the trick rules in `games.double_tricks`.
+live in `games.double.cards`, the trick rules in `games.double.tricks`.
 
 A match is ``len(rounds)`` rounds. Each round: deal ``rounds[i]`` cards to each
 seat one at a time from the top, starting left of the dealer; turn up the next
@@ -37,18 +37,16 @@ from __future__ import annotations
 from typing import Any
 
 from games import options as opts
-from games.base import RANDOM_BOT, Demo, Game, State
-from games.double_cards import (
+from games.base import Game, State
+from games.double.cards import (
     SET_ORDER,
     SPECIALS,
     DoubleCard,
-    card_face,
     double_sets,
     sort_cards,
     suit_of,
 )
-from games.double_table import table
-from games.double_tricks import DoublePlay, led_suit, legal_plays, trick_winner
+from games.double.tricks import DoublePlay, led_suit, legal_plays, trick_winner
 from games.errors import InvalidOptions
 from games.ranking import ranks_of
 from games.rng import Rng
@@ -125,14 +123,12 @@ class DoubleState(State):
                 f"needs {seats * max(self.rounds) + 1} cards, but {self.n_decks} set(s) hold "
                 f"{len(cards)}"
             )
+        self.cards = cards
         if options["deck"] is not None:
-            first = [DoubleCard(c) for c in opts.check_deck("deck", options["deck"], cards)]
-        else:
-            first = Rng(seed, "round", 0).shuffled(cards)
-        #: every round's deck as dealt, top first (all fixed now: deals never depend on play)
-        self.decks: list[list[DoubleCard]] = [first] + [
-            Rng(seed, "round", i).shuffled(cards) for i in range(1, len(self.rounds))
-        ]
+            opts.check_deck("deck", options["deck"], cards)
+        #: every round's deck as dealt, top first, each shuffled when its round starts
+        #: (from the seed and options alone: deals never depend on play)
+        self.decks: list[list[DoubleCard]] = []
         self.points: list[int] = [options["chips"]] * seats
         #: per finished round: {"bids", "tricks", "points"} (public)
         self.summaries: list[dict[str, list[int]]] = []
@@ -140,8 +136,16 @@ class DoubleState(State):
         self._start_round()
 
     # -- the flow ----------------------------------------------------------
+    def _deck(self, i: int) -> list[DoubleCard]:
+        """Round i's deck: the ``deck`` option for round 0, else shuffled with ``Rng(seed, "round", i)``."""
+        if i == 0 and self.options["deck"] is not None:
+            return [DoubleCard(c) for c in self.options["deck"]]
+        return Rng(self.seed, "round", i).shuffled(self.cards)
+
     def _start_round(self) -> None:
         self.round += 1
+        if len(self.decks) <= self.round:
+            self.decks.append(self._deck(self.round))
         n, deck = self.rounds[self.round], self.decks[self.round]
         self.dealer = (self.seats - 1 + self.round) % self.seats
         first = left_of(self.dealer, self.seats)
@@ -275,19 +279,3 @@ class DoubleState(State):
             "decks": [list(d) for d in self.decks],
             "rounds": [{k: list(v) for k, v in r.items()} for r in self.summaries],
         }
-
-
-GAME = Game(
-    name=NAME,
-    title="DOUBLE",
-    min_seats=MIN_SEATS,
-    max_seats=MAX_SEATS,
-    options=OPTIONS,
-    state_class=DoubleState,
-    description="Two-motif cards: predict exactly how many tricks you will take.",
-    rules="double.md",
-    card_face=card_face,
-    table=table,
-    demo=Demo(seats=3, deals=20),
-    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double:DoubleHeuristic"},
-)

@@ -18,10 +18,10 @@ answer instead of a copy of the rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from games.cards import Card, deck_52
-from games.double_cards import (
+from games.double.cards import (
     HALVES,
     IDIOT,
     POPE,
@@ -35,8 +35,7 @@ from games.double_cards import (
 from games.tricks import winning_play
 
 
-@dataclass(frozen=True, slots=True)
-class DoublePlay:
+class DoublePlay(NamedTuple):
     """One card put on a trick by one seat, with the motif it made active."""
 
     seat: int

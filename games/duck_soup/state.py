@@ -65,9 +65,8 @@ from __future__ import annotations
 from typing import Any
 
 from games import options as opts
-from games.base import RANDOM_BOT, Demo, Game, State
-from games.cards import RANKS_52, RANKS_ACE_HIGH, SUITS, Card, card_face, deck_52, rank_order
-from games.duck_soup_table import table
+from games.base import Game, State
+from games.cards import RANKS_52, RANKS_ACE_HIGH, SUITS, Card, deck_52, rank_order
 from games.ranking import ranks_of
 from games.rng import Rng
 
@@ -391,19 +390,3 @@ class DuckSoupState(State):
                       for d in self.deals],
             "capped": self.capped,
         }
-
-
-GAME = Game(
-    name=NAME,
-    title="Duck Soup (La soupe aux canards)",
-    min_seats=SEATS,
-    max_seats=SEATS,
-    options=OPTIONS,
-    state_class=DuckSoupState,
-    description="Two-player tricks: low then high, deal score = low × high; coin, coin-coin!",
-    rules="duck-soup.md",
-    card_face=card_face,
-    table=table,
-    demo=Demo(seats=2, deals=20),
-    bots={"random": RANDOM_BOT, "heuristic": "example_bots.duck_soup:DuckSoupHeuristic"},
-)

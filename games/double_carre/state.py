@@ -42,9 +42,8 @@ from itertools import combinations
 from typing import Any
 
 from games import options as opts
-from games.base import RANDOM_BOT, Demo, Game, State
-from games.cards import RANKS_32, Card, card_face, deck_32, rank_order
-from games.double_carre_table import table
+from games.base import Game, State
+from games.cards import RANKS_32, Card, deck_32, rank_order
 from games.errors import InvalidOptions
 from games.ranking import ranks_of
 from games.rng import Rng
@@ -192,11 +191,12 @@ class DoubleCarreState(State):
         self.pending, self._to_act = "take", self.active
 
     def _legal_actions(self) -> list[dict]:
-        if self.pending == "take":
+        verb = self.pending
+        if verb == "take":
             cards = self.revealed
         else:
-            cards = _sorted_hand(self.hands[self._to_act])
-        return [{self.pending: [a, b]} for a, b in combinations(cards, 2)]
+            cards = sorted(self.hands[self._to_act], key=_HAND_ORDER.__getitem__)
+        return [{verb: [a, b]} for a, b in combinations(cards, 2)]
 
     def _apply(self, action: dict) -> None:
         # `apply` hands over the listed action, whose cards are already `Card`s.
@@ -303,19 +303,3 @@ class DoubleCarreGame(Game):
                     "so name the starting seat (0 or 1)"
                 )
         return super().new(seats, seed, options)
-
-
-GAME = DoubleCarreGame(
-    name=NAME,
-    title="Le double carré",
-    min_seats=SEATS,
-    max_seats=SEATS,
-    options=OPTIONS,
-    state_class=DoubleCarreState,
-    description="Take two of four revealed cards, discard two, build the largest groups.",
-    rules="double-carre.md",
-    card_face=card_face,
-    table=table,
-    demo=Demo(seats=2, deals=20),
-    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double_carre:DoubleCarreHeuristic"},
-)

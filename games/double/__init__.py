@@ -1,0 +1,40 @@
+"""DOUBLE (2 to 10 seats): the cards (`cards`), the trick rules (`tricks`), the engine
+(`state`) and its sampler (`sample`).
+
+The rules page is `shared/rules/double.md`; `games.double.state` follows it.
+"""
+
+from __future__ import annotations
+
+from games.base import PIMC_BOT, RANDOM_BOT, Demo, Game
+from games.double.cards import card_face
+from games.double.sample import DoubleSampler
+from games.double.state import (
+    DEFAULT_ROUNDS,
+    MAX_SEATS,
+    MIN_SEATS,
+    NAME,
+    OPTIONS,
+    DoubleState,
+    score_round,
+)
+from games.double.table import table
+
+__all__ = ["DEFAULT_ROUNDS", "GAME", "DoubleState", "score_round"]
+
+GAME = Game(
+    name=NAME,
+    title="DOUBLE",
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    options=OPTIONS,
+    state_class=DoubleState,
+    description="Two-motif cards: predict exactly how many tricks you will take.",
+    rules="double.md",
+    card_face=card_face,
+    table=table,
+    demo=Demo(seats=3, deals=20),
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double:DoubleHeuristic",
+          "pimc": PIMC_BOT},
+    sampler=DoubleSampler,
+)

@@ -1,0 +1,40 @@
+"""Le double carré (2 seats): the engine (`state`) and its sampler (`sample`).
+
+The rules page is `shared/rules/double-carre.md`; `games.double_carre.state` follows it.
+"""
+
+from __future__ import annotations
+
+from games.base import PIMC_BOT, RANDOM_BOT, Demo
+from games.cards import card_face
+from games.double_carre.sample import DoubleCarreSampler
+from games.double_carre.state import (
+    NAME,
+    OPTIONS,
+    SEATS,
+    DoubleCarreGame,
+    DoubleCarreState,
+    pattern,
+    points,
+    strength,
+)
+from games.double_carre.table import table
+
+__all__ = ["GAME", "DoubleCarreState", "pattern", "points", "strength"]
+
+GAME = DoubleCarreGame(
+    name=NAME,
+    title="Le double carré",
+    min_seats=SEATS,
+    max_seats=SEATS,
+    options=OPTIONS,
+    state_class=DoubleCarreState,
+    description="Take two of four revealed cards, discard two, build the largest groups.",
+    rules="double-carre.md",
+    card_face=card_face,
+    table=table,
+    demo=Demo(seats=2, deals=20),
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.double_carre:DoubleCarreHeuristic",
+          "pimc": PIMC_BOT},
+    sampler=DoubleCarreSampler,
+)

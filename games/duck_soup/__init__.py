@@ -1,0 +1,40 @@
+"""Duck Soup — La soupe aux canards / Entensuppe (2 seats): the engine (`state`) and its sampler (`sample`).
+
+The rules page is `shared/rules/duck-soup.md`; `games.duck_soup.state` follows it.
+"""
+
+from __future__ import annotations
+
+from games.base import PIMC_BOT, RANDOM_BOT, Demo, Game
+from games.cards import card_face
+from games.duck_soup.sample import DuckSoupSampler
+from games.duck_soup.state import (
+    HAND_SIZE,
+    MAX_DEALS,
+    NAME,
+    OPTIONS,
+    SEATS,
+    DuckSoupState,
+    deal_deck,
+    trick_points,
+)
+from games.duck_soup.table import table
+
+__all__ = ["GAME", "HAND_SIZE", "MAX_DEALS", "SEATS", "DuckSoupState", "deal_deck", "trick_points"]
+
+GAME = Game(
+    name=NAME,
+    title="Duck Soup (La soupe aux canards)",
+    min_seats=SEATS,
+    max_seats=SEATS,
+    options=OPTIONS,
+    state_class=DuckSoupState,
+    description="Two-player tricks: low then high, deal score = low × high; coin, coin-coin!",
+    rules="duck-soup.md",
+    card_face=card_face,
+    table=table,
+    demo=Demo(seats=2, deals=20),
+    bots={"random": RANDOM_BOT, "heuristic": "example_bots.duck_soup:DuckSoupHeuristic",
+          "pimc": PIMC_BOT},
+    sampler=DuckSoupSampler,
+)
