@@ -267,7 +267,7 @@ def soupe_policy(state, rng: random.Random) -> dict:
     known = None
     if state.pending in ("special", "navet"):
         known = {s: Counter(c for c in h if c in SOUPE_VEGETABLES) for s, h in enumerate(state.hands)}
-    return _SOUPE.decide(soupe_view(state, seat), state.legal_actions(), known)
+    return _SOUPE.choose(soupe_view(state, seat), state.legal_actions(), known)
 
 
 def soupe_worth(state, seat: int, money: float = 0.5) -> float:

@@ -66,9 +66,9 @@ class SoupeGertrudeHeuristic(Bot):
     game = "soupe-gertrude"
 
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
-        return self.decide(view, legal_actions)
+        return self.choose(view, legal_actions)
 
-    def decide(self, view: dict, legal_actions: list[dict],
+    def choose(self, view: dict, legal_actions: list[dict],
                known: dict[int, Counter] | None = None) -> dict:
         """`act`, for a caller that may know each seat's vegetables (`known`: a search
         playing out a full state); without it they are read from the view's log."""
