@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 from types import ModuleType
@@ -27,6 +28,10 @@ class Bot:
 
     #: the game this bot plays (a name from `games.names()`); None = any game
     game: str | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _check_decide(cls)
 
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
         raise NotImplementedError("a Bot must implement act(view, legal_actions)")
@@ -56,6 +61,26 @@ class Bot:
 
     def __repr__(self) -> str:
         return f"<{type(self).__module__}:{type(self).__qualname__}>"
+
+
+def _check_decide(cls: type) -> None:
+    """A subclass's own `decide` must take the decision alone: the hosts call
+    `decide(decision)`, so a helper of the same name taking `(view, legal_actions)`
+    would fail every decision. Said when the class is defined, not in a match."""
+    own = cls.__dict__.get("decide")
+    if own is None or not callable(own):
+        return
+    try:
+        params = list(inspect.signature(own).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return
+    required = [p for p in params if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(required) != 1:
+        raise TypeError(
+            f"{cls.__qualname__}.decide{inspect.signature(own)}: Bot.decide(decision) is the "
+            "SDK's hook every host calls with the whole decision; implement act(view, "
+            "legal_actions) and give your own helper another name")
 
 
 def load_bot_class(entrypoint: str, allow_path: bool = False) -> type[Bot]:

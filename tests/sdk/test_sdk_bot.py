@@ -101,3 +101,22 @@ def test_a_file_that_raises_on_import_is_a_clear_error(tmp_path):
     bot_file = write(tmp_path / "broken_c1.py", "raise RuntimeError('half written')\n")
     with pytest.raises(ValueError, match="cannot load .*RuntimeError: half written"):
         load_bot_class(f"{bot_file}:Bot", allow_path=True)
+
+
+def test_a_helper_named_decide_with_the_acts_arguments_is_refused_when_the_class_is_defined():
+    with pytest.raises(TypeError, match="give your own helper another name"):
+        class Clashing(Bot):
+            def act(self, view, legal_actions):
+                return self.decide(view, legal_actions)
+
+            def decide(self, view, legal_actions):
+                return legal_actions[0]
+
+
+def test_a_decide_taking_the_decision_alone_is_the_hook_overridden():
+    class Whole(Bot):
+        def decide(self, decision, extra=None):
+            return decision["legal_actions"][-1]
+
+    decision = {"view": {}, "legal_actions": [{"a": 1}, {"a": 2}]}
+    assert Whole().decide(decision) == {"a": 2}
