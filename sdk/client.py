@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
@@ -168,11 +168,23 @@ class Match:
 
 @dataclass(frozen=True)
 class Standing:
+    """A tournament's row for one bot: what the platform saw it do, faults and forfeits included
+    (a forfeiting bot is not a weak one). `name` is filled by `Client.wait_tournament`."""
+
     rank: int
     bot: str
     points: float
     matches: int
     wins: int | None = None
+    draws: int | None = None
+    faults: int | None = None
+    forfeits: int | None = None
+    name: str | None = None
+
+    @classmethod
+    def of(cls, raw: dict) -> Standing:
+        return cls(raw["rank"], raw["bot"], raw["points"], raw["matches"], raw.get("wins"),
+                   raw.get("draws"), raw.get("faults"), raw.get("forfeits"), raw.get("name"))
 
 
 @dataclass(frozen=True)
@@ -192,8 +204,7 @@ class Tournament:
     @classmethod
     def of(cls, raw: dict) -> Tournament:
         progress = raw.get("progress") or {}
-        standings = [Standing(s["rank"], s["bot"], s["points"], s["matches"], s.get("wins"))
-                     for s in raw.get("standings") or []]
+        standings = [Standing.of(s) for s in raw.get("standings") or []]
         return cls(id=raw["id"], status=raw["status"], game=raw.get("game"),
                    done=progress.get("done", 0), total=progress.get("total", 0),
                    standings=standings, raw=raw)
@@ -355,7 +366,7 @@ class Client:
         """The tournament once over, polling it; `progress` shows a progress bar, then the standings
         (with rich if it is installed, else as plain text: `sdk.textout`)."""
         if not progress:
-            return self._wait(lambda: self.tournament(id), timeout, poll)
+            return self._named(self._wait(lambda: self.tournament(id), timeout, poll))
         from sdk import textout
 
         with textout.progress(f"tournament {_id(id)}", None, file=sys.stdout, transient=False) as bar:
@@ -365,21 +376,31 @@ class Client:
                 bar.update(completed=t.done, total=t.total or None, description=f"tournament {t.id} ({t.status})")
                 return t
 
-            done = self._wait(step, timeout, poll)
+            done = self._named(self._wait(step, timeout, poll))
         self._print_standings(done)
         return done
 
+    def _named(self, t: Tournament) -> Tournament:
+        """`t` with each standing's bot name (a retired bot keeps its name; one unknown stays None)."""
+        rows = []
+        for s in t.standings:
+            try:
+                rows.append(replace(s, name=s.name or self.bot(s.bot).name))
+            except CardarenaError:
+                rows.append(s)
+        return replace(t, standings=rows)
+
     def _print_standings(self, t: Tournament) -> None:
-        """The final standings as a table, with the bots' names."""
+        """The final standings as a table: names, points, and the faults and forfeits behind them."""
         from sdk import textout
 
-        try:
-            names = {b.id: b.name for b in self.bots(game=t.game)}
-        except CardarenaError:
-            names = {}
-        rows = [(str(s.rank), f"{names[s.bot]} ({s.bot})" if s.bot in names else s.bot, f"{s.points:g}",
-                 str(s.matches), "" if s.wins is None else str(s.wins)) for s in t.standings]
-        textout.print_table(f"tournament {t.id}: {t.status}", ("rank", "bot", "points", "matches", "wins"), rows)
+        def num(n: int | None) -> str:
+            return "" if n is None else str(n)
+
+        rows = [(str(s.rank), f"{s.name} ({s.bot})" if s.name else s.bot, f"{s.points:g}", str(s.matches),
+                 num(s.wins), num(s.faults), num(s.forfeits)) for s in t.standings]
+        textout.print_table(f"tournament {t.id}: {t.status}",
+                            ("rank", "bot", "points", "matches", "wins", "faults", "forfeits"), rows)
 
     def rankings(self, game: str) -> list[Ranking]:
         raw = self.request("GET", f"/games/{_seg(game)}/rankings")

@@ -159,3 +159,24 @@ def test_no_server_is_a_cardarena_error_too():
 
 def test_a_server_given_with_the_api_prefix_works_the_same(api):
     assert Client(api.live.api + "/").games() == Client(api.live.url).games()
+
+
+def test_wait_tournament_names_each_bot_and_shows_its_faults_and_forfeits(api, worker_pool, capsys):
+    """The issue: a forfeiting bot's row had neither name nor faults, so it just looked weak."""
+    from tests.live import ADMIN_TOKEN
+
+    admin = Client(api.live.url, token=ADMIN_TOKEN)
+    organiser = Client(api.live.url)
+    organiser.create_account("organiser")
+    sturdy = admin.register_bot("sturdy", GAME, kind="python", entrypoint="example_bots.random:RandomBot")
+    crashing = admin.register_bot("crashing", GAME, kind="python", entrypoint="tests.worker.bots:Raises")
+    t = organiser.create_tournament(GAME, [sturdy, crashing], deals=1, seed=4, max_faults=1)
+    done = organiser.wait_tournament(t, timeout=120, poll=0.2)
+    rows = {s.bot: s for s in done.standings}
+    assert rows[sturdy.id].name == "sturdy" and rows[crashing.id].name == "crashing"
+    assert rows[crashing.id].matches == 2 and rows[crashing.id].forfeits == 2 and rows[crashing.id].faults >= 2
+    assert rows[sturdy.id].faults == 0 and rows[sturdy.id].forfeits == 0
+    table = capsys.readouterr().out
+    assert "faults" in table and "forfeits" in table and "crashing (" in table and "sturdy (" in table
+    admin.close()
+    organiser.close()
