@@ -13,12 +13,11 @@ heuristic's favourites when there are many) and how the playout plays (a
 fast policy working on the state itself: the example heuristics read views,
 too slow to play thousands of decisions a second).
 
-The budget: `PIMC(budget_ms=150)`. The Bot API hands a bot only the view and
-the legal actions, not the decision's ``clock`` (api.md §5), so the budget is
-fixed per bot; keep it well inside the match's ``move_timeout_ms``. If the SDK
-one day calls `on_decision(decision)` before `act` (a proposal), the bot reads
-the decision's game and ``clock`` there and never spends more than a share of
-``move_ms``.
+The budget: `PIMC(budget_ms=150)` at most per decision, and never more than
+a share of the decision's ``clock["move_ms"]`` (api.md §5): the SDK hands every
+bot the whole decision through `Bot.decide`, which PIMC overrides to read it,
+so a short move timeout is never overrun (the rest is the network's and the
+referee's).
 """
 
 from __future__ import annotations
@@ -70,22 +69,19 @@ class PIMC(Bot):
         self.max_worlds = max_worlds
         self.clock = clock
         self.worlds = 0  # worlds drawn at the last decision (for tests and tuning)
-        self._next: dict = {}  # what `on_decision` said about the decision to come
+        self._next: dict = {}  # what `decide` read in the decision for the `act` it calls
 
-    def on_decision(self, decision: dict) -> None:
-        """The whole decision, before `act` (not called by the SDK today: a proposal).
-
-        Its ``game`` spares guessing the game from the view's keys, and its
-        ``clock`` caps the budget at `MOVE_SHARE` of ``move_ms`` (the rest is the
-        network's and the referee's), so a short move timeout is never overrun.
-        """
-        clock = decision.get("clock") if isinstance(decision, dict) else None
+    def decide(self, decision: dict) -> dict:
+        """The whole decision (what every host calls): its ``clock`` caps the budget at
+        `MOVE_SHARE` of ``move_ms``; its ``game``, when given, spares guessing the game."""
+        clock = decision.get("clock")
         move = clock.get("move_ms") if isinstance(clock, dict) else None
         budget = self.budget
         if type(move) in (int, float) and move > 0:
             budget = min(budget, MOVE_SHARE * move / 1000.0)
-        game = decision.get("game") if isinstance(decision, dict) else None
+        game = decision.get("game")
         self._next = {"budget": budget, "game": game if isinstance(game, str) else None}
+        return self.act(decision["view"], decision["legal_actions"])
 
     def act(self, view: dict, legal_actions: list[dict]) -> dict:
         start = self.clock()

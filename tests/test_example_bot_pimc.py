@@ -93,12 +93,13 @@ def test_it_stops_drawing_worlds_when_its_budget_is_spent():
     assert slow.worlds == 1  # always at least one world, however slow
 
 
-def test_a_decisions_clock_caps_the_budget_when_the_sdk_passes_it():
-    """`on_decision` is a proposal to the SDK: with it, the search spends half of move_ms."""
+def test_a_decisions_clock_caps_the_budget_at_half_its_move_time():
+    """The SDK hands the whole decision to `decide`: the search spends half of move_ms."""
     view, legal = duck_decision()
     bot = PIMC(budget_ms=150, clock=FakeClock(TICK))
-    bot.on_decision({"type": "turn", "game": "duck-soup", "clock": {"move_ms": 8 * TICK * 1000}})
-    bot.act(view, legal)
+    action = bot.decide({"type": "turn", "game": "duck-soup", "view": view, "legal_actions": legal,
+                         "clock": {"move_ms": 8 * TICK * 1000, "bank_ms": 0}})
+    assert any(action is a for a in legal)
     assert bot.worlds == 1  # start 1, deadline 5 ticks: world 2 reads 3, 4, 5 and stops
     bot.act(view, legal)  # the next decision, told nothing: the bot's own 150 ms (9.6 ticks)
     assert bot.worlds == 2  # start 6: worlds at 7 and 12 begin; the third stops at 16
