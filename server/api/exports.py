@@ -20,7 +20,7 @@ from flask_smorest import Blueprint
 
 from sdk import export
 from server.api.common import SeatSchema, errors
-from server.api.matches import is_public
+from server.api.matches import is_public, match_document
 from server.auth import is_admin, store
 from server.errors import fail
 
@@ -50,13 +50,6 @@ class MatchExportSchema(ma.Schema):
     max_faults = ma.fields.Integer(allow_none=True)
     time_bank_ms = ma.fields.Integer(allow_none=True, metadata={"description": "null: a match from before "
                                      "the time bank"})
-
-
-def match_document(match: dict, log: list[dict]) -> dict:
-    """The export of one match (the format is sdk/export.py's, which the SDK's replay reads)."""
-    return export.document(match["id"], match["game"], match["seats"], match["seed"], match["options"], log,
-                           match.get("result"), match.get("move_timeout_ms"), match.get("time_bank_ms"),
-                           match.get("max_faults"))
 
 
 @blp.get("/matches/<string:match_id>/export")

@@ -16,7 +16,9 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from sdk import export
 from sdk.referee import fault_kind
+from sdk.replay import Replay
 from server.api.common import (
     ID,
     MAX_FAULTS,
@@ -203,6 +205,10 @@ class StepSchema(ma.Schema):
     views = ma.fields.List(ma.fields.Dict(), required=True, metadata={"description": "each seat's view at this step"})
     table = ma.fields.Nested(TableSchema, required=True,
                              metadata={"description": "the game's card table at this step, every hand shown"})
+    decision = ma.fields.Dict(allow_none=True, required=True, metadata={
+        "description": "the decision the seat to act received here (view, legal actions, deadline, and "
+                       "clock once matches have one), exactly as sent; null at the end and for a seat "
+                       "that had forfeited (the referee played for it, nobody was asked)"})
 
 
 def match_step(match: dict, step: int) -> dict:
@@ -214,15 +220,23 @@ def match_step(match: dict, step: int) -> dict:
     log = s.match_log(match["id"])
     if not 0 <= step <= len(log):
         fail(404, "not_found", f"match {match['id']} has steps 0 to {len(log)}, not {step}")
-    state = games.get(match["game"]).new(len(match["seats"]), match["seed"], match["options"])
-    for entry in log[:step]:
-        state.apply(entry["action"])
+    replay = Replay(match_document(match, log))
+    referee = replay.referee().replay(log[:step])
+    state = referee.state
     views = [state.view(seat) for seat in range(len(match["seats"]))]
     view, entry = state.view(None), log[step - 1] if step else None
     return {"id": match["id"], "game": match["game"], "step": step, "turns": len(log),
             "entry": entry, "to_act": state.to_act,
             "hands": [v.get("hand") for v in views], "view": view, "views": views,
-            "table": table_of(match["game"], len(match["seats"]), view, entry, views)}
+            "table": table_of(match["game"], len(match["seats"]), view, entry, views),
+            "decision": replay.step(step).decision if step < len(log) else None}
+
+
+def match_document(match: dict, log: list[dict]) -> dict:
+    """The export of one match (the format is sdk/export.py's, which the SDK's replay reads)."""
+    return export.document(match["id"], match["game"], match["seats"], match["seed"], match["options"], log,
+                           match.get("result"), match.get("move_timeout_ms"), match.get("time_bank_ms"),
+                           match.get("max_faults"))
 
 
 @blp.get("/matches/<string:match_id>/steps/<int:step>")
