@@ -140,7 +140,7 @@ def test_errors_and_illegal_answers_are_faults_with_reasons_and_the_first_action
     assert len(illegal) == len(raised) == 6  # every decision, and no forfeit below 10 faults
     assert all(f.startswith("illegal: ") for f in illegal)
     assert "must take" in illegal[0]  # the engine's own reason
-    assert all(f == "bot_error: the bot raised RuntimeError: boom in act" for f in raised)
+    assert all(f == "bot_error: RuntimeError: boom in act" for f in raised)
     assert done["result"]["faults"] == [6, 6]
     assert "forfeits" not in done["result"]
     assert [store.get_bot(b)["faults"] for b in match["seats"]] == [6, 6]
@@ -216,7 +216,7 @@ def test_after_max_faults_the_seat_forfeits_and_ranks_last(store):
     log = store.match_log(mid)
     seat0 = [e for e in log if e["seat"] == 0]
     assert len(seat0) == 6
-    assert [e["fault"] for e in seat0[:2]] == ["bot_error: the bot raised RuntimeError: boom in act"] * 2
+    assert [e["fault"] for e in seat0[:2]] == ["bot_error: RuntimeError: boom in act"] * 2
     assert [e["fault"] for e in seat0[2:]] == ["forfeited"] * 4
     assert all("fault" not in e for e in log if e["seat"] == 1)
     result = done["result"]

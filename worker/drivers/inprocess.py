@@ -49,11 +49,11 @@ class InProcessDriver(Driver):
                     self.started = True
                     self.bot.on_match_start(decision["match_id"], decision["seat"], decision["view"])
                 offered = [_copy(a) for a in decision["legal_actions"]]
-                action = self.bot.act(decision["view"], offered)
+                action = self.bot.decide({**decision, "legal_actions": offered})
         except Overrun:
             return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
-        except Exception as exc:
-            return Reply(fault=fault("bot_error", f"the bot raised {type(exc).__name__}: {clean(exc)}"))
+        except Exception as exc:  # written as local play writes it (sdk.local.timed): the same text
+            return Reply(fault=fault("bot_error", f"{type(exc).__name__}: {clean(exc)}"))
         if time.monotonic() - began > limit:
             return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"))
         for listed, copy in zip(decision["legal_actions"], offered, strict=True):
