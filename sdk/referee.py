@@ -8,7 +8,7 @@ a bot author's machine judges a bot exactly as the platform does.
 * **Answers** — `listed_action` (which listed action an answer is, or None;
   never raises) and `judge` (that action, or `legal[0]` and the fault).
 * **Faults** — `"<kind>: <detail>"` strings (`fault`, `fault_kind`,
-  `FAULT_KINDS`); `SeatTally` counts them per seat and knows who forfeited.
+  `KINDS`, `clean`); `SeatTally` counts them per seat and knows who forfeited.
 * **Time** — a `Clock` per seat: `move_ms` per decision plus a bank that pays
   for overruns; a decision past `move_ms + bank` is a timeout and empties the bank.
 * **A match** — `MatchReferee`: state, tallies, clocks and turn, rebuilt from
@@ -34,9 +34,18 @@ from sdk.stats import Z95, mean_ci
 
 #: the protocol version of the decisions the referee builds (api.md §3)
 PROTOCOL = 1
-#: what a log entry's "fault" starts with (api.md §5), and the mark of a forfeited seat's turn
-FAULT_KINDS = ("timeout", "illegal", "bad_answer", "bot_error", "http_error", "unreachable",
-               "too_large", "refused_url")
+#: what a log entry's "fault" starts with (api.md §5): kind -> what it means
+KINDS: dict[str, str] = {
+    "timeout": "no complete answer within the decision's deadline",
+    "illegal": "an answer that is not one of the legal actions",
+    "bad_answer": "an answer that is not the protocol's {\"action\": …} (not JSON, wrong shape, too deep)",
+    "bot_error": "the bot failed: it raised, could not be loaded, or said it failed",
+    "http_error": "a webhook answered with an HTTP status other than 2xx (redirects are not followed)",
+    "unreachable": "the bot's address could not be reached (refused, reset, name not resolved)",
+    "too_large": "an answer over the size limit",
+    "refused_url": "the referee will not call this URL (malformed, or private with public URLs only)",
+}
+FAULT_KINDS = tuple(KINDS)
 FORFEITED = "forfeited"
 #: a fault's detail is cut to this many characters: it is stored and shown with every entry
 MAX_DETAIL = 200
@@ -51,10 +60,24 @@ def fault(kind: str, detail: object = "") -> str:
     """The fault text `"<kind>: <detail>"`, its detail on one line and at most `MAX_DETAIL` long."""
     if kind not in FAULT_KINDS:
         raise ValueError(f"unknown fault kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}")
-    text = " ".join(str(detail)[: 4 * MAX_DETAIL].split())
-    if len(text) > MAX_DETAIL:
-        text = text[: MAX_DETAIL - 1] + "…"
+    text = clean(detail)
     return f"{kind}: {text}" if text else kind
+
+
+def clean(text: object, limit: int = MAX_DETAIL) -> str:
+    """`text` as one printable line of at most `limit` characters.
+
+    Non-printable characters (controls, lone surrogates, line separators)
+    become spaces and runs of spaces one space, so whatever a bot put in its
+    answer (an engine's reason quotes it) cannot forge lines or break a page's encoding.
+    """
+    try:
+        text = str(text)
+    except Exception:  # a str() that raises (recursion in a hostile repr): say nothing rather
+        return "(unprintable)"
+    text = "".join(c if c.isprintable() else " " for c in text[: limit * 4])
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def fault_kind(text: str) -> str:

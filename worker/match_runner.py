@@ -9,7 +9,7 @@ seat's driver, judges the answer, and appends the action with the store's
 atomic check (turn k lands only on a log of exactly k entries).
 
 The fault policy (api.md §3, §5): a timeout, an error, garbage or an illegal
-answer is a *fault*, logged as `"<kind>: <detail>"` (worker/faults.py); the
+answer is a *fault*, logged as `"<kind>: <detail>"` (sdk/referee.py); the
 referee plays the first legal action instead. Whatever a bot or its driver
 does — an exception of any type included — is a fault of that seat, never a
 crash of the match: only a platform error (Redis, an engine bug) fails the
@@ -34,8 +34,8 @@ import redis
 
 import games
 from games.ranking import alone_first, forfeit_ranks, match_points
+from sdk.referee import FORFEITED, clean, fault
 from worker.drivers import Driver, Reply, driver_for
-from worker.faults import FORFEITED, clean, fault
 from worker.lease import Lease
 from worker.watchdog import Watchdog, watchdog
 

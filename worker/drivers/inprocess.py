@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
+from sdk.referee import clean, fault
 from sdk.watchdog import Overrun
 from worker.drivers.base import Driver, Reply
-from worker.faults import clean, fault
 
 
 @lru_cache(maxsize=256)

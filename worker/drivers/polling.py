@@ -10,8 +10,8 @@ append: exactly one of them lands.
 
 from __future__ import annotations
 
+from sdk.referee import fault
 from worker.drivers.base import Driver, Reply
-from worker.faults import fault
 
 
 class PollingDriver(Driver):

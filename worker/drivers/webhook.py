@@ -14,7 +14,7 @@ Everything a remote bot can do wrong is bounded by `calls.call`:
   same depth and number limits as the API's input (`server.jsonsafe`), so
   no nesting or giant number can raise inside the worker.
 
-Each failure is a fault of its kind (worker/faults.py). A non-2xx answer is
+Each failure is a fault of its kind (sdk/referee.py). A non-2xx answer is
 `http_error: HTTP <status>`: the body of a bot's error page never reaches the
 public log. Every call carries `X-Cardarena-Signature: sha256=<HMAC of the
 body>` keyed with the bot's secret (api.md §3).
@@ -27,10 +27,10 @@ import os
 import time
 
 from sdk.protocol import SIGNATURE_HEADER, sign  # the protocol's one definition of the signature
+from sdk.referee import fault
 from server.jsonsafe import JSONTooComplex, safe_loads
 from worker.drivers.base import Driver, Reply
 from worker.drivers.calls import CallError, call
-from worker.faults import fault
 
 #: the largest answer read from a bot
 MAX_ANSWER = 64 * 1024
