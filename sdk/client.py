@@ -15,6 +15,7 @@ a 4xx/5xx answer, no server, a timeout — is one exception type,
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -25,6 +26,8 @@ from urllib.parse import quote
 import requests
 
 #: (connect, read) seconds for every request but the long-poll
+log = logging.getLogger("sdk.client")
+
 TIMEOUT = (5.0, 30.0)
 FINISHED = ("finished", "aborted")
 
@@ -119,6 +122,14 @@ class BotInfo:
     matches: int = 0
     wins: int = 0
     faults: int = 0
+    #: "online", "offline" or "unknown" (never seen); `last_seen` ISO 8601 UTC or None
+    status: str = "unknown"
+    last_seen: str | None = None
+    #: paused from rated play (forfeited 5 rated matches in a row) until `Client.resume_bot`
+    paused: bool = False
+    owner: str | None = None
+    #: `register_bot`'s answer for a webhook bot: whether it answered a ping
+    reachable: bool | None = None
     raw: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -126,7 +137,10 @@ class BotInfo:
         return cls(id=raw["id"], name=raw["name"], game=raw["game"], kind=raw["kind"],
                    secret=raw.get("secret"), url=raw.get("url"), retired=bool(raw.get("retired")),
                    rating=Rating.of(raw.get("rating")), matches=raw.get("matches", 0),
-                   wins=raw.get("wins", 0), faults=raw.get("faults", 0), raw=raw)
+                   wins=raw.get("wins", 0), faults=raw.get("faults", 0),
+                   status=raw.get("status", "unknown"), last_seen=raw.get("last_seen"),
+                   paused=bool(raw.get("paused")), owner=raw.get("owner"), reachable=raw.get("reachable"),
+                   raw=raw)
 
 
 @dataclass(frozen=True)
@@ -195,6 +209,9 @@ class Tournament:
     done: int = 0
     total: int = 0
     standings: list[Standing] = field(default_factory=list)
+    #: `create_tournament`'s answer: entrants that may forfeit (offline, or never seen), each
+    #: `{"bot", "name", "status", "message"}`
+    warnings: list[dict] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -207,7 +224,7 @@ class Tournament:
         standings = [Standing.of(s) for s in raw.get("standings") or []]
         return cls(id=raw["id"], status=raw["status"], game=raw.get("game"),
                    done=progress.get("done", 0), total=progress.get("total", 0),
-                   standings=standings, raw=raw)
+                   standings=standings, warnings=list(raw.get("warnings") or []), raw=raw)
 
 
 @dataclass(frozen=True)
@@ -314,16 +331,20 @@ class Client:
         """Retire a bot you own; its past matches stay."""
         return BotInfo.of(self.request("DELETE", f"/bots/{_seg(bot_id(id))}"))
 
+    def resume_bot(self, id: BotInfo | str) -> BotInfo:
+        """Let a bot you own that is `paused` (5 rated forfeits in a row) play rated matches again."""
+        return BotInfo.of(self.request("POST", f"/bots/{_seg(bot_id(id))}/resume"))
+
     def games(self) -> list[GameInfo]:
         return [GameInfo.of(g) for g in self.request("GET", "/games")["games"]]
 
     # matches
     def challenge(self, game: str, bots: list[BotInfo | str], seed: int | None = None,
                   options: dict | None = None, move_timeout_ms: int | None = None,
-                  max_faults: int | None = None) -> Match:
+                  max_faults: int | None = None, time_bank_ms: int | None = None) -> Match:
         """One match, seat i = bots[i]; without a seed the server draws one and the match is rated."""
         body = _fields(game=game, bots=[bot_id(b) for b in bots], seed=seed, options=options,
-                       move_timeout_ms=move_timeout_ms, max_faults=max_faults)
+                       move_timeout_ms=move_timeout_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
         return Match.of(self.request("POST", "/matches", body))
 
     def match(self, id: Match | str) -> Match:
@@ -337,12 +358,15 @@ class Client:
     def create_tournament(self, game: str, bots: list[BotInfo | str], deals: int = 1,
                           seats: int | None = None, duplicate: bool = True, seed: int | None = None,
                           options: dict | None = None, move_timeout_ms: int | None = None,
-                          max_faults: int | None = None) -> Tournament:
+                          max_faults: int | None = None, time_bank_ms: int | None = None) -> Tournament:
         """A round-robin: every table of `seats` entrants plays `deals` deals (each rotated if `duplicate`)."""
         body = _fields(game=game, bots=[bot_id(b) for b in bots], format="round-robin", deals=deals,
                        seats=seats, duplicate=duplicate, seed=seed, options=options,
-                       move_timeout_ms=move_timeout_ms, max_faults=max_faults)
-        return Tournament.of(self.request("POST", "/tournaments", body))
+                       move_timeout_ms=move_timeout_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+        tournament = Tournament.of(self.request("POST", "/tournaments", body))
+        for warning in tournament.warnings:  # said where the author looks: a bot that will forfeit
+            log.warning("%s (%s) %s", warning.get("name"), warning.get("bot"), warning.get("message"))
+        return tournament
 
     def tournament(self, id: Tournament | str) -> Tournament:
         return Tournament.of(self.request("GET", f"/tournaments/{_seg(_id(id))}"))

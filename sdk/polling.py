@@ -50,6 +50,8 @@ BACKOFF_MAX = 30.0
 OVER_CHECK_EVERY = 2.0
 #: the longest a `Retry-After` keeps the loop from polling: decisions have deadlines of seconds
 MAX_RETRY_AFTER = 2.0
+#: the longest error text sent to the referee when the bot fails (the API takes up to 1,000 characters)
+MAX_ERROR = 1000
 
 
 @dataclass
@@ -172,8 +174,19 @@ class Poller:
             raise CardarenaError.from_response(response)  # a wrong secret: retrying will not help
         return response
 
-    def _poll(self) -> list[dict]:
-        response = self._call("GET", "/bots/me/turns", timeout=self.wait + 15, params={"wait": self.wait})
+    def hello(self) -> None:
+        """One poll that does not wait: the platform sees the bot now (`status` online), and a
+        secret it refuses raises `CardarenaError` here rather than in a background thread.
+        A server that is away is no error: the loop retries it. What it brings stays pending
+        for the loop's first poll."""
+        try:
+            self._poll(wait=0)
+        except _Away as away:
+            log.warning("server away (%s); the loop will retry", away)
+
+    def _poll(self, wait: float | None = None) -> list[dict]:
+        wait = self.wait if wait is None else wait
+        response = self._call("GET", "/bots/me/turns", timeout=wait + 15, params={"wait": wait})
         if response.status_code != 200:
             raise CardarenaError.from_response(response)
         self.stats.polls += 1
@@ -190,7 +203,7 @@ class Poller:
                 continue
             if message["type"] == "match_over":
                 self._over(message["match_id"], message["result"])
-            else:
+            elif message["type"] == "turn":
                 out.append(message)
         return out
 
@@ -199,36 +212,40 @@ class Poller:
         self._open.setdefault(decision["match_id"], time.monotonic())
         if key in self._chosen:
             action = self._chosen[key]
-            if action is None:  # the bot failed on it: the referee's deadline will play for it
+            if action is None:  # the bot failed on it and said so: answered once
                 return
         else:
+            _warn_if_slow(decision)
             wrong = self.dispatcher.wrong_game(decision)
             try:
                 if wrong:
                     raise BotFailed(wrong)
                 action = self.dispatcher.decide(decision)
-            except BotFailed as exc:
-                log.error("%s turn %s: no answer sent (%s)", *key, exc)
+            except BotFailed as exc:  # said at once: a bot_error fault now, not a timeout later
+                log.error("%s turn %s: the bot failed, reported to the referee (%s)", *key, exc)
                 self.stats.bot_errors += 1
                 self._remember(key, None)
+                self._answer(decision, {"error": str(exc)[:MAX_ERROR] or "the bot failed"})
                 return
             self._remember(key, action)
-        self._answer(decision, action)
+        self._answer(decision, {"action": action})
 
     def _remember(self, key: tuple[str, int], action: dict | None) -> None:
         self._chosen[key] = action
         while len(self._chosen) > 10_000:
             self._chosen.popitem(last=False)
 
-    def _answer(self, decision: dict, action: dict) -> None:
+    def _answer(self, decision: dict, answer: dict) -> None:
+        """POST `answer` — `{"action": …}`, or `{"error": text}` when the bot failed — once."""
         match_id, turn = decision["match_id"], decision["turn"]
+        action = answer.get("action")
         try:
-            body = json.dumps({"action": action}, allow_nan=False).encode()
+            body = json.dumps(answer, allow_nan=False).encode()
         except (TypeError, ValueError) as exc:
             log.error("%s turn %s: the bot's answer is not JSON: %s", match_id, turn, exc)
             self.stats.bot_errors += 1
             self._remember((match_id, turn), None)
-            return
+            body = json.dumps({"error": f"the bot's answer is not JSON: {exc}"[:MAX_ERROR]}).encode()
         deadline = time.monotonic() + decision["deadline_ms"] / 1000
         while True:
             try:
@@ -243,7 +260,8 @@ class Poller:
                     return  # if still pending, the next poll brings it back and we post again
                 self._sleep(delay)
         if response.status_code == 200:
-            self.stats.answered += 1
+            if "action" in answer:
+                self.stats.answered += 1
             return
         self.stats.refused += 1
         self._remember((match_id, turn), None)  # never post it again
@@ -301,6 +319,18 @@ class Poller:
         self.stop_event.wait(seconds)
 
 
+def _warn_if_slow(decision: dict) -> None:
+    """Say on the bot's side when the referee charged its last answer more than the move time
+    (the trip included: a polling bot is timed from the decision's publication to its POST)."""
+    clock, charged = decision.get("clock"), decision.get("last_latency_ms")
+    if not isinstance(clock, dict) or type(charged) is not int or type(clock.get("move_ms")) is not int:
+        return
+    if charged > clock["move_ms"]:
+        log.warning("%s: your last answer was charged %d ms, %d ms over the move time; the bank "
+                    "paid (%s ms left)", decision.get("match_id"), charged, charged - clock["move_ms"],
+                    clock.get("bank_ms"))
+
+
 def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
             max_turns: int | None = None, until_idle: bool = False,
             stop: threading.Event | None = None, block: bool = True) -> PollStats | Poller:
@@ -308,11 +338,14 @@ def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 2
 
     Blocks until Ctrl-C, `stop` is set, `max_turns` actions were accepted, or
     (`until_idle`) a long-poll of `wait` seconds brings nothing; returns the
-    `PollStats`. With ``block=False`` the loop runs in a background thread and
-    the `Poller` handle is returned: ``.stop()``, ``.join()``, ``.stats``.
+    `PollStats`. With ``block=False`` it first polls once without waiting (a
+    refused secret raises `CardarenaError` here; the bot is online from then),
+    then the loop runs in a background thread and the `Poller` handle is
+    returned: ``.stop()``, ``.join()``, ``.stats``.
     """
     poller = Poller(bot, server, secret, wait=wait, max_turns=max_turns, until_idle=until_idle, stop=stop)
     if not block:
+        poller.hello()
         poller.thread = threading.Thread(target=poller.run_in_background, name=f"connect-{bot.name}",
                                          daemon=True)
         poller.thread.start()

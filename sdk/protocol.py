@@ -64,7 +64,7 @@ def _need(message: dict, key: str, kind: type, what: str) -> Any:
 
 
 def check_message(message: Any) -> dict:
-    """`message` itself if it is a well-formed decision or `match_over`, else `ProtocolError`."""
+    """`message` itself if it is a well-formed decision, `match_over` or `ping`, else `ProtocolError`."""
     if not isinstance(message, dict):
         raise ProtocolError(f"a message is a JSON object, not {type(message).__name__}")
     kind = message.get("type")
@@ -86,7 +86,9 @@ def check_message(message: Any) -> dict:
         _need(message, "match_id", str, "a string")
         _need(message, "result", dict, "an object")
         return message
-    raise ProtocolError(f"'type' must be 'turn' or 'match_over', got {kind!r:.40}")
+    if kind == "ping":  # the platform asks whether the bot is alive: any 200 answers it
+        return message
+    raise ProtocolError(f"'type' must be 'turn', 'match_over' or 'ping', got {kind!r:.40}")
 
 
 def describe(action: Any) -> str:

@@ -23,6 +23,7 @@ a bot author's machine judges a bot exactly as the platform does.
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -195,6 +196,22 @@ class Clock:
         """Charge a decision of `ms` (as logged, so a replay charges the same)."""
         self.bank_ms = max(0, self.bank_ms - max(0, ms - self.move_ms))
         self.last_latency_ms = ms
+
+
+def seat_times(log: list[dict], seats: int, move_ms: int, bank_ms: int | None) -> list[dict]:
+    """Each seat's time in a match, from its log: `{"latency_ms": {"p50", "max"}, "bank_ms"}`
+    (the latencies the referee charged its decisions, None before the first; the bank left,
+    None for a match from before the bank)."""
+    clocks = [Clock(move_ms, bank_ms or 0) for _ in range(seats)]
+    charged: list[list[int]] = [[] for _ in range(seats)]
+    for entry in log:
+        ms, seat = entry.get("ms"), entry.get("seat")
+        if type(ms) is int and type(seat) is int and 0 <= seat < seats:
+            clocks[seat].charge(ms)
+            charged[seat].append(ms)
+    return [{"latency_ms": {"p50": statistics.median_low(ms) if ms else None, "max": max(ms, default=None)},
+             "bank_ms": None if bank_ms is None else clock.bank_ms}
+            for clock, ms in zip(clocks, charged, strict=True)]
 
 
 # -- faults and forfeits -----------------------------------------------------

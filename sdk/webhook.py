@@ -106,6 +106,8 @@ def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -
             if message["type"] == "match_over":
                 dispatcher.match_over(message)
                 return respond(start_response, 200)
+            if message["type"] == "ping":
+                return respond(start_response, 200, {"bot": bot.name, "game": bot.game, "protocol": 1})
             wrong = dispatcher.wrong_game(message)
             if wrong:
                 return error(start_response, 400, "wrong_game", wrong)

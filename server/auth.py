@@ -108,10 +108,11 @@ def require_account() -> dict:
 
 
 def require_bot() -> dict:
-    """The bot whose secret this request carries; 401 otherwise."""
+    """The bot whose secret this request carries (seen now: server/liveness.py); 401 otherwise."""
     bot = current_bot()
     if bot is None:
         fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
+    store().bot_seen(bot["id"])
     return bot
 
 

@@ -81,6 +81,7 @@ def run_tournament(tid: str) -> str:
                 match = store.create_match(
                     t["game"], list(planned.bots), planned.seed, t["options"],
                     move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
+                    time_bank_ms=t.get("time_bank_ms"),
                     tournament_id=tid, rated=bool(t.get("rated")), match_id=mid)
             if mid not in listed:
                 store.add_tournament_match(tid, mid)

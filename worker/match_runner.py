@@ -8,9 +8,13 @@ turn, sends the seat to act `view(seat)` and its legal actions through the
 seat's driver, judges the answer, and appends the action with the store's
 atomic check (turn k lands only on a log of exactly k entries).
 
-The fault policy (api.md §3, §5): a timeout, an error, garbage or an illegal
-answer is a *fault*, logged as `"<kind>: <detail>"` (sdk/referee.py); the
-referee plays the first legal action instead. Whatever a bot or its driver
+The referee is `sdk.referee.MatchReferee`, the one local play uses: it says
+what to ask (the decision, with the seat's `clock`: `move_timeout_ms` plus
+what is left of its `time_bank_ms`), judges the answer, charges the time it
+took (each asked seat's entry records its `ms`, so the log is the truth for
+time too) and counts faults. The fault policy (api.md §3, §5): a timeout, an
+error, garbage or an illegal answer is a *fault*, logged as
+`"<kind>: <detail>"`; the referee plays the first legal action instead. Whatever a bot or its driver
 does — an exception of any type included — is a fault of that seat, never a
 crash of the match: only a platform error (Redis, an engine bug) fails the
 job, and only three failed runs abort the match. A seat with `max_faults` faults has forfeited: the
@@ -28,13 +32,11 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import redis
 
-import games
-from games.ranking import alone_first, forfeit_ranks, match_points
-from sdk.referee import FORFEITED, clean, fault
+from sdk.referee import MatchReferee, clean, elapsed_ms, fault, seat_records
 from worker.drivers import Driver, Reply, driver_for
 from worker.lease import Lease
 from worker.watchdog import Watchdog, watchdog
@@ -64,39 +66,6 @@ class Context:
     """What the drivers of one match share."""
 
     watchdog: Watchdog
-
-
-@dataclass
-class Tally:
-    """Faults per seat, and who has forfeited, as the log so far says."""
-
-    max_faults: int
-    faults: list[int]
-    forfeited: set[int] = field(default_factory=set)
-
-    def count(self, entry: dict) -> None:
-        fault = entry.get("fault")
-        if fault is None or fault == FORFEITED:
-            return
-        seat = entry["seat"]
-        self.faults[seat] += 1
-        if self.faults[seat] >= self.max_faults:
-            self.forfeited.add(seat)
-
-
-def listed_action(legal: list[dict], answer) -> dict | None:
-    """The legal action equal to `answer` (JSON types kept apart, card lists in any order)."""
-    for action in legal:  # a bot usually hands back one of the listed objects as it is
-        if action is answer:
-            return action
-    try:
-        key = games.canonical(answer)
-    except Exception:  # IllegalAction, or whatever a hostile shape raises (RecursionError, TypeError)
-        return None
-    for action in legal:
-        if games.canonical(action) == key:
-            return action
-    return None
 
 
 class MatchRunner:
@@ -132,7 +101,7 @@ class MatchRunner:
         drivers = self.drivers(match, context)
         try:
             while True:
-                while not self.state.is_over:
+                while not self.ref.is_over:
                     if lease.lost.is_set():
                         return "busy"
                     self.step(drivers)
@@ -147,25 +116,25 @@ class MatchRunner:
 
     def step(self, drivers: list[Driver]) -> None:
         """Play one turn: ask the seat (or play for a forfeited one), judge, record."""
-        state, match = self.state, self.match
-        seat = state.to_act
-        legal = state.legal_actions()
-        entry = {"turn": self.turn, "seat": seat}
-        forfeited = seat in self.tally.forfeited
+        ref = self.ref
+        seat = ref.to_act
+        forfeited = ref.forfeited()
         remote = drivers[seat].remote and not forfeited
         if forfeited:
-            entry.update(action=legal[0], fault=FORFEITED)
+            entry = ref.forfeit_entry()
         else:
             if remote and self.buffer and not self.flush():
                 return  # another runner had written this stretch: go on from its log
-            decision = {"type": "turn", "protocol": 1, "match_id": self.match_id, "game": match["game"],
-                        "turn": self.turn, "seat": seat, "view": state.view(seat),
-                        "legal_actions": legal, "deadline_ms": match["move_timeout_ms"]}
+            decision = ref.decision(self.match_id)
+            if self.match.get("time_bank_ms") is None:  # a match from before the bank: as it was sent
+                decision.pop("clock")
+                decision.pop("last_latency_ms")
+            began = time.monotonic()
             reply = ask(drivers[seat], decision)
             if reply.appended:
                 self.catch_up()
                 return
-            self.judge(state, legal, reply, entry)
+            entry = ref.answered(reply.action, elapsed_ms(began), reply.fault)
         if remote:  # what a remote bot answered is written before anything else happens
             if not self.store.append_entry(self.match_id, entry):
                 if not self.catch_up():  # not its late answer nor another runner: is it over?
@@ -173,9 +142,7 @@ class MatchRunner:
                 return
         else:
             self.buffer.append(entry)
-        state.apply(entry["action"])
-        self.tally.count(entry)
-        self.turn += 1
+        ref.record(entry)
         if self.buffer and (len(self.buffer) >= FLUSH_EVERY or time.monotonic() - self.flushed > FLUSH_AFTER_S):
             self.flush()
 
@@ -191,20 +158,7 @@ class MatchRunner:
                 out.append(_Broken(f"cannot drive bot {bot_id}: {clean(exc)}"))
         return out
 
-    # -- judging and writing -------------------------------------------------
-    @staticmethod
-    def judge(state, legal: list[dict], reply, entry: dict) -> None:
-        """Fill `entry` with the bot's action if legal, else the default and the fault."""
-        if reply.fault is None:
-            action = listed_action(legal, reply.action)
-            if action is not None:
-                entry["action"] = action
-                return
-            entry["fault"] = fault("illegal", illegal_reason(state, reply.action))
-        else:
-            entry["fault"] = reply.fault
-        entry["action"] = legal[0]
-
+    # -- writing -------------------------------------------------------------
     def flush(self) -> bool:
         """Write the buffered entries: True if they landed, False if the log had moved
         on (another runner wrote that stretch), in which case the state is rebuilt from it."""
@@ -220,11 +174,9 @@ class MatchRunner:
 
     def catch_up(self) -> int:
         """Apply the entries the log holds past what we played (an answer the API appended); how many."""
-        entries = self.store.log_since(self.match_id, self.turn)
+        entries = self.store.log_since(self.match_id, self.ref.turn)
         for entry in entries:
-            self.state.apply(entry["action"])
-            self.tally.count(entry)
-            self.turn += 1
+            self.ref.record(entry)
         return len(entries)
 
     def check_stopped(self) -> None:
@@ -236,30 +188,19 @@ class MatchRunner:
     def rebuild(self) -> None:
         """State, faults and turn from the log alone; nothing buffered."""
         match = self.match
-        self.state = games.get(match["game"]).new(len(match["seats"]), match["seed"], match["options"])
-        self.tally = Tally(match["max_faults"], [0] * len(match["seats"]))
+        self.ref = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],
+                                match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0)
         self.buffer: list[dict] = []
         self.flushed = time.monotonic()
-        self.turn = 0
         self.catch_up()
 
     # -- the end -------------------------------------------------------------
     def conclude(self, match: dict, drivers: list[Driver]) -> str:
-        state, tally = self.state, self.tally
-        result = dict(state.result())
-        forfeits = sorted(tally.forfeited)
-        if forfeits:
-            result["ranks"] = forfeit_ranks(result["ranks"], forfeits)
-            result["forfeits"] = forfeits
-        result["faults"] = list(tally.faults)
+        result = self.ref.outcome()
         ranks, scores = result["ranks"], result["scores"]
-        records = []
-        for seat, bot in enumerate(match["seats"]):
-            records.append({
-                "bot": bot, "won": alone_first(ranks, seat), "faults": tally.faults[seat],
-                "points": match_points(ranks, seat), "score": _number(scores[seat]),
-                "draw": ranks[seat] == 1 and ranks.count(1) > 1, "forfeit": seat in tally.forfeited,
-            })
+        records = seat_records(result, match["seats"])
+        for seat, record in enumerate(records):
+            record["faults_by_kind"] = self.ref.tally.faults_by_kind(seat)
         if self.store.conclude_match(self.match_id, "finished", result, records=records):
             log.info("match %s finished: ranks %s", self.match_id, ranks)
             shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
@@ -313,25 +254,3 @@ def ask(driver: Driver, decision: dict) -> Reply:
     if not isinstance(reply, Reply):
         return Reply(fault=fault("bot_error", "the driver gave no reply"))
     return reply
-
-
-def illegal_reason(state, action) -> str:
-    """Why `action` (not listed) is illegal, in the engine's words where it has some.
-
-    The engine is handed the bot's raw answer, so anything may come out of
-    it: whatever it raises other than `IllegalAction` is summed up by type.
-    """
-    try:
-        state.apply(action)  # not listed, so it raises with the engine's reason
-    except games.IllegalAction as exc:
-        return clean(exc)
-    except Exception as exc:  # RecursionError on a deep answer, TypeError on a strange one…
-        return f"not one of the legal actions ({type(exc).__name__})"
-    return "not one of the legal actions"
-
-
-def _number(value) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return 0.0

@@ -1,4 +1,9 @@
-"""Bots: register (`POST /bots`), look up, list, retire.
+"""Bots: register (`POST /bots`), look up, list, retire, resume.
+
+A bot's record shows whether it is alive (`status`, `last_seen`:
+server/liveness.py; a webhook bot is pinged at registration, `reachable`)
+and whether it is `paused` from rated play (server/store/bots.py PROBATION:
+forfeiting 5 rated matches in a row) until its owner resumes it.
 
 Three kinds: `webhook` (the worker POSTs each decision to `url`), `polling`
 (the bot long-polls `GET /bots/me/turns`) and `python` (in-process code the
@@ -13,6 +18,7 @@ from flask import current_app
 from flask_smorest import Blueprint
 from marshmallow import validate
 
+from server import liveness
 from server.api.common import (
     NAME,
     Name,
@@ -26,7 +32,8 @@ from server.api.common import (
 from server.api.matches import are_public
 from server.auth import is_admin, require_account_or_admin, store
 from server.errors import fail
-from server.store.bots import NameTaken
+from server.store.bots import PROBATION, NameTaken, is_paused
+from server.store.keys import now_ms
 from server.urls import public_url_problem, url_shape_problem
 
 blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
@@ -58,10 +65,26 @@ class BotSchema(ma.Schema):
     matches = ma.fields.Integer(required=True)
     wins = ma.fields.Integer(required=True)
     faults = ma.fields.Integer(required=True)
+    status = ma.fields.String(required=True, validate=validate.OneOf(("online", "offline", "unknown")),
+                              metadata={"description": "online: seen within 2 minutes and not failed since; "
+                                                       "offline: unreachable since, or silent; unknown: never seen"})
+    last_seen = ma.fields.String(allow_none=True, required=True,
+                                 metadata={"description": "when it last answered anything (ISO 8601 UTC)"})
+    paused = ma.fields.Boolean(required=True, metadata={
+        "description": f"{PROBATION} rated matches forfeited in a row: entered in no rated match until "
+                       "its owner calls POST /bots/{id}/resume"})
+
+
+class BotDetailSchema(BotSchema):
+    faults_by_kind = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(), required=True,
+                                    metadata={"description": "its faults over its last 100 matches, by kind"})
 
 
 class NewBotSchema(BotSchema):
     secret = ma.fields.String(required=True, metadata={"description": "shown once: the bot's credential and webhook signing key"})
+    reachable = ma.fields.Boolean(allow_none=True, required=True, metadata={
+        "description": "a webhook bot: whether it answered a ping now (it is registered either way); "
+                       "null for a polling bot"})
 
 
 class BotListSchema(ma.Schema):
@@ -93,12 +116,27 @@ def create_bot(body):
             fail(403, "forbidden", "only the admin registers in-process python bots")
         _check_entrypoint(entrypoint, game)
     owner = account["id"] if account else "admin"
+    s = store()
     try:
-        bot, secret = store().create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint)
+        bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint)
     except NameTaken as exc:
         fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
              f"(bot {exc.holder}); names are unique per game, case-insensitive")
-    return {**bot, "secret": secret}
+    reachable = None if kind == "polling" else True
+    if kind == "webhook":
+        reachable = ping_bots([bot]).get(bot["id"]) is None
+    return {**shown(s.get_bot(bot["id"])), "secret": secret, "reachable": reachable}
+
+
+def ping_bots(bots: list[dict]) -> dict[str, str | None]:
+    """`liveness.ping_and_note` with the app's store and URL policy."""
+    return liveness.ping_and_note(store(), bots, public_only=bool(current_app.config.get("PUBLIC_URLS_ONLY")))
+
+
+def shown(bot: dict) -> dict:
+    """A bot's stored record as the API shows it: with `status`, `last_seen` and `paused`."""
+    return {**bot, "status": liveness.status(bot, now_ms()), "last_seen": liveness.iso(bot.get("last_seen")),
+            "paused": is_paused(bot)}
 
 
 def _check_url(url: str | None) -> None:
@@ -132,17 +170,35 @@ def _check_entrypoint(entrypoint: str | None, game: str) -> None:
 def list_bots(query):
     """Bots (optionally of one game) in registration order, a page at a time."""
     bots, after = store().bot_page(query.get("game"), query["limit"], cursor_of(query))
-    return {"bots": bots, "next_cursor": None if after is None else str(after)}
+    return {"bots": [shown(b) for b in bots], "next_cursor": None if after is None else str(after)}
 
 
 @blp.get("/bots/<string:bot_id>")
-@blp.response(200, BotSchema)
+@blp.response(200, BotDetailSchema)
 @errors(blp, 404)
 def get_bot(bot_id: str):
-    """Public bot info: rating, record, fault count (never the secret)."""
-    bot = store().get_bot(bot_id)
-    if bot is None:
-        fail(404, "not_found", f"there is no bot {bot_id!r}")
+    """Public bot info: rating, record, liveness, faults by kind (never the secret)."""
+    bot = _bot_or_404(bot_id)
+    return {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id)}
+
+
+@blp.post("/bots/<string:bot_id>/resume")
+@blp.response(200, BotSchema)
+@errors(blp, 401, 403, 404)
+def resume_bot(bot_id: str):
+    """Lift a pause (its owner or the admin): the bot may be entered in rated matches again."""
+    bot = _owned_or_403(bot_id, "resume")
+    store().resume_bot(bot["id"])
+    return shown(store().get_bot(bot_id))
+
+
+def _owned_or_403(bot_id: str, verb: str) -> dict:
+    """The bot, if the caller is its owner or the admin (401, 403, 404 otherwise)."""
+    admin = is_admin()
+    account = None if admin else require_account_or_admin()
+    bot = _bot_or_404(bot_id)
+    if not admin and bot["owner"] != account["id"]:
+        fail(403, "forbidden", f"only the bot's owner or the admin may {verb} it")
     return bot
 
 
@@ -151,15 +207,9 @@ def get_bot(bot_id: str):
 @errors(blp, 401, 403, 404)
 def retire_bot(bot_id: str):
     """Retire a bot (its owner or the admin); its past matches stay."""
-    admin = is_admin()
-    account = None if admin else require_account_or_admin()
-    bot = store().get_bot(bot_id)
-    if bot is None:
-        fail(404, "not_found", f"there is no bot {bot_id!r}")
-    if not admin and bot["owner"] != account["id"]:
-        fail(403, "forbidden", "only the bot's owner or the admin may retire it")
+    _owned_or_403(bot_id, "retire")
     store().retire_bot(bot_id)
-    return store().get_bot(bot_id)
+    return shown(store().get_bot(bot_id))
 
 
 

@@ -8,12 +8,15 @@ from marshmallow import validate
 
 import games
 from server.errors import fail
+from server.store.bots import PROBATION, is_paused
 
 NAME = validate.Length(min=1, max=64)  # names of things the server defines (games, options)
 ID = validate.Length(min=1, max=64)
 SEED = validate.Range(min=-(2**63), max=2**63 - 1)
 MOVE_TIMEOUT = validate.Range(min=100, max=10000)
 MAX_FAULTS = validate.Range(min=1, max=10)
+#: each seat's bank for a match (api.md §5), the same range as `cardarena play`'s
+TIME_BANK = validate.Range(min=0, max=600000)
 
 
 
@@ -86,8 +89,9 @@ def enqueue(kind: str, ident: str) -> None:
     current_app.extensions["cardarena.store"].enqueue(kind, [ident])
 
 
-def check_entrants(store, game: str, bot_ids: list[str]) -> None:
-    """Each bot exists, is not retired and plays `game` (422 naming the first that fails)."""
+def check_entrants(store, game: str, bot_ids: list[str], rated: bool = False) -> None:
+    """Each bot exists, is not retired, plays `game` and, for a rated match, is not paused
+    (422 naming the first that fails)."""
     for bot_id in bot_ids:
         bot = store.get_bot(bot_id)
         if bot is None:
@@ -96,6 +100,10 @@ def check_entrants(store, game: str, bot_ids: list[str]) -> None:
             fail(422, "retired_bot", f"bot {bot_id!r} is retired")
         if bot["game"] != game:
             fail(422, "wrong_game", f"bot {bot_id!r} plays {bot['game']}, not {game}")
+        if rated and is_paused(bot):
+            fail(422, "paused_bot", f"bot {bot_id!r} is paused from rated play: it forfeited {PROBATION} "
+                 f"rated matches in a row (its owner resumes it: POST /bots/{bot_id}/resume); "
+                 "unrated matches, with a seed, are open to it")
 
 
 def errors(blp, *codes: int):

@@ -59,7 +59,7 @@ class TournamentItemSchema(TournamentSchema):
     """A tournament as lists show it: `GET /tournaments/{id}` without its standings and rules."""
 
     class Meta:
-        exclude = ("standings", "options", "seed", "schedule", "move_timeout_ms", "max_faults", "started",
+        exclude = ("standings", "options", "seed", "schedule", "move_timeout_ms", "time_bank_ms", "max_faults", "started",
                    "reason")
 
 

@@ -17,7 +17,7 @@ from marshmallow import validate
 
 import games
 from sdk import export
-from sdk.referee import fault_kind
+from sdk.referee import fault_kind, seat_times
 from sdk.replay import Replay
 from server.api.common import (
     ID,
@@ -25,6 +25,7 @@ from server.api.common import (
     MOVE_TIMEOUT,
     NAME,
     SEED,
+    TIME_BANK,
     SeatSchema,
     check_entrants,
     enqueue,
@@ -54,6 +55,8 @@ class ChallengeSchema(ma.Schema):
                              metadata={"description": "omit it for a rated match: the server draws one"})
     options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
     move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)
+    time_bank_ms = ma.fields.Integer(strict=True, load_default=10000, validate=TIME_BANK, metadata={
+        "description": "each seat's bank for the match: time a decision takes beyond move_timeout_ms"})
     max_faults = ma.fields.Integer(strict=True, load_default=3, validate=MAX_FAULTS)
 
 
@@ -68,17 +71,32 @@ class LogEntrySchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     action = ma.fields.Dict(required=True)
     fault = ma.fields.String()
+    ms = ma.fields.Integer(metadata={"description": "the time the referee charged the seat for this "
+                                                    "decision (absent where nobody was asked)"})
+
+
+class LatencySchema(ma.Schema):
+    p50 = ma.fields.Integer(allow_none=True)
+    max = ma.fields.Integer(allow_none=True)
+
+
+class MatchSeatSchema(SeatSchema):
+    latency_ms = ma.fields.Nested(LatencySchema, metadata={
+        "description": "the times the referee charged this seat's decisions (null before its first)"})
+    bank_ms = ma.fields.Integer(allow_none=True, metadata={
+        "description": "what is left of its time bank (null: a match from before the bank)"})
 
 
 class MatchSchema(ma.Schema):
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
     status = ma.fields.String(required=True, metadata={"description": "queued, running, finished or aborted"})
-    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+    seats = ma.fields.List(ma.fields.Nested(MatchSeatSchema), required=True)
     rated = ma.fields.Boolean(required=True)
     tournament = ma.fields.String(allow_none=True)
     public = ma.fields.Boolean(required=True, metadata={"description": "whether log, seed and decks are shown"})
     move_timeout_ms = ma.fields.Integer()
+    time_bank_ms = ma.fields.Integer(allow_none=True, metadata={"description": "null: created before the time bank"})
     max_faults = ma.fields.Integer()
     options = ma.fields.Dict(metadata={"description": "without deck until the match is public"})
     turns = ma.fields.Integer(metadata={"description": "actions played so far"})
@@ -110,9 +128,9 @@ def create_match(body):
     if account is not None and s.queued_match_count(account["id"]) >= MAX_QUEUED:
         fail(429, "too_many_matches", f"at most {MAX_QUEUED} queued matches per account",
              {"Retry-After": "10"})
-    check_entrants(s, game.name, body["bots"])
     seed = body.get("seed")
     rated = seed is None and not body["options"].get("deck")
+    check_entrants(s, game.name, body["bots"], rated)
     if seed is None:
         seed = draw_seed()
     try:
@@ -121,7 +139,7 @@ def create_match(body):
         fail(422, "invalid_options", str(exc))
     match = s.create_match(game.name, body["bots"], seed, body["options"],
                            move_timeout_ms=body["move_timeout_ms"], max_faults=body["max_faults"],
-                           rated=rated, owner=account["id"] if account else None)
+                           time_bank_ms=body["time_bank_ms"], rated=rated, owner=account["id"] if account else None)
     enqueue("match", match["id"])
     return {"id": match["id"], "status": match["status"], "rated": rated}
 
@@ -155,12 +173,16 @@ def match_record(match: dict, admin: bool = False) -> dict:
     """`GET /matches/{id}`'s answer: everything once public, the spectator's share before."""
     s = store()
     public = admin or is_public(match)
+    log = s.match_log(match["id"])
+    times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"))
     out = {
         "id": match["id"], "game": match["game"], "status": match["status"],
-        "seats": seats_of(match["seats"]), "rated": match["rated"],
+        "seats": [{**seat, **time} for seat, time in zip(seats_of(match["seats"]), times, strict=True)],
+        "rated": match["rated"],
         "tournament": match.get("tournament"), "public": public,
         "move_timeout_ms": match["move_timeout_ms"], "max_faults": match["max_faults"],
-        "turns": s.log_length(match["id"]),
+        "time_bank_ms": match.get("time_bank_ms"),
+        "turns": len(log),
         "created": match.get("created"), "started": match.get("started"),
         "finished": match.get("finished"), "reason": match.get("reason"),
         "result": None, "log": None, "view": None, "seed": None, "decks": None,
@@ -174,7 +196,7 @@ def match_record(match: dict, admin: bool = False) -> dict:
     if public:
         result = match.get("result")
         out["result"] = result
-        out["log"] = s.match_log(match["id"])
+        out["log"] = log
         out["seed"] = match["seed"]
         out["decks"] = result.get("decks") if isinstance(result, dict) else None
     return out

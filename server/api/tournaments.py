@@ -10,16 +10,19 @@ the deal its other rotation is still playing.
 from __future__ import annotations
 
 import marshmallow as ma
+from flask import current_app
 from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from server import liveness
 from server.api.common import (
     ID,
     MAX_FAULTS,
     MOVE_TIMEOUT,
     NAME,
     SEED,
+    TIME_BANK,
     PageQuerySchema,
     SeatSchema,
     check_entrants,
@@ -58,6 +61,8 @@ class TournamentRequestSchema(ma.Schema):
     seed = ma.fields.Integer(strict=True, validate=SEED)
     options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
     move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)
+    time_bank_ms = ma.fields.Integer(strict=True, load_default=10000, validate=TIME_BANK, metadata={
+        "description": "each seat's bank for the match: time a decision takes beyond move_timeout_ms"})
     max_faults = ma.fields.Integer(strict=True, load_default=3, validate=MAX_FAULTS)
 
 
@@ -92,6 +97,7 @@ class TournamentSchema(ma.Schema):
     duplicate = ma.fields.Boolean()
     rated = ma.fields.Boolean()
     move_timeout_ms = ma.fields.Integer()
+    time_bank_ms = ma.fields.Integer(allow_none=True, metadata={"description": "null: created before the time bank"})
     max_faults = ma.fields.Integer()
     options = ma.fields.Dict()
     seed = ma.fields.Integer(allow_none=True, metadata={"description": "shown once finished"})
@@ -104,9 +110,19 @@ class TournamentSchema(ma.Schema):
     reason = ma.fields.String(allow_none=True, metadata={"description": "why it was aborted"})
 
 
+class WarningSchema(ma.Schema):
+    bot = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, metadata={"description": "offline or unknown"})
+    message = ma.fields.String(required=True)
+
+
 class QueuedTournamentSchema(ma.Schema):
     id = ma.fields.String(required=True)
     status = ma.fields.String(required=True)
+    warnings = ma.fields.List(ma.fields.Nested(WarningSchema), metadata={
+        "description": "entrants that may forfeit: webhook bots that did not answer a ping now, "
+                       "polling bots not seen in the last 2 minutes (the tournament is created anyway)"})
     game = ma.fields.String()
     seats = ma.fields.Integer()
     deals = ma.fields.Integer()
@@ -142,7 +158,7 @@ def create_tournament(body):
     bots = body["bots"]
     if len(set(bots)) != len(bots):
         fail(422, "duplicate_bot", "a bot may enter a tournament once")
-    check_entrants(s, game.name, bots)
+    check_entrants(s, game.name, bots, rated=body.get("seed") is None and not body["options"].get("deck"))
     seats = body.get("seats", game.min_seats)
     if len(bots) < seats:
         fail(422, "too_few_bots", f"tables of {seats} need at least {seats} bots, not {len(bots)}")
@@ -160,11 +176,12 @@ def create_tournament(body):
         fail(422, "invalid_options", str(exc))
     tournament = s.create_tournament(
         game.name, bots, seats=seats, deals=body["deals"], duplicate=body["duplicate"], seed=seed,
-        options=body["options"], move_timeout_ms=body["move_timeout_ms"],
+        options=body["options"], move_timeout_ms=body["move_timeout_ms"], time_bank_ms=body["time_bank_ms"],
         max_faults=body["max_faults"], format=body["format"],
         owner=account["id"] if account else None, rated=rated)
     enqueue("tournament", tournament["id"])
-    return tournament
+    public_only = bool(current_app.config.get("PUBLIC_URLS_ONLY"))
+    return {**tournament, "warnings": liveness.warnings(s, s.get_bots(bots), public_only)}
 
 
 def _tournament_or_404(tid: str) -> dict:

@@ -23,15 +23,24 @@ from flask import current_app, g
 from flask_smorest import Blueprint
 from marshmallow import validate
 
-import games
+from sdk.referee import fault, judge, listed_action
 from server.api.common import errors
 from server.auth import require_bot, store
 from server.errors import fail
+from server.store.keys import now_ms
 
 blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
 
 #: the longest long-poll (api.md Limits)
 MAX_WAIT_S = 30
+#: the longest `error` a polling bot may report (the fault keeps at most 200 characters of it)
+MAX_ERROR = 1000
+
+
+class ClockSchema(ma.Schema):
+    move_ms = ma.fields.Integer(required=True, metadata={"description": "the time of every decision"})
+    bank_ms = ma.fields.Integer(required=True, metadata={
+        "description": "the bank left before this decision: what it may take beyond move_ms"})
 
 
 class DecisionSchema(ma.Schema):
@@ -43,7 +52,11 @@ class DecisionSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     view = ma.fields.Dict(required=True)
     legal_actions = ma.fields.List(ma.fields.Dict(), required=True)
-    deadline_ms = ma.fields.Integer(required=True)
+    deadline_ms = ma.fields.Integer(required=True, metadata={
+        "description": "this answer's whole time: move_ms plus what is left in the bank"})
+    clock = ma.fields.Nested(ClockSchema, metadata={"description": "absent in a match from before the bank"})
+    last_latency_ms = ma.fields.Integer(allow_none=True, metadata={
+        "description": "what the referee charged this seat for its previous decision (null at its first)"})
 
 
 class TurnsSchema(ma.Schema):
@@ -56,7 +69,14 @@ class WaitSchema(ma.Schema):
 
 
 class AnswerSchema(ma.Schema):
-    action = ma.fields.Dict(required=True, metadata={"description": "one of the decision's legal_actions"})
+    action = ma.fields.Dict(metadata={"description": "one of the decision's legal_actions"})
+    error = ma.fields.String(validate=validate.Length(min=1, max=MAX_ERROR), metadata={
+        "description": "instead of an action: the bot failed (its exception), a bot_error fault at once"})
+
+    @ma.validates_schema
+    def one_of_them(self, data: dict, **kwargs) -> None:
+        if ("action" in data) == ("error" in data):
+            raise ma.ValidationError("send either an action or an error")
 
 
 class AcceptedSchema(ma.Schema):
@@ -103,7 +123,14 @@ def my_turns(query):
 @blp.response(200, AcceptedSchema)
 @errors(blp, 401, 403, 404, 409, 422)
 def answer_turn(body, match_id: str, turn: int):
-    """Answer a pending decision: 403 not this bot's seat, 409 not pending, 422 illegal."""
+    """Answer a pending decision, once: 403 not this bot's seat, 409 not pending, 422 illegal.
+
+    The referee judges it at once (sdk/referee.py, as everywhere): a listed
+    action is played; an illegal one is a fault recorded now, with the
+    engine's reason, the referee playing the first legal action — and the
+    answer is 422 with that reason; `{"error": text}` is a `bot_error` fault
+    now. Each is charged the time from the decision's publication to now.
+    """
     bot = require_bot()
     s = store()
     match = s.get_match(match_id)
@@ -111,43 +138,32 @@ def answer_turn(body, match_id: str, turn: int):
         fail(404, "not_found", f"there is no match {match_id!r}")
     if bot["id"] not in match["seats"]:
         fail(403, "forbidden", f"bot {bot['id']} does not play in match {match_id}")
-    decision = s.find_decision(bot["id"], match_id, turn)
-    if decision is None:
+    record = s.pending_record(bot["id"], match_id, turn)
+    if record is None:
         others = [b for b in set(match["seats"]) if b != bot["id"]]
         if any(s.find_decision(other, match_id, turn) for other in others):
             fail(403, "not_your_turn", f"turn {turn} of match {match_id} is another seat's")
         fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
-    listed = _listed(decision, body["action"])
-    if listed is None:
-        fail(422, "illegal_action", _illegal_reason(s, match_id, turn, body["action"]))
-    entry = {"turn": turn, "seat": decision["seat"], "action": listed}
+    decision = record["decision"]
+    ms = max(0, now_ms() - int(record["sent_at"])) if "sent_at" in record else None
+    entry = {"turn": turn, "seat": decision["seat"]}
+    if "error" in body:
+        entry.update(action=decision["legal_actions"][0], fault=fault("bot_error", body["error"]))
+    else:
+        action = listed_action(decision["legal_actions"], body["action"])
+        if action is None:
+            state = s.replay(match_id, upto=turn)
+            action, failure = judge(state, state.legal_actions(), body["action"])
+            entry["fault"] = failure
+        entry["action"] = action
+    if ms is not None:
+        entry["ms"] = ms
     if not s.append_entry(match_id, entry):
         fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
     s.withdraw_decision(bot["id"], match_id, turn)
     s.notify_answer(match_id, turn)
     g.turn_traffic_useful = True
-    return {"match_id": match_id, "turn": turn, "action": listed}
-
-
-def _listed(decision: dict, action) -> dict | None:
-    """The legal action equal to `action` (JSON types kept apart), or None."""
-    try:
-        key = games.canonical(action)
-    except (games.IllegalAction, TypeError):
-        return None
-    for legal in decision["legal_actions"]:
-        if games.canonical(legal) == key:
-            return legal
-    return None
-
-
-def _illegal_reason(s, match_id: str, turn: int, action) -> str:
-    """The engine's own explanation, from the state at that turn (the seat's view only)."""
-    try:
-        state = s.replay(match_id, upto=turn)
-        state.apply(action)
-    except games.IllegalAction as exc:
-        return str(exc)
-    except Exception:  # a replay problem must not hide the answer the bot needs
-        pass
-    return f"{action!r} is not one of the legal actions of turn {turn}"
+    if "fault" in entry and "error" not in body:
+        fail(422, "illegal_action", f"{entry['fault']} (recorded as a fault; the referee played "
+                                    f"{entry['action']})")
+    return {"match_id": match_id, "turn": turn, "action": entry["action"]}

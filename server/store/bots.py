@@ -2,7 +2,10 @@
 
 Keys:
     bot:{id}          hash (JSON values): id, name, game, kind, owner, url?,
-                      entrypoint?, created, retired, matches, wins, faults, nonce
+                      entrypoint?, created, retired, matches, wins, faults, nonce;
+                      last_seen?, last_failed? (epoch ms: server/liveness.py);
+                      forfeit_streak? (rated matches forfeited in a row: PROBATION pauses)
+    bot:{id}:faults   list of `{kind: count}` of its last FAULT_MATCHES matches, newest first
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
     bots:seq          the registration counter
@@ -26,7 +29,7 @@ import json
 import secrets
 import unicodedata
 
-from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from server.store.keys import dump_fields, load_fields, new_id, now_iso, now_ms, text
 from server.store.ratings import rating_dict
 
 #: KEYS: the game's names, the bot's hash, `bots`, `bots:game:{game}`; ARGV: folded name,
@@ -71,8 +74,35 @@ def names_key(game: str) -> str:
 
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
-    "created", "retired", "matches", "wins", "faults",
+    "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "forfeit_streak",
 )
+#: rated matches forfeited in a row that pause a bot from rated play until its owner resumes it
+PROBATION = 5
+#: the matches `faults_by_kind` counts over
+FAULT_MATCHES = 100
+
+
+def is_paused(bot: dict) -> bool:
+    """Whether the bot is paused from rated play (its record: `forfeit_streak`)."""
+    return int(bot.get("forfeit_streak") or 0) >= PROBATION
+
+
+def count_result(pipe, record: dict, rated: bool) -> None:
+    """Queue on `pipe` what one finished match (a seat's `record`: bot, won, faults,
+    forfeit?, faults_by_kind?) adds to its bot's record (called by the match's conclusion)."""
+    # the hash holds JSON, and a JSON integer is what HINCRBY reads and writes
+    key = f"bot:{record['bot']}"
+    pipe.hincrby(key, "matches", 1)
+    pipe.hincrby(key, "wins", 1 if record["won"] else 0)
+    pipe.hincrby(key, "faults", int(record["faults"]))
+    if rated:
+        if record.get("forfeit"):
+            pipe.hincrby(key, "forfeit_streak", 1)
+        else:
+            pipe.hset(key, "forfeit_streak", 0)
+    if "faults_by_kind" in record:
+        pipe.lpush(f"{key}:faults", json.dumps(record["faults_by_kind"], separators=(",", ":")))
+        pipe.ltrim(f"{key}:faults", 0, FAULT_MATCHES - 1)
 
 
 class Bots:
@@ -209,10 +239,27 @@ class Bots:
         pipe.execute()
 
     def add_bot_result(self, bot_id: str, won: bool, faults: int) -> None:
-        """Count one finished match in the bot's record."""
-        # the hash holds JSON, and a JSON integer is what HINCRBY reads and writes
+        """Count one finished (unrated) match in the bot's record."""
         pipe = self.r.pipeline()
-        pipe.hincrby(f"bot:{bot_id}", "matches", 1)
-        pipe.hincrby(f"bot:{bot_id}", "wins", 1 if won else 0)
-        pipe.hincrby(f"bot:{bot_id}", "faults", int(faults))
+        count_result(pipe, {"bot": bot_id, "won": won, "faults": faults}, rated=False)
         pipe.execute()
+
+    def faults_by_kind(self, bot_id: str) -> dict[str, int]:
+        """`{kind: count}` of the bot's faults over its last FAULT_MATCHES matches."""
+        out: dict[str, int] = {}
+        for raw in self.r.lrange(f"bot:{bot_id}:faults", 0, FAULT_MATCHES - 1):
+            for kind, n in json.loads(raw).items():
+                out[kind] = out.get(kind, 0) + int(n)
+        return dict(sorted(out.items()))
+
+    def resume_bot(self, bot_id: str) -> None:
+        """Lift a pause: the bot may be entered in rated matches again."""
+        self.r.hset(f"bot:{bot_id}", "forfeit_streak", 0)
+
+    def bot_seen(self, bot_id: str) -> None:
+        """The bot answered something now (server/liveness.py)."""
+        self.r.hset(f"bot:{bot_id}", "last_seen", now_ms())
+
+    def bot_failed(self, bot_id: str) -> None:
+        """The bot could not be reached now (server/liveness.py)."""
+        self.r.hset(f"bot:{bot_id}", "last_failed", now_ms())

@@ -1,7 +1,8 @@
 """Pending decisions of polling bots, and the worker's wait for an answer.
 
 Keys:
-    bot:{id}:decisions          hash "{match}:{turn}" -> {"decision", "deadline_at" (epoch ms)}
+    bot:{id}:decisions          hash "{match}:{turn}" -> {"decision", "sent_at", "deadline_at"}
+                                (epoch ms: the answer's latency is counted from sent_at)
     bot:{id}:wake               pub/sub channel: a decision was published
     bot:{id}:polls              sorted set of the bot's long-polls in progress, scored by
                                 when each must have ended (epoch ms): the per-bot cap
@@ -58,9 +59,11 @@ class Decisions:
 
     def publish_decision(self, bot_id: str, decision: dict) -> None:
         """Make `decision` (api.md §3) pending for the bot until its deadline."""
-        deadline_at = now_ms() + int(decision["deadline_ms"])
+        sent_at = now_ms()
+        deadline_at = sent_at + int(decision["deadline_ms"])
         field = f"{decision['match_id']}:{decision['turn']}"
-        record = json.dumps({"decision": decision, "deadline_at": deadline_at}, separators=(",", ":"))
+        record = json.dumps({"decision": decision, "sent_at": sent_at, "deadline_at": deadline_at},
+                            separators=(",", ":"))
         pipe = self.r.pipeline()
         pipe.hset(decisions_key(bot_id), field, record)
         pipe.publish(wake_channel(bot_id), field)
@@ -87,13 +90,19 @@ class Decisions:
 
     def find_decision(self, bot_id: str, match_id: str, turn: int) -> dict | None:
         """The pending decision of this bot for that turn, or None."""
+        record = self.pending_record(bot_id, match_id, turn)
+        return None if record is None else record["decision"]
+
+    def pending_record(self, bot_id: str, match_id: str, turn: int) -> dict | None:
+        """`{"decision", "sent_at", "deadline_at"}` of this bot's pending decision for that turn,
+        or None (none, or past its deadline)."""
         value = self.r.hget(decisions_key(bot_id), f"{match_id}:{turn}")
         if value is None:
             return None
         record = json.loads(value)
         if record["deadline_at"] <= now_ms():
             return None
-        return record["decision"]
+        return record
 
     def wait_decisions(self, bot_id: str, timeout_s: float) -> list[dict]:
         """Pending decisions, blocking up to `timeout_s` until there is one."""

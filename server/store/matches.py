@@ -2,7 +2,8 @@
 
 Keys:
     match:{id}        hash (JSON values): id, game, seats, seed, options, status,
-                      move_timeout_ms, max_faults, tournament, rated, owner,
+                      move_timeout_ms, max_faults, time_bank_ms (null: from before
+                      the time bank), tournament, rated, owner,
                       result, created, started, finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
                       (each append and each change of status is announced on the
@@ -32,6 +33,7 @@ import json
 import games
 from server.store import events
 from server.store.accounts import queued_key
+from server.store.bots import count_result
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
 OVER = ("finished", "aborted")
@@ -78,7 +80,7 @@ class Matches:
     script: object
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
-                     move_timeout_ms: int = 2000, max_faults: int = 3,
+                     move_timeout_ms: int = 2000, max_faults: int = 3, time_bank_ms: int | None = 10000,
                      tournament_id: str | None = None, rated: bool = False,
                      owner: str | None = None, match_id: str | None = None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
@@ -91,7 +93,7 @@ class Matches:
         match = {
             "id": match_id, "game": game, "seats": list(seats), "seed": seed,
             "options": options or {}, "status": "queued",
-            "move_timeout_ms": move_timeout_ms, "max_faults": max_faults,
+            "move_timeout_ms": move_timeout_ms, "max_faults": max_faults, "time_bank_ms": time_bank_ms,
             "tournament": tournament_id, "rated": bool(rated), "owner": owner,
             "result": None, "created": now_iso(), "started": None, "finished": None,
         }
@@ -267,10 +269,7 @@ class Matches:
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
                     for record in records:
-                        bot = f"bot:{record['bot']}"
-                        pipe.hincrby(bot, "matches", 1)
-                        pipe.hincrby(bot, "wins", 1 if record["won"] else 0)
-                        pipe.hincrby(bot, "faults", int(record["faults"]))
+                        count_result(pipe, record, bool(rated) and status == "finished")
                     if status == "finished" and rated:
                         pipe.rpush(f"ratings:queue:{game}", match_id)
                     if tournament:

@@ -2,7 +2,7 @@
 
 Keys:
     tournament:{id}           hash (JSON values): id, game, owner, bots, format, seats,
-                              deals, duplicate, seed, options, move_timeout_ms,
+                              deals, duplicate, seed, options, move_timeout_ms, time_bank_ms,
                               max_faults, status, created, started, finished,
                               total?, schedule?, standings
     tournament:{id}:matches   list of match ids in schedule order
@@ -56,7 +56,7 @@ class Tournaments:
 
     def create_tournament(self, game: str, bots: list[str], seats: int, deals: int,
                           duplicate: bool, seed: int, options: dict,
-                          move_timeout_ms: int = 2000, max_faults: int = 3,
+                          move_timeout_ms: int = 2000, max_faults: int = 3, time_bank_ms: int | None = 10000,
                           format: str = "round-robin", owner: str | None = None,
                           **extra) -> dict:
         """Store a new tournament, status "queued" (the caller enqueues its job)."""
@@ -65,7 +65,7 @@ class Tournaments:
             "id": tid, "game": game, "owner": owner, "bots": list(bots), "format": format,
             "seats": seats, "deals": deals, "duplicate": duplicate, "seed": seed,
             "options": options or {}, "move_timeout_ms": move_timeout_ms,
-            "max_faults": max_faults, "status": "queued", "created": now_iso(),
+            "time_bank_ms": time_bank_ms, "max_faults": max_faults, "status": "queued", "created": now_iso(),
             "started": None, "finished": None, "standings": [], **extra,
         }
         seq = self.r.incr("tournaments:seq")

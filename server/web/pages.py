@@ -13,7 +13,8 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import games
-from server.api.bots import recent_matches
+from sdk.referee import seat_times
+from server.api.bots import recent_matches, shown
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
 from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
@@ -135,6 +136,7 @@ def bot_page(bot_id: str):
     matches, _ = recent_matches(bot_id, RECENT)
     names = names_of([b for m in matches for b in m["seats"]])
     chart = rating_chart(store().rating_history(bot_id))
+    bot = {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id)}
     return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
 
 
@@ -186,8 +188,10 @@ def match_page(match_id: str):
     names = names_of(match["seats"])
     seat_names = [names[b] for b in match["seats"]]
     outcome = winners(match.get("result"), seat_names) if public else None
+    times = seat_times(s.match_log(match_id), len(match["seats"]), match["move_timeout_ms"],
+                       match.get("time_bank_ms"))
     context = {"m": match, "names": names, "public": public, "step": None, "log": None, "live": None,
-               "tournament": None, "faults": None, "outcome": outcome,
+               "tournament": None, "faults": None, "outcome": outcome, "times": times,
                "regions": regions(len(match["seats"])), "seat_names": seat_names,
                "page": {"names": seat_names, "bots": match["seats"], "outcome": outcome}}
     if match.get("tournament"):

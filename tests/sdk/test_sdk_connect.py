@@ -158,8 +158,9 @@ def test_connect_plays_a_published_decision_through_the_api(api, table):
     bot = Recorder()
     stats = connect(bot, api.live.url, secret=_secret_of(bot_id, a, b), wait=1, until_idle=True)
     assert stats.answered == 1 and stats.refused == 0
-    assert api.store.match_log(match_id) == [
-        {"turn": 0, "seat": decision["seat"], "action": decision["legal_actions"][-1]}]
+    [entry] = api.store.match_log(match_id)
+    assert entry.pop("ms") >= 0  # the latency charged, from publication to the answer
+    assert entry == {"turn": 0, "seat": decision["seat"], "action": decision["legal_actions"][-1]}
     assert bot.calls[0] == ("start", match_id, decision["seat"])
 
 
@@ -174,14 +175,15 @@ class Illegal(Bot):
         return {"take": ["nothing"]}
 
 
-def test_an_illegal_answer_is_refused_422_once_and_not_sent_again(api, table):
+def test_an_illegal_answer_is_refused_422_once_and_recorded_as_a_fault_at_once(api, table):
     match_id, a, b = table
     _, bot_id = publish_next(api.store, match_id)
     poller = connect(Illegal(), api.live.url, secret=_secret_of(bot_id, a, b), wait=0.2, block=False)
-    _wait_for(lambda: poller.stats.polls >= 3)  # the decision stays pending: it comes back
+    _wait_for(lambda: poller.stats.polls >= 3)
     poller.stop()
     assert poller.stats.refused == 1 and poller.stats.answered == 0
-    assert api.store.match_log(match_id) == []
+    [entry] = api.store.match_log(match_id)  # no waiting out the deadline as a timeout
+    assert entry["fault"].startswith("illegal: ")
 
 
 class Raises(Recorder):
@@ -190,7 +192,7 @@ class Raises(Recorder):
         raise ValueError("no idea")
 
 
-def test_a_bot_that_raises_is_asked_once_and_left_to_the_referee_deadline(api, table):
+def test_a_bot_that_raises_is_asked_once_and_its_error_recorded_at_once(api, table):
     match_id, a, b = table
     _, bot_id = publish_next(api.store, match_id)
     bot = Raises()
@@ -199,6 +201,8 @@ def test_a_bot_that_raises_is_asked_once_and_left_to_the_referee_deadline(api, t
     poller.stop()
     assert [c[0] for c in bot.calls] == ["start", "act"]
     assert poller.stats.bot_errors == 1 and poller.error is None
+    [entry] = api.store.match_log(match_id)
+    assert entry["fault"] == "bot_error: ValueError: no idea"
 
 
 def test_stop_ends_a_background_loop_within_one_long_poll(api, table):

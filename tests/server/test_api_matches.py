@@ -31,7 +31,8 @@ def test_challenge_is_stored_queued_and_enqueued(api, owner, redis_url):
 
 def test_chosen_seed_or_deck_makes_an_unrated_match(api, owner):
     token, a, b = owner
-    seeded = api.match(token, "toy-high", [a["id"], b["id"]], seed=7, move_timeout_ms=100, max_faults=10)
+    seeded = api.match(token, "toy-high", [a["id"], b["id"]], seed=7, move_timeout_ms=100, time_bank_ms=0,
+                        max_faults=10)
     assert seeded["rated"] is False
     match = api.store.get_match(seeded["id"])
     assert (match["seed"], match["move_timeout_ms"], match["max_faults"]) == (7, 100, 10)
@@ -98,7 +99,8 @@ def test_match_shows_no_actions_until_finished(api, owner):
     mid = api.match(token, "toy-high", [a["id"], b["id"]], seed=5)["id"]
     queued = api.ok(api.get(f"/matches/{mid}"), 200)
     assert queued["status"] == "queued" and queued["log"] is None and queued["result"] is None
-    assert queued["seats"] == [{"seat": 0, "bot": a["id"]}, {"seat": 1, "bot": b["id"]}]
+    unplayed = {"latency_ms": {"p50": None, "max": None}, "bank_ms": 10000}
+    assert queued["seats"] == [{"seat": 0, "bot": a["id"], **unplayed}, {"seat": 1, "bot": b["id"], **unplayed}]
     assert "seed" not in queued or queued["seed"] is None
     api.store.set_match_status(mid, "running")
     state = api.store.replay(mid)

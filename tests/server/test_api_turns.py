@@ -74,7 +74,9 @@ def test_answer_is_appended_and_wakes_the_worker(api, running):
     assert body == {"match_id": mid, "turn": 0, "action": action}
     waiter.join(5)
     assert woke == {"ok": True}
-    assert api.store.match_log(mid) == [{"turn": 0, "seat": 0, "action": action}]
+    [entry] = api.store.match_log(mid)
+    assert {k: v for k, v in entry.items() if k != "ms"} == {"turn": 0, "seat": 0, "action": action}
+    assert 0 <= entry["ms"] < 60_000  # charged from the decision's publication to the answer
     assert api.store.pending_decisions(a["id"]) == []
     r = api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"])
     assert r.status_code == 409 and error_code(r) == "not_pending"
@@ -96,14 +98,42 @@ def test_turn_answer_errors(api, owner, running):
     r = api.post(f"/matches/{mid}/turns/1", {"action": action}, token=a["secret"])
     assert r.status_code == 409
     assert api.post("/matches/m_nothere/turns/0", {"action": action}, token=a["secret"]).status_code == 404
-    for bad in [{"card": "not-a-card"}, {"card": int(action["card"])}, {"card": action["card"], "x": 1}, {}]:
-        r = api.post(url, {"action": bad}, token=a["secret"])
-        assert r.status_code == 422 and error_code(r) == "illegal_action", bad
-        assert "legal" in r.json()["error"]["message"]
     assert api.post(url, {"action": "play"}, token=a["secret"]).status_code == 422
     assert api.post(url, {}, token=a["secret"]).status_code == 422
+    r = api.post(url, {"action": action, "error": "both"}, token=a["secret"])
+    assert r.status_code == 422 and error_code(r) == "invalid"
+    assert api.post(url, {"error": ""}, token=a["secret"]).status_code == 422
+    assert api.post(url, {"error": "x" * 1001}, token=a["secret"]).status_code == 422
     assert api.store.match_log(mid) == []        # nothing stored by any of those
     api.ok(api.post(url, {"action": action}, token=a["secret"]), 200)
+
+
+@pytest.mark.parametrize("bad", [{"card": "not-a-card"}, {"card": 1}, {"card": "x", "x": 1}, {}])
+def test_an_illegal_answer_is_422_with_the_reason_and_a_fault_recorded_at_once(api, running, bad):
+    """Answered once: the referee records the fault now (no waiting out the deadline as a
+    timeout) and plays on; the same answer again is too late."""
+    mid, a, _ = running
+    decision, _ = publish_next(api.store, mid)
+    url = f"/matches/{mid}/turns/0"
+    r = api.post(url, {"action": bad}, token=a["secret"])
+    assert r.status_code == 422 and error_code(r) == "illegal_action", bad
+    message = r.json()["error"]["message"]
+    [entry] = api.store.match_log(mid)
+    assert entry["fault"].startswith(("illegal: ", "bad_answer: ")) and entry["fault"] in message
+    assert entry["action"] == decision["legal_actions"][0] and "ms" in entry
+    assert api.store.pending_decisions(a["id"]) == []
+    r = api.post(url, {"action": decision["legal_actions"][0]}, token=a["secret"])
+    assert r.status_code == 409 and error_code(r) == "not_pending"
+
+
+def test_a_reported_error_is_a_bot_error_fault_at_once(api, running):
+    mid, a, _ = running
+    decision, _ = publish_next(api.store, mid)
+    body = api.ok(api.post(f"/matches/{mid}/turns/0", {"error": "KeyError: 'no_such_key'\n  at line 3"},
+                           token=a["secret"]), 200)
+    [entry] = api.store.match_log(mid)
+    assert entry["fault"] == "bot_error: KeyError: 'no_such_key' at line 3"  # one line
+    assert body["action"] == entry["action"] == decision["legal_actions"][0]
 
 
 def test_two_clients_racing_on_one_turn_exactly_one_wins(api, running, live_server):

@@ -22,7 +22,7 @@ def driver_for(store, bot: dict, context) -> Driver:
     if kind == "webhook":
         from worker.drivers.webhook import WebhookDriver
 
-        return WebhookDriver(bot, store.bot_secret(bot["id"]), context)
+        return WebhookDriver(bot, store.bot_secret(bot["id"]), context, store=store)
     if kind == "polling":
         from worker.drivers.polling import PollingDriver
 

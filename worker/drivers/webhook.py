@@ -1,6 +1,6 @@
 """Webhook bots: the referee POSTs each decision to the bot's URL.
 
-Everything a remote bot can do wrong is bounded by `calls.call`:
+Everything a remote bot can do wrong is bounded by `server.calls.call`:
 
 * time — one deadline for the whole answer (`move_timeout_ms`), whatever the
   bot trickles, however slowly: no decision holds a worker past it;
@@ -22,15 +22,17 @@ body>` keyed with the bot's secret (api.md §3).
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 import time
 
-from sdk.protocol import SIGNATURE_HEADER, sign  # the protocol's one definition of the signature
+from sdk.protocol import SIGNATURE_HEADER
 from sdk.referee import fault
+from server.calls import CallError, post_signed
 from server.jsonsafe import JSONTooComplex, safe_loads
 from worker.drivers.base import Driver, Reply
-from worker.drivers.calls import CallError, call
+
+log = logging.getLogger(__name__)
 
 #: the largest answer read from a bot
 MAX_ANSWER = 64 * 1024
@@ -41,17 +43,16 @@ __all__ = ["MAX_ANSWER", "SIGNATURE_HEADER", "WebhookDriver"]
 
 
 class WebhookDriver(Driver):
-    def __init__(self, bot: dict, secret: str, context=None) -> None:
+    def __init__(self, bot: dict, secret: str, context=None, store=None) -> None:
+        self.bot_id = bot.get("id")
         self.url = bot.get("url") or ""
         self.secret = secret
         self.public_only = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
+        self.store = store  # where the bot's liveness is noted (server/liveness.py), if anywhere
 
     def post(self, message: dict, seconds: float) -> tuple[int, bytes]:
         """POST `message` signed; (status, body) or a `CallError` saying what went wrong."""
-        body = json.dumps(message, separators=(",", ":")).encode()
-        headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, self.secret),
-                   "User-Agent": "cardarena-referee/1"}
-        return call(self.url, body, headers, seconds, MAX_ANSWER, public_only=self.public_only)
+        return post_signed(self.url, self.secret, message, seconds, MAX_ANSWER, public_only=self.public_only)
 
     def ask(self, decision: dict) -> Reply:
         seconds = decision["deadline_ms"] / 1000
@@ -59,9 +60,11 @@ class WebhookDriver(Driver):
         try:
             status, body = self.post(decision, seconds)
         except CallError as exc:
+            self.note(exc.kind)
             if exc.kind == "timeout":
                 return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
             return Reply(fault=fault(exc.kind, str(exc)))
+        self.note(None)
         if time.monotonic() - began > seconds:
             return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"))
         if 300 <= status < 400:
@@ -69,6 +72,20 @@ class WebhookDriver(Driver):
         if not 200 <= status < 300:
             return Reply(fault=fault("http_error", f"HTTP {status}"))
         return read_answer(body)
+
+    def note(self, failure: str | None) -> None:
+        """Note what a call showed of the bot's liveness (`failure`: the CallError's kind, or
+        None): an answer of any kind is seen; no connection or a refused URL failed; a
+        timeout says neither. Best effort."""
+        if self.store is None or self.bot_id is None or failure == "timeout":
+            return
+        try:
+            if failure in (None, "too_large", "bad_answer"):
+                self.store.bot_seen(self.bot_id)
+            else:
+                self.store.bot_failed(self.bot_id)
+        except Exception:  # noqa: BLE001 - liveness is a hint: it never costs a decision
+            log.warning("could not note bot %s's liveness", self.bot_id, exc_info=True)
 
     def match_over(self, match_id: str, result: dict) -> None:
         try:

@@ -1,6 +1,10 @@
-"""One webhook call with a whole-answer deadline: `call(url, body, headers, deadline_s, max_bytes)`.
+"""One call to a bot's server with a whole-answer deadline: `call(url, body, headers, deadline_s, max_bytes)`.
 
     status, answer = call(url, body, headers, deadline_s=2.0, max_bytes=64 * 1024)
+    status, answer = post_signed(url, secret, {"type": "ping", "protocol": 1}, 2.0, 1024)
+
+Both the referee's webhook driver (worker/drivers/webhook.py) and the API's
+ping (server/liveness.py) call bots through here, signed as api.md §3 says.
 
 returns or raises by `deadline_s` (plus the scheduler's slack), whatever the
 bot does: a slow connect, headers or a body trickled a byte at a time, a huge
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import json
 import os
 import select
 import socket
@@ -31,6 +36,7 @@ import ssl
 import threading
 import time
 
+from sdk.protocol import SIGNATURE_HEADER, sign  # the protocol's one definition of the signature
 from server.urls import BadUrl, Target, address_problem, parse_target
 
 #: room for the status line and headers on top of the body's limit, and a chunked body's framing
@@ -101,6 +107,15 @@ def call(url: str, body: bytes, headers: dict[str, str], deadline_s: float, max_
         return _exchange(conn, target, request, deadline, max_bytes)
     except _Stale as exc:
         raise Unreachable(f"the connection closed before an answer ({exc})") from None
+
+
+def post_signed(url: str, secret: str, message: dict, deadline_s: float, max_bytes: int,
+                *, public_only: bool = False) -> tuple[int, bytes]:
+    """`call` with `message` as JSON, signed with the bot's `secret` (api.md §3)."""
+    body = json.dumps(message, separators=(",", ":")).encode()
+    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret),
+               "User-Agent": "cardarena-referee/1"}
+    return call(url, body, headers, deadline_s, max_bytes, public_only=public_only)
 
 
 def close_idle() -> None:
