@@ -19,7 +19,7 @@ import redis
 
 from server.store import Store, secret_key
 from worker.lease import Lease
-from worker.schedules import round_robin
+from worker.schedules import round_robin, twin_groups
 
 log = logging.getLogger("cardarena.worker")
 
@@ -46,10 +46,28 @@ def store_for(client: redis.Redis | None = None) -> Store:
     return Store(client, secret_key(client), queue=job.origin if job is not None else None)
 
 
+OVER = ("finished", "aborted")
+
+
 def run_match(match_id: str) -> str:
     from worker.match_runner import MatchRunner
 
-    return MatchRunner(store_for(), match_id).run()
+    store = store_for()
+    match = store.get_match(match_id)
+    if match is not None and match["status"] == "queued" and due_twin(store, match) not in (None, match_id):
+        store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
+        return "waiting"
+    return MatchRunner(store, match_id).run()
+
+
+def due_twin(store: Store, match: dict) -> str | None:
+    """Of the match's twins (the rotations of its deal, in playing order), the one to play now:
+    the first not over (None when all are, or the match has no twins)."""
+    for mid in match.get("twins") or ():
+        twin = store.get_match(mid)
+        if twin is not None and twin["status"] not in OVER:
+            return mid
+    return None
 
 
 def tournament_match_id(tid: str, index: int) -> str:
@@ -73,6 +91,10 @@ def run_tournament(tid: str) -> str:
         store.set_tournament(tid, status="running", total=len(schedule.matches),
                              schedule=schedule.description, schedule_stats=schedule.stats)
         listed = set(store.tournament_matches(tid))
+        twins: dict[int, list[str]] = {}
+        for group in twin_groups(schedule, t["seed"]):
+            for index in group:
+                twins[index] = [tournament_match_id(tid, i) for i in group]
         to_run = []
         for index, planned in enumerate(schedule.matches):
             mid = tournament_match_id(tid, index)
@@ -82,11 +104,13 @@ def run_tournament(tid: str) -> str:
                     t["game"], list(planned.bots), planned.seed, t["options"],
                     move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
                     time_bank_ms=t.get("time_bank_ms"),
-                    tournament_id=tid, rated=bool(t.get("rated")), match_id=mid)
+                    tournament_id=tid, rated=bool(t.get("rated")), match_id=mid, twins=twins.get(index))
             if mid not in listed:
                 store.add_tournament_match(tid, mid)
-            if match["status"] not in ("finished", "aborted"):
-                to_run.append(mid)
+            if match["status"] not in OVER:
+                to_run.append(match)
+        # of each deal's twins only the one due now: the next is enqueued when it ends
+        to_run = [m["id"] for m in to_run if due_twin(store, m) in (None, m["id"])]
         if store.get_tournament(tid)["status"] == "aborted":  # stopped while being expanded
             for mid in to_run:
                 store.conclude_match(mid, "aborted", None, reason="its tournament was stopped")
@@ -110,6 +134,9 @@ def match_concluded(store: Store, match: dict) -> None:
     if tid:
         refresh_standings(store, tid)
         finish_tournament_if_complete(store, tid)
+    following = due_twin(store, match)
+    if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
+        store.enqueue("match", [following])
     store.job_done("match", match["id"])
 
 

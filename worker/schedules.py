@@ -83,6 +83,26 @@ def round_robin(bots: list[str], seats: int, deals: int, duplicate: bool, seed: 
     return Schedule(tables, matches, description, stats)
 
 
+def twin_groups(schedule: Schedule, seed: int) -> list[list[int]]:
+    """The twins of the schedule: for each table's deal played in more than one rotation,
+    the indexes of its matches in the order they are played, one after another.
+
+    The order is seeded and random (a function of the tournament's seed, so a
+    retried expansion finds the same): no bot can count on playing a deal
+    before or after its rotation. Twins never overlap in time, so no bot ever
+    holds, in one match, the hand its opponent holds in the other.
+    """
+    groups: dict[tuple[int, int], list[int]] = {}
+    for index, planned in enumerate(schedule.matches):
+        groups.setdefault((planned.table, planned.deal), []).append(index)
+    out = []
+    for (table, deal), indexes in groups.items():
+        if len(indexes) > 1:
+            random.Random(derive_seed(seed, "twins", table, deal)).shuffle(indexes)
+            out.append(indexes)
+    return out
+
+
 #: candidate tables weighed for each table of a balanced sample
 CANDIDATES = 48
 

@@ -15,6 +15,7 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from sdk.referee import standings_from_tallies
 from server import liveness
 from server.api.common import (
     ID,
@@ -317,4 +318,6 @@ def abort_tournament(tid: str):
     s.set_tournament(tid, status="aborted", reason="stopped by the admin")
     for mid in s.tournament_matches(tid):
         stop_match(mid)
+    # a deal whose last twin was just stopped counts its finished rotations now
+    s.save_standings(tid, standings_from_tallies(s.tournament_tallies(tid)))
     return tournament_record(s.get_tournament(tid))

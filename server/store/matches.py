@@ -82,12 +82,15 @@ class Matches:
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = 2000, max_faults: int = 3, time_bank_ms: int | None = 10000,
                      tournament_id: str | None = None, rated: bool = False,
-                     owner: str | None = None, match_id: str | None = None) -> dict:
+                     owner: str | None = None, match_id: str | None = None,
+                     twins: list[str] | None = None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
 
         `owner` is the account that asked for it: its queued matches count
         toward the per-account limit until the match starts. `match_id` lets a
         tournament derive its matches' ids, so a retried expansion finds them.
+        `twins` are the ids of the rotations of its deal, itself included, in
+        playing order (worker/schedules.py `twin_groups`).
         """
         match_id = match_id or new_id("m")
         match = {
@@ -97,6 +100,8 @@ class Matches:
             "tournament": tournament_id, "rated": bool(rated), "owner": owner,
             "result": None, "created": now_iso(), "started": None, "finished": None,
         }
+        if twins:
+            match["twins"] = list(twins)
         seq = self.r.incr("matches:seq")
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(match))
@@ -242,12 +247,17 @@ class Matches:
 
         `records` holds one dict per seat: `bot`, `won` (alone first), `faults`,
         and for a tournament `points`, `score`, `draw`, `forfeit`. In one
-        transaction (WATCH on the match): the status, result and end time; each
-        record counted in its bot's totals; a finished rated match queued for
-        the ladder; a tournament match added to its tournament's tallies and
-        done set. A worker dying before this leaves the match running (its
-        retry concludes it); after it, a retry sees the match over and changes
-        nothing, so nothing is ever counted twice.
+        transaction (WATCH on the match and its twins): the status, result and
+        end time; each record counted in its bot's totals; a finished rated
+        match queued for the ladder; a tournament match added to its
+        tournament's done set and tallies. A worker dying before this leaves
+        the match running (its retry concludes it); after it, a retry sees the
+        match over and changes nothing, so nothing is ever counted twice.
+
+        A twin (a rotation of a duplicate deal) is counted only with its whole
+        deal: its records wait in the match (`records`) until the last of its
+        twins ends, and that conclusion counts them all — so no standings,
+        record or rating shows one rotation of a deal while another is to come.
         """
         import redis
 
@@ -256,25 +266,38 @@ class Matches:
             while True:
                 try:
                     pipe.watch(key)
-                    raw = pipe.hmget(key, "status", "owner", "rated", "game", "tournament")
+                    raw = pipe.hmget(key, "status", "owner", "rated", "game", "tournament", "twins")
                     if raw[0] is None or json.loads(raw[0]) in OVER:
                         pipe.unwatch()
                         return False
-                    owner, rated, game, tournament = (json.loads(v) if v else None for v in raw[1:])
+                    owner, rated, game, tournament, twins = (json.loads(v) if v else None for v in raw[1:])
+                    finished = status == "finished"
+                    counted = [(match_id, list(records) if finished else [])]
+                    others = [t for t in twins or () if t != match_id]
+                    if others:
+                        pipe.watch(*(f"match:{t}" for t in others))
+                        ends = [pipe.hmget(f"match:{t}", "status", "records") for t in others]
+                        if all(e[0] is not None and json.loads(e[0]) in OVER for e in ends):
+                            counted = [(t, json.loads(e[1]) if e[1] else []) for t, e in zip(others, ends, strict=True)] + counted
+                        else:
+                            counted = []  # the deal is not over: this twin waits for the last one
                     fields = {"status": status, "finished": now_iso(), "result": result}
                     if reason is not None:
                         fields["reason"] = reason
+                    if others and finished:
+                        fields["records"] = list(records)
                     pipe.multi()
                     pipe.hset(key, mapping=dump_fields(fields))
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
-                    for record in records:
-                        count_result(pipe, record, bool(rated) and status == "finished")
-                    if status == "finished" and rated:
-                        pipe.rpush(f"ratings:queue:{game}", match_id)
+                    for mid, seat_records in counted:
+                        for record in seat_records:
+                            count_result(pipe, record, bool(rated))
+                        if seat_records and rated:  # records come only with a finished match
+                            pipe.rpush(f"ratings:queue:{game}", mid)
                     if tournament:
                         self.count_tournament_match(pipe, tournament, match_id,
-                                                    records if status == "finished" else ())
+                                                    [r for _, seat_records in counted for r in seat_records])
                     events.match_changed(pipe, match_id, tournament)
                     pipe.execute()
                     return True

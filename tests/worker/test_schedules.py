@@ -216,3 +216,18 @@ def test_the_apis_match_count_is_the_schedules_length(bots, seats, duplicate):
 
     schedule = round_robin(names(bots), seats, deals=3, duplicate=duplicate, seed=9)
     assert match_count(bots, seats, 3, duplicate) == len(schedule.matches)
+
+
+def test_twins_are_each_deals_rotations_in_a_seeded_random_order():
+    from worker.schedules import twin_groups
+
+    schedule = round_robin(names(4), 2, 3, True, seed=11)
+    groups = twin_groups(schedule, 11)
+    assert len(groups) == 6 * 3 and sorted(i for g in groups for i in g) == list(range(len(schedule.matches)))
+    for group in groups:
+        planned = [schedule.matches[i] for i in group]
+        assert len({(m.table, m.deal) for m in planned}) == 1 and len({m.rotation for m in planned}) == 2
+    assert twin_groups(schedule, 11) == groups  # a retried expansion finds the same order
+    firsts = {schedule.matches[g[0]].rotation for g in groups}
+    assert firsts == {0, 1}  # not always the same rotation first
+    assert twin_groups(round_robin(names(4), 2, 3, False, seed=11), 11) == []  # no twins without duplicate
