@@ -39,7 +39,7 @@ import requests
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import games  # noqa: E402
-from cardarena.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from server.redis_server import EmbeddedRedis, free_port  # noqa: E402
 from server.store import Store, secret_key  # noqa: E402
 
 #: as `cardarena serve` runs

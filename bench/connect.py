@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 import requests  # noqa: E402
 
-from cardarena.redis_server import EmbeddedRedis, free_port  # noqa: E402
 from sdk import Bot, Client, connect  # noqa: E402
+from server.redis_server import EmbeddedRedis, free_port  # noqa: E402
 
 ADMIN = "bench-admin-token-0123456789"
 RANDOM = "example_bots.random:RandomBot"

@@ -6,7 +6,7 @@ registers the example bots (in-process ones as the admin, one hosted with
 `sdk.serve` as a webhook bot, one polling with `sdk.connect`), schedules a
 round-robin per game, shows their progress, and prints the standings and the
 ladders. Everything it started is stopped on the way out, on Ctrl-C and
-SIGTERM too (cardarena/signals.py); `--stay` keeps the platform up for
+SIGTERM too (server/signals.py); `--stay` keeps the platform up for
 browsing until then, and only then prints the URLs to browse.
 
 Isolation: by default the demo runs on a fresh embedded Redis of its own,
@@ -32,14 +32,19 @@ from pathlib import Path
 
 HELP = "the whole platform on this machine: Redis, API, workers, example bots, a tournament per game"
 
-#: game -> (seats, deals per table, the heuristic's entrypoint)
-GAMES = {
-    "duck-soup": (2, 20, "example_bots.duck_soup:DuckSoupHeuristic"),
-    "double-carre": (2, 20, "example_bots.double_carre:DoubleCarreHeuristic"),
-    "double": (3, 20, "example_bots.double:DoubleHeuristic"),
-    "soupe-gertrude": (3, 30, "example_bots.soupe_gertrude:SoupeGertrudeHeuristic"),
-}
-RANDOM = "example_bots.random:RandomBot"
+
+
+def demo_games() -> dict[str, tuple[int, int, str, str]]:
+    """game -> (seats, deals per table, its heuristic's and its random bot's entrypoints), for
+    every registered game that has a demo table (games name their own: `Game.demo`, `Game.bots`)."""
+    import games
+
+    out = {}
+    for name in games.names():
+        game = games.get(name)
+        if game.demo is not None and "heuristic" in game.bots and "random" in game.bots:
+            out[name] = (game.demo.seats, game.demo.deals, game.bots["heuristic"], game.bots["random"])
+    return out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--deals", type=int, default=None,
                         help="deals per table for every game (default: a few per game, about a minute in all)")
-    parser.add_argument("--games", nargs="+", choices=sorted(GAMES), default=sorted(GAMES),
+    parser.add_argument("--games", nargs="+", choices=sorted(demo_games()), default=sorted(demo_games()),
                         metavar="GAME", help="the games to play (default: all)")
     parser.add_argument("--stay", action="store_true",
                         help="keep the platform running for browsing until Ctrl-C (then prints the URLs)")
@@ -90,8 +95,8 @@ def pick_port(wanted: int) -> int:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from cardarena.signals import shielded, stop_on_signals
     from sdk import CardarenaError
+    from server.signals import shielded, stop_on_signals
 
     console = Console()
     platform = Platform()
@@ -138,11 +143,11 @@ def start(args, platform: Platform, console) -> Base:
     import redis
     from waitress.server import create_server
 
-    from cardarena.redis_server import EmbeddedRedis, state_dir
-    from cardarena.signals import shielded
     from sdk import Client
     from sdk.webhook import BotServer
     from server import create_app
+    from server.redis_server import EmbeddedRedis, state_dir
+    from server.signals import shielded
     from worker.pool import WorkerPool
 
     queue, tag = None, ""
@@ -234,10 +239,10 @@ def withdraw(base: Base) -> None:
 
 def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict[str, object]]:
     """The entrants of every game: {game: {bot id: BotInfo}}; starts the hosted and polling ones."""
-    from cardarena.signals import shielded
     from example_bots.random import RandomBot
     from sdk import connect, serve
     from sdk.bot import load_bot_class
+    from server.signals import shielded
 
     def add(client, name: str, game: str, **how):
         bot = client.register_bot(f"{name} (demo {base.tag})" if base.tag else name, game, **how)
@@ -246,20 +251,24 @@ def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict
 
     base.user.create_account("demo")
     entrants: dict[str, dict[str, object]] = {}
+    settings = demo_games()
+    # the remote bots join tables of two (the quickest to grow): hosted in the first such game,
+    # polling in the last
+    pairs = [g for g in games if settings[g][0] == 2] or list(games)
     for game in games:
-        seats, _, heuristic = GAMES[game]
+        seats, _, heuristic, random_bot = settings[game]
         bots = [add(base.admin, "heuristic", game, kind="python", entrypoint=heuristic)]
         for i in range(seats - 1):
             bots.append(add(base.admin, f"random{i + 1 if seats > 2 else ''}", game,
-                            kind="python", entrypoint=RANDOM))
-        if game == "duck-soup":  # a remote bot, hosted the way a bot author hosts one
+                            kind="python", entrypoint=random_bot))
+        if game == pairs[0]:  # a remote bot, hosted the way a bot author hosts one
             port = pick_port(0)
             hook = add(base.user, "hosted heuristic", game, kind="webhook", url=f"http://127.0.0.1:{port}/")
             with shielded():
                 hosted = serve(load_bot_class(heuristic)(), port=port, secret=hook.secret, block=False)
                 platform.started("the hosted bot", hosted.stop)
             bots.append(hook)
-        if game == "double-carre":  # and one polling, as a bot behind NAT does
+        if game == pairs[-1]:  # and one polling, as a bot behind NAT does
             poll = add(base.user, "polling random", game, kind="polling")
             with shielded():
                 poller = connect(RandomBot(), base.url, secret=poll.secret, wait=5, block=False)
@@ -275,7 +284,7 @@ def play(args, base: Base, platform: Platform, console) -> dict[str, tuple]:
     entrants = register(base, platform, args.games)
     tournaments = {}
     for game in args.games:
-        seats, deals, _ = GAMES[game]
+        seats, deals, _, _ = demo_games()[game]
         # the admin schedules: an account may have only 3 unfinished tournaments (api.md Limits)
         t = base.admin.create_tournament(game, list(entrants[game]), deals=args.deals or deals, seats=seats)
         base.tournaments.append(t.id)

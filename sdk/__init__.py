@@ -3,7 +3,7 @@
     from sdk import Bot, serve, connect, Client
 
     class Lowest(Bot):
-        game = "duck-soup"
+        game = GAME                      # a name from GET /games, see Client.games()
         def act(self, view, legal_actions):
             return legal_actions[0]
 

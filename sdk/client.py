@@ -2,8 +2,8 @@
 
     client = Client("http://127.0.0.1:5000")           # as CARDARENA_TOKEN's account, when set
     client.create_account("alice")                     # the client keeps the token
-    bot = client.register_bot("lowest", "duck-soup", kind="polling")
-    t = client.create_tournament("duck-soup", [bot, "b_rival"], deals=4)
+    bot = client.register_bot("lowest", GAME, kind="polling")    # GAME: a name from client.games()
+    t = client.create_tournament(GAME, [bot, "b_rival"], deals=4)
     client.wait_tournament(t.id)                       # a progress bar, then the standings
 
 Methods read like the API (api.md §4) and return small dataclasses holding

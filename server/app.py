@@ -72,7 +72,7 @@ def build_app(config: dict | None = None) -> Flask:
     app.config["PUBLIC_URLS_ONLY"] = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
     app.config.update(config or {})
     if not app.config.get("REDIS_URL"):
-        from cardarena.redis_server import shared_url
+        from server.redis_server import shared_url
 
         app.config["REDIS_URL"] = os.environ.get("REDIS_URL") or shared_url()
 

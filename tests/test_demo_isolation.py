@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from cardarena.redis_server import EmbeddedRedis
+from server.redis_server import EmbeddedRedis
 from server.store import Store, secret_key
 from server.store.jobs import QUEUE
 
@@ -85,7 +85,8 @@ def test_with_redis_url_the_demo_leaves_the_platforms_jobs_bots_and_ladder_untou
     assert f"{GAME}: tournament" in out and "(finished)" in out, out
     assert snapshot() == before  # its queued job, its dropped match, its bots and ladder
     demo_bots = [b for b in store.list_bots(GAME) if "(demo " in b["name"]]
-    assert len(demo_bots) == 3 and all(b["retired"] for b in demo_bots)  # so they left the ladder
+    # heuristic, random, hosted and polling (one game: both remote kinds join it); all retired
+    assert len(demo_bots) == 4 and all(b["retired"] for b in demo_bots)  # so they left the ladder
     assert client.keys("*cardarena-demo-*") == [] and client.keys("jobs:active:*") == []  # its queue is gone
     assert str(tmp_path / "demo-workers.log") in out and str(tmp_path / "demo-server.log") in out
     assert "/tournaments/" not in out  # no URL printed once nothing answers it

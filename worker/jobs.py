@@ -3,6 +3,8 @@
     run_tournament(tid)  expand the round-robin into matches, one run_match job each
     run_match(mid)       referee one match (worker/match_runner.py)
 
+What follows a match's end is worker/conclusion.py's.
+
 Both are safe to run twice or after a crash: the schedule is a function of
 the tournament alone (the same match ids every time), a match resumes from
 its log, and a match's end is counted once (`Store.conclude_match`). What
@@ -18,7 +20,9 @@ import os
 import redis
 
 from server.store import Store, secret_key
+from worker.conclusion import OVER, due_twin, finish_tournament_if_complete
 from worker.lease import Lease
+from worker.match_runner import MatchRunner
 from worker.schedules import round_robin, twin_groups
 
 log = logging.getLogger("cardarena.worker")
@@ -31,7 +35,7 @@ def connection() -> redis.Redis:
     job = get_current_job()
     if job is not None:
         return job.connection
-    from cardarena.redis_server import shared_url
+    from server.redis_server import shared_url
 
     return redis.Redis.from_url(os.environ.get("REDIS_URL") or shared_url())
 
@@ -46,28 +50,13 @@ def store_for(client: redis.Redis | None = None) -> Store:
     return Store(client, secret_key(client), queue=job.origin if job is not None else None)
 
 
-OVER = ("finished", "aborted")
-
-
 def run_match(match_id: str) -> str:
-    from worker.match_runner import MatchRunner
-
     store = store_for()
     match = store.get_match(match_id)
     if match is not None and match["status"] == "queued" and due_twin(store, match) not in (None, match_id):
         store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
         return "waiting"
     return MatchRunner(store, match_id).run()
-
-
-def due_twin(store: Store, match: dict) -> str | None:
-    """Of the match's twins (the rotations of its deal, in playing order), the one to play now:
-    the first not over (None when all are, or the match has no twins)."""
-    for mid in match.get("twins") or ():
-        twin = store.get_match(mid)
-        if twin is not None and twin["status"] not in OVER:
-            return mid
-    return None
 
 
 def tournament_match_id(tid: str, index: int) -> str:
@@ -122,35 +111,3 @@ def run_tournament(tid: str) -> str:
     if not to_run:
         finish_tournament_if_complete(store, tid)
     return "expanded"
-
-
-def match_concluded(store: Store, match: dict) -> None:
-    """After a match's end: its tournament's standings (and end), the ladder. Repeatable."""
-    from worker.ratings import update_ratings
-
-    if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
-        update_ratings(store, match["game"])
-    tid = match.get("tournament")
-    if tid:
-        refresh_standings(store, tid)
-        finish_tournament_if_complete(store, tid)
-    following = due_twin(store, match)
-    if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
-        store.enqueue("match", [following])
-    store.job_done("match", match["id"])
-
-
-def refresh_standings(store: Store, tid: str) -> None:
-    from worker.standings import standings_from_tallies
-
-    store.save_standings(tid, standings_from_tallies(store.tournament_tallies(tid)))
-
-
-def finish_tournament_if_complete(store: Store, tid: str) -> bool:
-    t = store.get_tournament(tid)
-    if t is None or t["status"] in ("finished", "aborted") or not store.tournament_complete(tid):
-        return False
-    refresh_standings(store, tid)
-    store.set_tournament(tid, status="finished")
-    log.info("tournament %s finished", tid)
-    return True

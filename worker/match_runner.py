@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import redis
 
 from sdk.referee import MatchReferee, clean, elapsed_ms, fault, seat_records
+from worker.conclusion import match_concluded
 from worker.drivers import Driver, Reply, driver_for
 from worker.lease import Lease
 from worker.watchdog import Watchdog, watchdog
@@ -223,8 +224,6 @@ class MatchRunner:
 
     def after_conclusion(self, match: dict) -> None:
         """What follows a match's end; safe to repeat (a retried job repeats it)."""
-        from worker.jobs import match_concluded
-
         match_concluded(self.store, match)
 
 

@@ -9,7 +9,7 @@ Stopping (Ctrl-C, SIGTERM, `WorkerPool.stop`): each worker is asked to stop
 after its current job; after `grace_s` seconds the jobs still running are
 interrupted (their matches resume from the log under the next pool), and
 anything left is killed, work horses included, so no process stays behind;
-then the command releases the shared embedded Redis (cardarena/redis_server.py).
+then the command releases the shared embedded Redis (server/redis_server.py).
 """
 
 from __future__ import annotations
@@ -185,8 +185,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardarena.redis_server import shared_redis
-    from cardarena.signals import shielded, stop_on_signals
+    from server.redis_server import shared_redis
+    from server.signals import shielded, stop_on_signals
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     with stop_on_signals(), shared_redis() as url:

@@ -23,9 +23,7 @@ def preload() -> None:
     starts with it loaded (the SDK alone, which in-process bots import, takes
     ~0.1 s to import, more than a whole match of most games)."""
     import importlib
-    import pkgutil
 
-    import example_bots
     import games
     import worker.drivers.inprocess  # noqa: F401
     import worker.drivers.polling  # noqa: F401
@@ -34,10 +32,12 @@ def preload() -> None:
     import worker.match_runner  # noqa: F401
     from worker.ratings import model
 
-    for game in games.names():
-        games.get(game)
-    for module in pkgutil.iter_modules(example_bots.__path__):
-        importlib.import_module(f"example_bots.{module.name}")
+    for name in games.names():  # each game and the bots it lists (module:Class), by name
+        for entrypoint in games.get(name).bots.values():
+            try:
+                importlib.import_module(entrypoint.partition(":")[0])
+            except ImportError:  # a listed bot that is not installed: found missing when asked
+                logging.getLogger("cardarena.worker").warning("cannot preload %s", entrypoint)
     model()
 
 

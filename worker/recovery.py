@@ -20,7 +20,7 @@ import time
 
 from server.store.jobs import job_id, lease_key, queue_key
 from server.store.keys import text
-from worker.jobs import finish_tournament_if_complete
+from worker.conclusion import finish_tournament_if_complete, match_concluded
 from worker.ratings import update_ratings
 
 log = logging.getLogger("cardarena.worker")
@@ -88,8 +88,6 @@ def sweep(store) -> list[tuple[str, str]]:
         status = json.loads(status)
         if status in ("finished", "aborted"):
             if kind == "match":
-                from worker.jobs import match_concluded
-
                 match_concluded(store, store.get_match(ident))  # whatever its runner did not get to
             else:
                 store.job_done(kind, ident)

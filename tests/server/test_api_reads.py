@@ -87,7 +87,8 @@ def test_matches_stored_before_the_index_are_indexed_once(api, two_bots):
 def finished_tournament(api, token: str, bots: list[str], monkeypatch) -> str:
     """A round-robin of the toy game run to its end through the store, as the worker would."""
     from games.ranking import alone_first, match_points
-    from worker.jobs import finish_tournament_if_complete, run_tournament
+    from worker.conclusion import finish_tournament_if_complete
+    from worker.jobs import run_tournament
 
     monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks
     tid = api.ok(api.post("/tournaments", {"game": "toy-high", "bots": bots, "deals": 2}, token=token),
