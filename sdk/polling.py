@@ -30,6 +30,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import requests
@@ -43,6 +44,10 @@ log = logging.getLogger("sdk.connect")
 
 #: the longest long-poll the API accepts
 MAX_WAIT = 30.0
+#: the most decisions (of different matches) answered at once
+MAX_CONCURRENCY = 64
+#: while the bot thinks, how often it looks for decisions of its other matches (seconds)
+BUSY_POLL_S = 0.25
 #: backoff when the server is away: first delay, cap
 BACKOFF_START = 0.5
 BACKOFF_MAX = 30.0
@@ -79,7 +84,7 @@ class Poller:
 
     def __init__(self, bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
                  max_turns: int | None = None, until_idle: bool = False,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, concurrency: int = 4) -> None:
         self.dispatcher = Dispatcher(bot)
         self.bot = bot
         self.base = api_base(server)
@@ -98,6 +103,11 @@ class Poller:
         self._open: dict[str, float] = {}
         self._backoff = BACKOFF_START
         self._away_since: float | None = None
+        # decisions of different matches are answered at once, up to `concurrency`
+        self.concurrency = max(1, min(int(concurrency), MAX_CONCURRENCY))
+        self._lock = threading.Lock()  # _chosen, _open, stats and _thinking, shared with the answerers
+        self._thinking: set[tuple[str, int]] = set()
+        self._answered = threading.Condition(self._lock)
         self.thread: threading.Thread | None = None
         self.error: Exception | None = None  # what ended a background loop early
 
@@ -124,22 +134,34 @@ class Poller:
     # -- the loop -------------------------------------------------------------
     def run(self) -> PollStats:
         log.info("%s (%s) polling %s", self.bot.name, self.bot.game or "any game", self.base)
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"answer-{self.bot.name}")
         try:
             while not self._done():
+                if not self._room():  # every answerer busy, or max_turns in hand: wait for one
+                    with self._answered:
+                        self._answered.wait(BUSY_POLL_S)
+                    continue
                 try:
-                    decisions = self._poll()
+                    # while the bot thinks, a decision it holds stays pending (a long-poll would
+                    # return at once): look for new ones without waiting, a few times a second
+                    decisions = self._poll(wait=0 if self._busy() else None)
                     self._back()
                 except _Away as away:
                     self._sleep(self._retry_delay(away))
                     continue
+                started = 0
                 for decision in decisions:
                     if self.stop_event.is_set():
                         break
-                    self._handle(decision)
+                    started += self._start(pool, decision)
                 self._check_over({d["match_id"] for d in decisions})
-                if not decisions and self.until_idle:
+                if not decisions and self.until_idle and not self._busy():
                     break
+                if self._busy() and not started:
+                    with self._answered:  # until an answer is sent, or a moment passes
+                        self._answered.wait(BUSY_POLL_S)
         finally:
+            pool.shutdown(wait=True)
             self.session.close()
         log.info("%s stopped: %d answered, %d refused", self.bot.name, self.stats.answered,
                  self.stats.refused)
@@ -207,12 +229,52 @@ class Poller:
                 out.append(message)
         return out
 
+    def _count(self, stat: str) -> None:
+        with self._lock:
+            setattr(self.stats, stat, getattr(self.stats, stat) + 1)
+
+    def _room(self) -> bool:
+        """Whether one more decision could be started now."""
+        with self._lock:
+            if len(self._thinking) >= self.concurrency:
+                return False
+            return self.max_turns is None or self.stats.answered + len(self._thinking) < self.max_turns
+
+    def _busy(self) -> bool:
+        with self._lock:
+            return bool(self._thinking)
+
+    def _start(self, pool: ThreadPoolExecutor, decision: dict) -> int:
+        """Answer `decision` in `pool` unless it is being answered or every answerer is
+        busy (it stays pending: a later poll brings it back); 1 if started."""
+        key = (decision["match_id"], decision["turn"])
+        with self._lock:
+            if key in self._thinking or len(self._thinking) >= self.concurrency:
+                return 0
+            if self.max_turns is not None and self.stats.answered + len(self._thinking) >= self.max_turns:
+                return 0  # enough in hand to reach max_turns
+            self._thinking.add(key)
+        pool.submit(self._answer_one, decision, key)
+        return 1
+
+    def _answer_one(self, decision: dict, key: tuple[str, int]) -> None:
+        try:
+            self._handle(decision)
+        except Exception as exc:  # noqa: BLE001 - an answerer must never die silently
+            log.error("%s turn %s: %s", *key, exc)
+        finally:
+            with self._answered:
+                self._thinking.discard(key)
+                self._answered.notify_all()
+
     def _handle(self, decision: dict) -> None:
         key = (decision["match_id"], decision["turn"])
-        self._open.setdefault(decision["match_id"], time.monotonic())
-        if key in self._chosen:
-            action = self._chosen[key]
-            if action is None:  # the bot failed on it and said so: answered once
+        with self._lock:
+            self._open.setdefault(decision["match_id"], time.monotonic())
+            chosen = key in self._chosen
+            action = self._chosen.get(key)
+        if chosen:
+            if action is None:  # answered, or the bot failed on it and said so: answered once
                 return
         else:
             _warn_if_slow(decision)
@@ -223,7 +285,7 @@ class Poller:
                 action = self.dispatcher.decide(decision)
             except BotFailed as exc:  # said at once: a bot_error fault now, not a timeout later
                 log.error("%s turn %s: the bot failed, reported to the referee (%s)", *key, exc)
-                self.stats.bot_errors += 1
+                self._count("bot_errors")
                 self._remember(key, None)
                 self._answer(decision, {"error": str(exc)[:MAX_ERROR] or "the bot failed"})
                 return
@@ -231,9 +293,10 @@ class Poller:
         self._answer(decision, {"action": action})
 
     def _remember(self, key: tuple[str, int], action: dict | None) -> None:
-        self._chosen[key] = action
-        while len(self._chosen) > 10_000:
-            self._chosen.popitem(last=False)
+        with self._lock:
+            self._chosen[key] = action
+            while len(self._chosen) > 10_000:
+                self._chosen.popitem(last=False)
 
     def _answer(self, decision: dict, answer: dict) -> None:
         """POST `answer` — `{"action": …}`, or `{"error": text}` when the bot failed — once."""
@@ -243,7 +306,7 @@ class Poller:
             body = json.dumps(answer, allow_nan=False).encode()
         except (TypeError, ValueError) as exc:
             log.error("%s turn %s: the bot's answer is not JSON: %s", match_id, turn, exc)
-            self.stats.bot_errors += 1
+            self._count("bot_errors")
             self._remember((match_id, turn), None)
             body = json.dumps({"error": f"the bot's answer is not JSON: {exc}"[:MAX_ERROR]}).encode()
         deadline = time.monotonic() + decision["deadline_ms"] / 1000
@@ -260,10 +323,11 @@ class Poller:
                     return  # if still pending, the next poll brings it back and we post again
                 self._sleep(delay)
         if response.status_code == 200:
+            self._remember((match_id, turn), None)  # answered: a poll that still lists it is older
             if "action" in answer:
-                self.stats.answered += 1
+                self._count("answered")
             return
-        self.stats.refused += 1
+        self._count("refused")
         self._remember((match_id, turn), None)  # never post it again
         error = CardarenaError.from_response(response)
         if response.status_code == 409:
@@ -274,22 +338,25 @@ class Poller:
     def _check_over(self, active: set[str]) -> None:
         """Call `on_match_over` for quiet matches that have ended."""
         now = time.monotonic()
-        for match_id, checked in list(self._open.items()):
-            if match_id in active or now - checked < OVER_CHECK_EVERY:
-                continue
-            self._open[match_id] = now
+        with self._lock:
+            due = [m for m, checked in self._open.items() if m not in active and now - checked >= OVER_CHECK_EVERY]
+            for match_id in due:
+                self._open[match_id] = now
+        for match_id in due:
             try:
                 response = self._call("GET", f"/matches/{match_id}", timeout=10)
                 match = response.json() if response.status_code == 200 else None
             except (_Away, ValueError):
                 continue
             if match is None:
-                self._open.pop(match_id, None)
+                with self._lock:
+                    self._open.pop(match_id, None)
             elif match.get("status") in FINISHED:
                 self._over(match_id, match.get("result") or {})
 
     def _over(self, match_id: str, result: dict) -> None:
-        self._open.pop(match_id, None)
+        with self._lock:
+            self._open.pop(match_id, None)
         self.stats.matches_over.append(match_id)
         try:
             self.dispatcher.match_over({"type": "match_over", "match_id": match_id, "result": result})
@@ -333,17 +400,21 @@ def _warn_if_slow(decision: dict) -> None:
 
 def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
             max_turns: int | None = None, until_idle: bool = False,
-            stop: threading.Event | None = None, block: bool = True) -> PollStats | Poller:
+            stop: threading.Event | None = None, block: bool = True,
+            concurrency: int = 4) -> PollStats | Poller:
     """Play `bot`'s turns by polling `server` (``http://host:port``) with the bot's secret.
 
     Blocks until Ctrl-C, `stop` is set, `max_turns` actions were accepted, or
     (`until_idle`) a long-poll of `wait` seconds brings nothing; returns the
-    `PollStats`. With ``block=False`` it first polls once without waiting (a
+    `PollStats`. The decisions of up to `concurrency` matches are answered at
+    once, in threads (the bot's `act` must allow that, as under `serve`); those
+    of one match come one at a time. With ``block=False`` it first polls once without waiting (a
     refused secret raises `CardarenaError` here; the bot is online from then),
     then the loop runs in a background thread and the `Poller` handle is
     returned: ``.stop()``, ``.join()``, ``.stats``.
     """
-    poller = Poller(bot, server, secret, wait=wait, max_turns=max_turns, until_idle=until_idle, stop=stop)
+    poller = Poller(bot, server, secret, wait=wait, max_turns=max_turns, until_idle=until_idle, stop=stop,
+                    concurrency=concurrency)
     if not block:
         poller.hello()
         poller.thread = threading.Thread(target=poller.run_in_background, name=f"connect-{bot.name}",

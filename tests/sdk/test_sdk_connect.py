@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+import sdk
 from sdk import Bot, CardarenaError, connect
 from tests.sdk.conftest import Recorder, real_decision
 from tests.server.driving import publish_next
@@ -248,3 +249,41 @@ def test_connect_plays_a_whole_tournament_on_a_rate_limited_api_without_a_fault(
     assert t["status"] == "finished" and row["matches"] == 12
     assert row["faults"] == 0 and row["forfeits"] == 0
     assert poller.stats.answered == 6 * 12 and poller.stats.refused == 0
+
+
+class Overlaps(sdk.Bot):
+    """Thinks 0.3 s a decision; keeps the most decisions it was thinking about at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = self.most = 0
+
+    def act(self, view, legal_actions):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.3)
+        with self.lock:
+            self.now -= 1
+        return legal_actions[0]
+
+
+def test_connect_answers_the_decisions_of_several_matches_at_once(api, worker_pool):
+    from tests.live import ADMIN_TOKEN
+
+    token = api.account("author")
+    rival = api.ok(api.post("/bots", {"name": "first", "game": GAME, "kind": "python",
+                                      "entrypoint": "tests.worker.bots:First"}, token=ADMIN_TOKEN), 201)
+    mine = api.bot(token, "busy", GAME, kind="polling")
+    bot = Overlaps()
+    poller = sdk.connect(bot, api.live.url, secret=mine["secret"], wait=1, block=False, concurrency=3)
+    try:
+        ids = [api.match(token, GAME, [mine["id"], rival["id"]], seed=s)["id"] for s in (1, 2, 3)]
+        for match_id in ids:
+            assert sdk.Client(api.live.url).wait_match(match_id, timeout=120).status == "finished"
+    finally:
+        poller.stop(timeout=30)
+    assert bot.most >= 2 and bot.most <= 3  # its three matches' decisions overlapped, never beyond 3
+    assert poller.stats.refused == 0 and poller.stats.bot_errors == 0
+    faults = [api.ok(api.get(f"/matches/{m}"), 200)["result"]["faults"] for m in ids]
+    assert faults == [[0, 0]] * 3
