@@ -108,7 +108,7 @@ def test_a_live_page_refused_a_stream_tries_again_and_catches_up(live_server, st
     step(store, mid, state, rng)
     monkeypatch.setitem(app.config, "EVENT_STREAMS", 0)  # every stream refused
     page.goto(f"{live_server.url}/matches/{mid}")
-    page.wait_for_function("document.getElementById('live-status').textContent.startsWith('Connection lost')")
+    page.wait_for_function("() => document.getElementById('live-status').textContent.startsWith('Connection lost')")
     monkeypatch.setitem(app.config, "EVENT_STREAMS", 16)
     for _ in range(2):
         step(store, mid, state, rng)
