@@ -128,6 +128,8 @@ class BotInfo:
     #: paused from rated play (forfeited 5 rated matches in a row) until `Client.resume_bot`
     paused: bool = False
     owner: str | None = None
+    #: the most matches the platform puts it in at once
+    max_concurrent: int | None = None
     #: `register_bot`'s answer for a webhook bot: whether it answered a ping
     reachable: bool | None = None
     raw: dict = field(default_factory=dict, repr=False, compare=False)
@@ -140,6 +142,7 @@ class BotInfo:
                    wins=raw.get("wins", 0), faults=raw.get("faults", 0),
                    status=raw.get("status", "unknown"), last_seen=raw.get("last_seen"),
                    paused=bool(raw.get("paused")), owner=raw.get("owner"), reachable=raw.get("reachable"),
+                   max_concurrent=raw.get("max_concurrent"),
                    raw=raw)
 
 
@@ -308,7 +311,7 @@ class Client:
         return Account(raw["id"], raw["name"], raw["token"], raw)
 
     def register_bot(self, name: str, game: str, kind: str = "webhook", url: str | None = None,
-                     entrypoint: str | None = None) -> BotInfo:
+                     entrypoint: str | None = None, max_concurrent: int | None = None) -> BotInfo:
         """Register a bot: `kind` "webhook" (with `url`), "polling", or "python" (admin, `entrypoint`).
 
         The answer's `secret` is shown once: `serve` and `connect` need it.
@@ -318,6 +321,8 @@ class Client:
             body["url"] = url
         if entrypoint is not None:
             body["entrypoint"] = entrypoint
+        if max_concurrent is not None:
+            body["max_concurrent"] = max_concurrent
         return BotInfo.of(self.request("POST", "/bots", body))
 
     def bots(self, game: str | None = None) -> list[BotInfo]:
@@ -330,6 +335,11 @@ class Client:
     def retire_bot(self, id: BotInfo | str) -> BotInfo:
         """Retire a bot you own; its past matches stay."""
         return BotInfo.of(self.request("DELETE", f"/bots/{_seg(bot_id(id))}"))
+
+    def update_bot(self, id: BotInfo | str, max_concurrent: int | None = None, url: str | None = None) -> BotInfo:
+        """Change a bot you own: the most matches it plays at once, or a webhook bot's URL."""
+        body = _fields(max_concurrent=max_concurrent, url=url)
+        return BotInfo.of(self.request("PATCH", f"/bots/{_seg(bot_id(id))}", body))
 
     def resume_bot(self, id: BotInfo | str) -> BotInfo:
         """Let a bot you own that is `paused` (5 rated forfeits in a row) play rated matches again."""

@@ -36,6 +36,9 @@ def match_concluded(store: Store, match: dict) -> None:
     if tid:
         refresh_standings(store, tid)
         finish_tournament_if_complete(store, tid)
+    woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
+    if woken:
+        store.enqueue("match", woken)
     following = due_twin(store, match)
     if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
         store.enqueue("match", [following])

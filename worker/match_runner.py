@@ -86,6 +86,14 @@ class MatchRunner:
         with Lease(self.store, "match", self.match_id) as lease:
             if not lease.held:
                 return "busy"
+            # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
+            # in its queue (server/store/slots.py) and the job end — no worker waits for a slot
+            full = self.store.take_slots(self.match_id, self.store.get_bots(list(dict.fromkeys(match["seats"]))))
+            if full is not None:
+                log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
+                         full.get("max_concurrent"))
+                self.store.job_done("match", self.match_id)
+                return "waiting"
             attempts = self.store.start_match(self.match_id)
             if attempts > MAX_ATTEMPTS:
                 self.abort(match, f"its job failed {MAX_ATTEMPTS} times")

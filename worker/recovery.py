@@ -70,6 +70,10 @@ def sweep(store) -> list[tuple[str, str]]:
     Reads in bulk (a few round trips however many jobs are active): a large
     tournament keeps thousands of matches waiting in the queue.
     """
+    stalled = store.wake_stalled()
+    if stalled:
+        log.warning("matches waiting for a bot's free slot woken by the sweep: %s", ", ".join(stalled))
+        store.enqueue("match", stalled)
     active = store.active_jobs()
     if not active:
         return []

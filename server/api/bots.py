@@ -34,9 +34,12 @@ from server.auth import is_admin, require_account_or_admin, store
 from server.errors import fail
 from server.store.bots import PROBATION, NameTaken, is_paused
 from server.store.keys import now_ms
+from server.store.slots import DEFAULT_MAX_CONCURRENT
 from server.urls import public_url_problem, url_shape_problem
 
 blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
+
+MAX_CONCURRENT = validate.Range(min=1, max=64)
 
 KINDS = ("webhook", "polling", "python")
 
@@ -49,6 +52,20 @@ class BotRequestSchema(ma.Schema):
                            metadata={"description": "webhook bots: where decisions are POSTed"})
     entrypoint = ma.fields.String(validate=validate.Length(min=3, max=200),
                                   metadata={"description": "python bots: module:Class (admin only)"})
+    max_concurrent = ma.fields.Integer(strict=True, load_default=DEFAULT_MAX_CONCURRENT, validate=MAX_CONCURRENT,
+                                       metadata={"description": "the most matches it plays at once"})
+
+
+class BotPatchSchema(ma.Schema):
+    max_concurrent = ma.fields.Integer(strict=True, validate=MAX_CONCURRENT,
+                                       metadata={"description": "the most matches it plays at once"})
+    url = ma.fields.String(validate=validate.Length(min=1, max=2000),
+                           metadata={"description": "webhook bots: where decisions are POSTed (pinged now)"})
+
+    @ma.validates_schema
+    def not_empty(self, data: dict, **kwargs) -> None:
+        if not data:
+            raise ma.ValidationError("give max_concurrent, url or both")
 
 
 class BotSchema(ma.Schema):
@@ -65,6 +82,9 @@ class BotSchema(ma.Schema):
     matches = ma.fields.Integer(required=True)
     wins = ma.fields.Integer(required=True)
     faults = ma.fields.Integer(required=True)
+    max_concurrent = ma.fields.Integer(required=True, metadata={
+        "description": "the most matches it plays at once (webhook and polling bots; the platform never "
+                       "puts it in more)"})
     status = ma.fields.String(required=True, validate=validate.OneOf(("online", "offline", "unknown")),
                               metadata={"description": "online: seen within 2 minutes and not failed since; "
                                                        "offline: unreachable since, or silent; unknown: never seen"})
@@ -118,7 +138,8 @@ def create_bot(body):
     owner = account["id"] if account else "admin"
     s = store()
     try:
-        bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint)
+        bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
+                                   max_concurrent=body["max_concurrent"])
     except NameTaken as exc:
         fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
              f"(bot {exc.holder}); names are unique per game, case-insensitive")
@@ -135,7 +156,7 @@ def ping_bots(bots: list[dict]) -> dict[str, str | None]:
 
 def shown(bot: dict) -> dict:
     """A bot's stored record as the API shows it: with `status`, `last_seen` and `paused`."""
-    return {**bot, "status": liveness.status(bot, now_ms()), "last_seen": liveness.iso(bot.get("last_seen")),
+    return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT), "status": liveness.status(bot, now_ms()), "last_seen": liveness.iso(bot.get("last_seen")),
             "paused": is_paused(bot)}
 
 
@@ -180,6 +201,25 @@ def get_bot(bot_id: str):
     """Public bot info: rating, record, liveness, faults by kind (never the secret)."""
     bot = _bot_or_404(bot_id)
     return {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id)}
+
+
+@blp.patch("/bots/<string:bot_id>")
+@blp.arguments(BotPatchSchema)
+@blp.response(200, BotSchema)
+@errors(blp, 401, 403, 404, 422)
+def update_bot(body, bot_id: str):
+    """Change its `max_concurrent` (from its next match) or a webhook bot's `url` (pinged now;
+    its owner or the admin)."""
+    bot = _owned_or_403(bot_id, "change")
+    url = body.get("url")
+    if url is not None:
+        if bot["kind"] != "webhook":
+            fail(422, "invalid", f"url is only for webhook bots, not {bot['kind']}")
+        _check_url(url)
+    store().update_bot(bot_id, max_concurrent=body.get("max_concurrent"), url=url)
+    if url is not None:
+        ping_bots([store().get_bot(bot_id)])
+    return shown(store().get_bot(bot_id))
 
 
 @blp.post("/bots/<string:bot_id>/resume")

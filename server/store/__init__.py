@@ -4,7 +4,8 @@
 
 One module per concept, each naming its own Redis keys: `accounts`, `bots`,
 `matches` (the event log), `decisions` (polling bots' pending turns),
-`tournaments`, `ratings`, `jobs` (the queue and leases), `lists` (finding matches and
+`tournaments`, `ratings`, `jobs` (the queue and leases), `slots` (no bot in more matches
+at once than it allows), `lists` (finding matches and
 tournaments by game and bot), `events` (wake-ups of the event streams). `Store` only puts them
 behind one object, so the server, the workers and the web pages share one
 facade and one key layout.
@@ -22,6 +23,7 @@ from server.store.jobs import Jobs, queue_name
 from server.store.lists import Lists
 from server.store.matches import Matches
 from server.store.ratings import Ratings
+from server.store.slots import Slots
 from server.store.tournaments import Tournaments
 
 SECRET_KEY_KEY = "cardarena:secret_key"
@@ -40,7 +42,7 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings, Jobs, Lists):
+class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings, Jobs, Lists, Slots):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

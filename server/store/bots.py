@@ -4,7 +4,8 @@ Keys:
     bot:{id}          hash (JSON values): id, name, game, kind, owner, url?,
                       entrypoint?, created, retired, matches, wins, faults, nonce;
                       last_seen?, last_failed? (epoch ms: server/liveness.py);
-                      forfeit_streak? (rated matches forfeited in a row: PROBATION pauses)
+                      forfeit_streak? (rated matches forfeited in a row: PROBATION pauses);
+                      max_concurrent? (its matches at once: server/store/slots.py)
     bot:{id}:faults   list of `{kind: count}` of its last FAULT_MATCHES matches, newest first
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
@@ -31,6 +32,7 @@ import unicodedata
 
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, now_ms, text
 from server.store.ratings import rating_dict
+from server.store.slots import DEFAULT_MAX_CONCURRENT
 
 #: KEYS: the game's names, the bot's hash, `bots`, `bots:game:{game}`; ARGV: folded name,
 #: bot id, registration number, then the bot's fields and values. The name is taken (the
@@ -75,6 +77,7 @@ def names_key(game: str) -> str:
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
     "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "forfeit_streak",
+    "max_concurrent",
 )
 #: rated matches forfeited in a row that pause a bot from rated play until its owner resumes it
 PROBATION = 5
@@ -111,7 +114,8 @@ class Bots:
     script: object
 
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
-                   url: str | None = None, entrypoint: str | None = None) -> tuple[dict, str]:
+                   url: str | None = None, entrypoint: str | None = None,
+                   max_concurrent: int = DEFAULT_MAX_CONCURRENT) -> tuple[dict, str]:
         """Register a bot; returns its public record and its secret (shown once).
 
         `NameTaken` if an active bot of `game` has the same name: the name is
@@ -122,7 +126,7 @@ class Bots:
         bot = {
             "id": bot_id, "name": name, "game": game, "kind": kind, "owner": owner_id,
             "created": now_iso(), "retired": False, "matches": 0, "wins": 0, "faults": 0,
-            "nonce": secrets.token_hex(16),
+            "nonce": secrets.token_hex(16), "max_concurrent": int(max_concurrent),
         }
         if url is not None:
             bot["url"] = url
@@ -251,6 +255,12 @@ class Bots:
             for kind, n in json.loads(raw).items():
                 out[kind] = out.get(kind, 0) + int(n)
         return dict(sorted(out.items()))
+
+    def update_bot(self, bot_id: str, **fields) -> None:
+        """Change a bot's `max_concurrent` or `url` (validated by the caller)."""
+        allowed = {k: v for k, v in fields.items() if k in ("max_concurrent", "url") and v is not None}
+        if allowed:
+            self.r.hset(f"bot:{bot_id}", mapping=dump_fields(allowed))
 
     def resume_bot(self, bot_id: str) -> None:
         """Lift a pause: the bot may be entered in rated matches again."""

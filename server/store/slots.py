@@ -1,0 +1,129 @@
+"""Match slots: no remote bot is ever in more matches at once than its `max_concurrent`.
+
+Keys:
+    bot:{id}:playing   set of the match ids holding one of the bot's slots
+    bot:{id}:waiting   sorted set of match ids waiting for one, scored by when they began
+                       to wait (first come, first served)
+    slots:waiting      set of the bots that have matches waiting (the recovery sweep's list)
+
+A match runner takes the slots of all its remote bots at once, or none
+(`take_slots`, one Lua step): a match never holds one bot's slot while waiting
+for another's, so two matches can never wait on each other — a bot in two
+tournaments with one slot plays them in turn. A match that finds a bot full
+waits in that bot's queue and its job ends: no worker waits for a slot. The
+slots of a match are given back when it ends (`release_slots`), which wakes
+the matches waiting for those bots; a slot whose match's lease is gone (its
+worker died) is free again, its match taking it back when it resumes.
+In-process bots run on the platform: they have no slots.
+"""
+
+from __future__ import annotations
+
+import time
+
+from server.store.jobs import lease_key
+from server.store.keys import text
+
+#: a bot's slots when it did not say (api.md §5)
+DEFAULT_MAX_CONCURRENT = 4
+#: the kinds of bot whose matches take slots: those running on their authors' machines
+SLOTTED = ("webhook", "polling")
+
+#: KEYS: each bot's playing set, then each bot's waiting set, then `slots:waiting`; ARGV: the
+#: match id, the prefix of a match's lease key, now (s), then each bot's max_concurrent and id.
+#: Returns 0 when the slots are taken; else the 1-based index of the first full bot, the match
+#: having joined its queue in the same step (so a release can never slip between the check and
+#: the wait and leave it waiting for nothing).
+TAKE_SLOTS_LUA = """
+local n = (#KEYS - 1) / 2
+local match = ARGV[1]
+for i = 1, n do
+  if redis.call('SISMEMBER', KEYS[i], match) == 0 then
+    for _, other in ipairs(redis.call('SMEMBERS', KEYS[i])) do
+      if redis.call('EXISTS', ARGV[2] .. other) == 0 then redis.call('SREM', KEYS[i], other) end
+    end
+    if redis.call('SCARD', KEYS[i]) >= tonumber(ARGV[2 + 2 * i]) then
+      redis.call('ZADD', KEYS[n + i], 'NX', ARGV[3], match)
+      redis.call('SADD', KEYS[#KEYS], ARGV[3 + 2 * i])
+      return i
+    end
+  end
+end
+for i = 1, n do
+  redis.call('SADD', KEYS[i], match)
+  redis.call('ZREM', KEYS[n + i], match)
+end
+return 0
+"""
+
+
+class Slots:
+    r: object
+    script: object
+    bot_record: object
+
+    def take_slots(self, match_id: str, bots: list[dict]) -> dict | None:
+        """Take one slot of each slotted bot among `bots` (records, seats in order) for the
+        match, all or none: None when taken, else the first full bot (the match now waits
+        in its queue; `release_slots` of one of its matches wakes it)."""
+        slotted = list({b["id"]: b for b in bots if b.get("kind") in SLOTTED}.values())
+        if not slotted:
+            return None
+        keys = [playing_key(b["id"]) for b in slotted] + [waiting_key(b["id"]) for b in slotted] + [WAITING_BOTS]
+        args: list = [match_id, lease_key("match", ""), time.time()]
+        for bot in slotted:
+            args += [int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT), bot["id"]]
+        full = self.script(TAKE_SLOTS_LUA)(keys=keys, args=args)
+        return slotted[int(full) - 1] if full else None
+
+    def release_slots(self, match_id: str, bot_ids: list[str]) -> list[str]:
+        """Give the match's slots back; the matches that waited for these bots, to enqueue again
+        (they try again; one that still finds a bot full waits again)."""
+        pipe = self.r.pipeline()
+        for bot_id in set(bot_ids):
+            pipe.srem(playing_key(bot_id), match_id)
+        pipe.execute()
+        return self.waiting_for(bot_ids)
+
+    def waiting_for(self, bot_ids: list[str]) -> list[str]:
+        """The matches waiting for any of these bots, oldest first, taken off their queues."""
+        woken: list[str] = []
+        for bot_id in dict.fromkeys(bot_ids):
+            key = waiting_key(bot_id)
+            ids = [text(m) for m in self.r.zrange(key, 0, -1)]
+            if ids:
+                self.r.zrem(key, *ids)
+                woken += [m for m in ids if m not in woken]
+            if not self.r.exists(key):
+                self.r.srem(WAITING_BOTS, bot_id)
+        return woken
+
+    def bots_with_waiting_matches(self) -> list[str]:
+        return sorted(text(b) for b in self.r.smembers(WAITING_BOTS))
+
+    def wake_stalled(self) -> list[str]:
+        """The waiting matches of bots that have a free slot, taken off their queues: a wake-up
+        lost when a worker died between giving slots back and enqueueing (the sweep's net)."""
+        woken: list[str] = []
+        for bot_id in self.bots_with_waiting_matches():
+            bot = self.bot_record(bot_id)
+            cap = int((bot or {}).get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
+            live = [m for m in self.playing(bot_id) if self.r.exists(lease_key("match", m))]
+            if bot is None or len(live) < cap:
+                woken += [m for m in self.waiting_for([bot_id]) if m not in woken]
+        return woken
+
+    def playing(self, bot_id: str) -> list[str]:
+        """The matches holding one of the bot's slots (a dead worker's may linger until taken again)."""
+        return sorted(text(m) for m in self.r.smembers(playing_key(bot_id)))
+
+
+WAITING_BOTS = "slots:waiting"
+
+
+def playing_key(bot_id: str) -> str:
+    return f"bot:{bot_id}:playing"
+
+
+def waiting_key(bot_id: str) -> str:
+    return f"bot:{bot_id}:waiting"

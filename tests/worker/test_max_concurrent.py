@@ -1,0 +1,100 @@
+"""`max_concurrent` (api.md §5 "Bots", "Scheduling"): the platform never puts a bot in more matches
+at once, never deadlocks, and no worker waits for a slot — recorded from the bots' side.
+
+Each match a bot plays is, seen from the bot, the time from its first decision
+to its last; the most such spans open at once can never exceed the bot's
+`max_concurrent` (its slot is held from before its first decision to after
+its last).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import sdk
+from sdk import Bot
+from tests.live import ADMIN_TOKEN
+from tests.worker.test_worker_e2e import tournament, wait_finished
+
+GAME = "duck-soup"
+
+
+class Spans(Bot):
+    """Plays the first legal action after a short think; notes each match's first and last decision."""
+
+    def __init__(self) -> None:
+        self.spans: dict[str, list[float]] = {}
+        self.lock = threading.Lock()
+
+    def decide(self, decision):
+        time.sleep(0.01)
+        with self.lock:
+            span = self.spans.setdefault(decision["match_id"], [time.monotonic(), 0.0])
+            span[1] = time.monotonic()
+        return decision["legal_actions"][0]
+
+    def most_at_once(self) -> int:
+        events = sorted([(a, 1) for a, _ in self.spans.values()] + [(b, -1) for _, b in self.spans.values()],
+                        key=lambda e: (e[0], e[1]))
+        now = most = 0
+        for _, step in events:
+            now += step
+            most = max(most, now)
+        return most
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _python_bots(api, n: int) -> list[str]:
+    return [api.ok(api.post("/bots", {"name": f"first{i}", "game": GAME, "kind": "python",
+                                      "entrypoint": "tests.worker.bots:First"}, token=ADMIN_TOKEN), 201)["id"]
+            for i in range(n)]
+
+
+def test_no_bot_is_ever_in_more_matches_than_its_max_concurrent(api, worker_pool):
+    token = api.account("author")
+    port = _free_port()
+    hooked = api.bot(token, "hooked", GAME, kind="webhook", url=f"http://127.0.0.1:{port}/", max_concurrent=1)
+    polled = api.bot(token, "polled", GAME, kind="polling", max_concurrent=1)
+    assert hooked["max_concurrent"] == polled["max_concurrent"] == 1
+    bots = {"hooked": Spans(), "polled": Spans()}
+    server = sdk.serve(bots["hooked"], port=port, secret=hooked["secret"], block=False)
+    poller = sdk.connect(bots["polled"], api.live.url, secret=polled["secret"], wait=1, block=False, concurrency=4)
+    try:
+        # two tournaments at once: each bot's one slot is wanted by both, and neither may deadlock
+        entrants = [hooked["id"], polled["id"], *_python_bots(api, 2)]
+        first = tournament(api, token, entrants, game=GAME, seats=2, deals=1, seed=3)
+        second = tournament(api, token, [hooked["id"], polled["id"]], game=GAME, seats=2, deals=2, seed=4)
+        done = [wait_finished(api, first, timeout=240), wait_finished(api, second, timeout=240)]
+    finally:
+        poller.stop(timeout=30)
+        server.stop()
+    assert [t["status"] for t in done] == ["finished", "finished"]
+    assert len(bots["hooked"].spans) == 6 + 4 and len(bots["polled"].spans) == 6 + 4
+    assert bots["hooked"].most_at_once() == 1 and bots["polled"].most_at_once() == 1
+    assert all(row["faults"] == 0 for t in done for row in t["standings"])
+
+
+def test_max_concurrent_is_validated_and_changed_by_its_owner(api):
+    token = api.account("author")
+    for bad in (0, 65, "4", True):
+        r = api.post("/bots", {"name": "x", "game": GAME, "kind": "polling", "max_concurrent": bad}, token=token)
+        assert r.status_code == 422, bad
+    bot = api.bot(token, "p", GAME, kind="polling")
+    assert bot["max_concurrent"] == 4  # the default
+    client = sdk.Client(api.live.url, token=token)
+    assert client.update_bot(bot["id"], max_concurrent=8).max_concurrent == 8
+    assert api.ok(api.get(f"/bots/{bot['id']}"), 200)["max_concurrent"] == 8
+    assert api.session.patch(f"{api.live.url}/api/v1/bots/{bot['id']}", json={"url": "http://127.0.0.1:9/"},
+                             headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code == 422
+    other = api.account("other")
+    assert api.session.patch(f"{api.live.url}/api/v1/bots/{bot['id']}", json={"max_concurrent": 2},
+                             headers={"Authorization": f"Bearer {other}"}, timeout=10).status_code == 403
+    assert api.session.patch(f"{api.live.url}/api/v1/bots/{bot['id']}", json={},
+                             headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code == 422
