@@ -22,6 +22,7 @@ and three in-process random bots, and runs duplicate round-robins until
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import signal
@@ -29,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,6 +81,24 @@ def wait_up(url: str) -> None:
     raise RuntimeError("the API did not start")
 
 
+@contextlib.contextmanager
+def running_platform(workers: int) -> Iterator[str]:
+    """A private Redis, `cardarena serve` and `cardarena worker -n workers`, up; the API's URL.
+    Everything is stopped on the way out (bench/remote.py starts its platform here too)."""
+    with EmbeddedRedis() as redis_server:
+        port = free_port()
+        env = {**os.environ, "REDIS_URL": redis_server.url, "CARDARENA_ADMIN_TOKEN": ADMIN}
+        api = start(["serve", "--port", str(port)], env)
+        pool = start(["worker", "-n", str(workers)], env)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_up(url)
+            yield url
+        finally:
+            stop(pool)
+            stop(api)
+
+
 def play(admin: Client, owner: Client, game: str, seat_bot: str, others: list[str], seconds: float) -> tuple:
     """Round-robins until `seconds` passed; (turns of `seat_bot`, elapsed s, its log entries
     with a fault, forfeited ones included)."""
@@ -102,44 +122,34 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    with EmbeddedRedis() as redis_server:
-        port = free_port()
-        env = {**os.environ, "REDIS_URL": redis_server.url, "CARDARENA_ADMIN_TOKEN": ADMIN}
-        api = start(["serve", "--port", str(port)], env)
-        pool = start(["worker", "-n", str(args.workers)], env)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_up(url)
-            admin, owner = Client(url, token=ADMIN), Client(url)
-            owner.create_account("bench")
-            randoms = [admin.register_bot(f"random{i}", args.game, kind="python", entrypoint=RANDOM).id
-                       for i in range(4)]
-            polling = owner.register_bot("poller", args.game, kind="polling")
-            bot = Timed()
-            poller = connect(bot, url, secret=polling.secret, wait=25, block=False)
-            time.sleep(2.0)  # workers up
-            load = os.getloadavg()[0]
-            print(f"{args.game}, {args.workers} worker processes, {os.cpu_count()} CPUs, load {load:.2f}, "
-                  f"~{args.seconds:.0f} s each", flush=True)
-            base_turns, base_s, _ = play(admin, owner, args.game, randoms[3], randoms[:3], args.seconds)
-            base_rate = base_turns / base_s * 60
-            print(f"baseline: in-process random seat   {base_rate:9.0f} turns/min", flush=True)
-            turns, elapsed, faults = play(admin, owner, args.game, polling.id, randoms[:3], args.seconds)
-            poller.stop(timeout=30)
-            rate = turns / elapsed * 60
-            gaps = [b - a for a, b in zip(bot.seen, bot.seen[1:], strict=False) if b - a < 1.0]
-            print(f"sdk.connect polling seat           {rate:9.0f} turns/min   faults {faults}"
-                  f"   (x{rate / base_rate:.2f} of baseline; target >= 3000/min, 0 faults)", flush=True)
-            if gaps:
-                p50 = statistics.median(gaps)
-                print(f"  decision to decision at the bot: p50 {p50 * 1000:.1f} ms -> bound with "
-                      f"{args.workers} workers ~ {args.workers * 60 / p50:.0f} turns/min if every seat "
-                      f"waited on it; the poller answered {poller.stats.answered}, refused "
-                      f"{poller.stats.refused}", flush=True)
-            print(f"load after: {os.getloadavg()[0]:.2f}", flush=True)
-        finally:
-            stop(pool)
-            stop(api)
+    with running_platform(args.workers) as url:
+        admin, owner = Client(url, token=ADMIN), Client(url)
+        owner.create_account("bench")
+        randoms = [admin.register_bot(f"random{i}", args.game, kind="python", entrypoint=RANDOM).id
+                   for i in range(4)]
+        polling = owner.register_bot("poller", args.game, kind="polling")
+        bot = Timed()
+        poller = connect(bot, url, secret=polling.secret, wait=25, block=False)
+        time.sleep(2.0)  # workers up
+        load = os.getloadavg()[0]
+        print(f"{args.game}, {args.workers} worker processes, {os.cpu_count()} CPUs, load {load:.2f}, "
+              f"~{args.seconds:.0f} s each", flush=True)
+        base_turns, base_s, _ = play(admin, owner, args.game, randoms[3], randoms[:3], args.seconds)
+        base_rate = base_turns / base_s * 60
+        print(f"baseline: in-process random seat   {base_rate:9.0f} turns/min", flush=True)
+        turns, elapsed, faults = play(admin, owner, args.game, polling.id, randoms[:3], args.seconds)
+        poller.stop(timeout=30)
+        rate = turns / elapsed * 60
+        gaps = [b - a for a, b in zip(bot.seen, bot.seen[1:], strict=False) if b - a < 1.0]
+        print(f"sdk.connect polling seat           {rate:9.0f} turns/min   faults {faults}"
+              f"   (x{rate / base_rate:.2f} of baseline; target >= 3000/min, 0 faults)", flush=True)
+        if gaps:
+            p50 = statistics.median(gaps)
+            print(f"  decision to decision at the bot: p50 {p50 * 1000:.1f} ms -> bound with "
+                  f"{args.workers} workers ~ {args.workers * 60 / p50:.0f} turns/min if every seat "
+                  f"waited on it; the poller answered {poller.stats.answered}, refused "
+                  f"{poller.stats.refused}", flush=True)
+        print(f"load after: {os.getloadavg()[0]:.2f}", flush=True)
     return 0
 
 

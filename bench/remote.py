@@ -30,12 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from connect import start, stop, wait_up  # noqa: E402  (bench/connect.py: the processes)
+from connect import ADMIN, running_platform  # noqa: E402  (bench/connect.py: the platform's processes)
 
 from sdk import Bot, Client, connect, serve  # noqa: E402
-from server.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from server.redis_server import free_port  # noqa: E402
 
-ADMIN = "bench-admin-token-0123456789"
 SLOTS = 4
 
 
@@ -65,15 +64,9 @@ def main() -> int:
     parser.add_argument("--bots", type=int, default=16, help="bots of each kind (default 16)")
     args = parser.parse_args()
     think_s = args.think_ms / 1000
-    with EmbeddedRedis() as redis_server:
-        port = free_port()
-        env = {**os.environ, "REDIS_URL": redis_server.url, "CARDARENA_ADMIN_TOKEN": ADMIN}
-        api = start(["serve", "--port", str(port)], env)
-        pool = start(["worker", "-n", str(args.workers)], env)
-        url = f"http://127.0.0.1:{port}"
+    with running_platform(args.workers) as url:
         servers, pollers = [], []
         try:
-            wait_up(url)
             admin, owner = Client(url, token=ADMIN), Client(url)
             owner.create_account("bench")
             kinds: dict[str, str] = {}
@@ -127,8 +120,6 @@ def main() -> int:
                 poller.stop(timeout=30)
             for server in servers:
                 server.stop()
-            stop(pool)
-            stop(api)
     return 0
 
 

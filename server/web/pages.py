@@ -188,8 +188,8 @@ def match_page(match_id: str):
     names = names_of(match["seats"])
     seat_names = [names[b] for b in match["seats"]]
     outcome = winners(match.get("result"), seat_names) if public else None
-    times = seat_times(s.match_log(match_id), len(match["seats"]), match["move_timeout_ms"],
-                       match.get("time_bank_ms"))
+    log = s.match_log(match_id)  # read once: the times, the replay, the live table
+    times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"))
     context = {"m": match, "names": names, "public": public, "step": None, "log": None, "live": None,
                "tournament": None, "faults": None, "outcome": outcome, "times": times,
                "regions": regions(len(match["seats"])), "seat_names": seat_names,
@@ -197,17 +197,15 @@ def match_page(match_id: str):
     if match.get("tournament"):
         context["tournament"] = s.get_tournament(match["tournament"])
     if public:
-        log = s.match_log(match_id)
         context["log"] = log
         context["step"] = match_step(match, _step_arg(len(log)))
         context["faults"] = [sum(1 for e in log if e.get("fault") and e["seat"] == seat)
                              for seat in range(len(match["seats"]))]
     elif match["status"] in ("running", "queued"):
-        log = s.match_log(match_id)
         turns = len(log)
         state = s.replay(match_id, upto=turns)  # the log as read: an entry landing meanwhile comes by the stream
         entry = public_entry(log[-1], False) if log else None
         view = state.view(None)
         context["live"] = {"turns": turns, "entry": entry, "to_act": state.to_act,
                            "table": table_of(match["game"], len(match["seats"]), view, entry)}
-    return render("web/match.html", turns=s.log_length(match_id), **context)
+    return render("web/match.html", turns=len(log), **context)
