@@ -88,7 +88,8 @@ def test_every_decision_shown_is_the_engines_first_decision():
             shown[message["game"]] = message
     for name, message in shown.items():
         assert message == gen.first_decision(name), f"{name}: rerun docs/gen_decisions.py"
-    missing = [name for name in games.names() if name not in shown]
+    # every game with a rules page (a test's toy game, registered by another test module, has none)
+    missing = [name for name in games.names() if games.get(name).rules and name not in shown]
     assert not missing, f"no decision shown for {missing}: rerun docs/gen_decisions.py"
 
 
