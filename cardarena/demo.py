@@ -214,10 +214,12 @@ def drop_queue_at(redis_url: str, queue: str) -> None:
     import redis
 
     from server.store.jobs import drop_queue
+    from server.store.waits import drop_waits
 
     client = redis.Redis.from_url(redis_url)
     try:
         drop_queue(client, queue)
+        drop_waits(client, queue)
     finally:
         client.close()
 

@@ -18,8 +18,11 @@ from flask import current_app, g, request
 
 from server.errors import fail
 from server.store import Store
+from server.store.keys import now_ms
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="cardarena"'}
+#: a bot's requests note it seen at most this often (server/liveness.py reads it by the minute)
+SEEN_EVERY_MS = 1000
 
 
 def store() -> Store:
@@ -112,7 +115,9 @@ def require_bot() -> dict:
     bot = current_bot()
     if bot is None:
         fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
-    store().bot_seen(bot["id"])
+    last = bot.get("last_seen")
+    if not isinstance(last, int) or now_ms() - last >= SEEN_EVERY_MS:  # one write a second is news enough
+        store().bot_seen(bot["id"])
     return bot
 
 

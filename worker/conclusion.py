@@ -36,6 +36,7 @@ def match_concluded(store: Store, match: dict) -> None:
     if tid:
         refresh_standings(store, tid)
         finish_tournament_if_complete(store, tid)
+    store.forget_wait(match["id"])  # no turn of it pending any more: its slots are free
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
     if woken:
         store.enqueue("match", woken)

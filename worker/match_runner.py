@@ -4,9 +4,18 @@
 
 The match is an event log. The runner rebuilds the state by replaying the
 log — so a runner started after a crash simply continues — then, turn by
-turn, sends the seat to act `view(seat)` and its legal actions through the
-seat's driver, judges the answer, and appends the action with the store's
-atomic check (turn k lands only on a log of exactly k entries).
+turn, judges each seat's decision and appends it with the store's atomic
+check (turn k lands only on a log of exactly k entries).
+
+Nobody waits on a bot (architecture idea 6). An in-process bot is asked
+here, under the watchdog. A remote bot's decision (webhook or polling) is
+published (`Store.await_answer`, server/store/waits.py) and the run ends:
+whoever settles that turn — the API for a polling bot's answer, a
+dispatcher's caller for a webhook's, a dispatcher's clock at the deadline
+(worker/dispatch.py) — appends its entry and enqueues the match's next run,
+which rebuilds from the log and goes on. So a worker process is held only
+while it computes, and the matches in play are bounded by the bots'
+`max_concurrent`, not by the processes.
 
 The referee is `sdk.referee.MatchReferee`, the one local play uses: it says
 what to ask (the decision, with the seat's `clock`: `move_timeout_ms` plus
@@ -17,7 +26,7 @@ error, garbage or an illegal answer is a *fault*, logged as
 `"<kind>: <detail>"`; the referee plays the first legal action instead. Whatever a bot or its driver
 does — an exception of any type included — is a fault of that seat, never a
 crash of the match: only a platform error (Redis, an engine bug) fails the
-job, and only three failed runs abort the match. A seat with `max_faults` faults has forfeited: the
+job, and only three failed runs in a row abort the match. A seat with `max_faults` faults has forfeited: the
 referee plays for it to the end (entries marked ``"fault": "forfeited"``,
 which are not counted as faults), and its rank goes last.
 
@@ -54,6 +63,14 @@ FLUSH_AFTER_S = 0.2
 PLATFORM_ERRORS = (redis.exceptions.RedisError,)
 
 
+class Asked(Exception):
+    """A remote bot's decision is published: this run ends, the settled turn starts the next."""
+
+    def __init__(self, turn: int) -> None:
+        super().__init__(turn)
+        self.turn = turn
+
+
 class Stopped(Exception):
     """The match ended under the runner (an admin aborted it)."""
 
@@ -76,7 +93,19 @@ class MatchRunner:
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
-        """Drive the match to its end; the status it ends in ("busy" if another runner has it)."""
+        """Drive the match until it ends or a remote bot is asked; the status the run ends in:
+        "finished"/"aborted", "waiting" (for a remote answer, or a bot's free slot), "busy"
+        (another runner has it) or "missing"."""
+        while True:
+            status = self.run_once()
+            if status != "asked":
+                return status
+            # the answer may have been settled while this run still held the lease, its next run
+            # then finding it busy: this run goes on itself (else that run, already queued, does)
+            if self.store.log_length(self.match_id) <= self.asked_turn:
+                return "waiting"
+
+    def run_once(self) -> str:
         match = self.store.get_match(self.match_id)
         if match is None:
             return "missing"
@@ -88,7 +117,8 @@ class MatchRunner:
                 return "busy"
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
             # in its queue (server/store/slots.py) and the job end — no worker waits for a slot
-            full = self.store.take_slots(self.match_id, self.store.get_bots(list(dict.fromkeys(match["seats"]))))
+            self.bots = self.store.bot_records(list(dict.fromkeys(match["seats"])))
+            full = self.store.take_slots(self.match_id, list(self.bots.values()))
             if full is not None:
                 log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
                          full.get("max_concurrent"))
@@ -100,6 +130,9 @@ class MatchRunner:
                 return "aborted"
             try:
                 return self.referee(match, lease, Context(watchdog()))
+            except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
+                self.asked_turn = asked.turn
+                return "asked"
             except Stopped as stop:  # an admin aborted it under us
                 self.after_conclusion(self.store.get_match(self.match_id))
                 return stop.status
@@ -124,41 +157,52 @@ class MatchRunner:
                     log.exception("closing a driver of match %s", self.match_id)
 
     def step(self, drivers: list[Driver]) -> None:
-        """Play one turn: ask the seat (or play for a forfeited one), judge, record."""
+        """Play one turn: ask an in-process seat (or play for a forfeited one), judge, record;
+        or publish a remote seat's decision and end the run (`Asked`)."""
         ref = self.ref
         seat = ref.to_act
         forfeited = ref.forfeited()
         remote = drivers[seat].remote and not forfeited
         if forfeited:
             entry = ref.forfeit_entry()
-        else:
-            if remote and self.buffer and not self.flush():
+        elif remote:
+            if self.buffer and not self.flush():
                 return  # another runner had written this stretch: go on from its log
-            decision = ref.decision(self.match_id)
-            if self.match.get("time_bank_ms") is None:  # a match from before the bank: as it was sent
-                decision.pop("clock")
-                decision.pop("last_latency_ms")
+            self.ask_remote(drivers[seat])
+            raise Asked(ref.turn)
+        else:
+            decision = self.decision()
             began = time.monotonic()
             reply = ask(drivers[seat], decision)
-            if reply.appended:
-                self.catch_up()
-                return
             entry = ref.answered(reply.action, elapsed_ms(began), reply.fault)
-        if remote:  # what a remote bot answered is written before anything else happens
-            if not self.store.append_entry(self.match_id, entry):
-                if not self.catch_up():  # not its late answer nor another runner: is it over?
-                    self.check_stopped()
-                return
-        else:
-            self.buffer.append(entry)
+        self.buffer.append(entry)
         ref.record(entry)
-        if self.buffer and (len(self.buffer) >= FLUSH_EVERY or time.monotonic() - self.flushed > FLUSH_AFTER_S):
+        if len(self.buffer) >= FLUSH_EVERY or time.monotonic() - self.flushed > FLUSH_AFTER_S:
             self.flush()
+
+    def decision(self) -> dict:
+        decision = self.ref.decision(self.match_id)
+        if self.match.get("time_bank_ms") is None:  # a match from before the bank: as it was sent
+            decision.pop("clock")
+            decision.pop("last_latency_ms")
+        return decision
+
+    def ask_remote(self, driver: Driver) -> None:
+        """Publish the remote seat's decision, unless a run before this one did (it died after
+        asking): that answer, or the deadline, settles the turn."""
+        turn = self.ref.turn
+        pending = self.store.waiting_on(self.match_id)
+        if pending is not None and pending["turn"] == turn:
+            if not self.store.has_deadline(self.match_id, turn):  # claimed by a clock that died
+                self.store.judge_later(self.match_id, turn, pending["deadline_at"])
+            self.store.end_run(self.match_id)
+            return
+        self.store.await_answer(self.match_id, self.decision(), driver.bot)
 
     def drivers(self, match: dict, context: Context) -> list[Driver]:
         out = []
         for bot_id in match["seats"]:
-            bot = self.store.bot_record(bot_id) or {"id": bot_id, "kind": "missing"}
+            bot = self.bots.get(bot_id) or {"id": bot_id, "kind": "missing"}
             try:
                 out.append(driver_for(self.store, bot, context))
             except PLATFORM_ERRORS:
@@ -215,7 +259,7 @@ class MatchRunner:
             shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
             for driver in drivers:
                 try:
-                    driver.match_over(self.match_id, shown)
+                    driver.match_over(self.match_id, shown)  # a webhook's: sent by a dispatcher
                 except PLATFORM_ERRORS:
                     raise
                 except Exception:  # best effort: the match is over whatever the bot does

@@ -1,9 +1,12 @@
 """`cardarena worker -n N`: a supervised pool of N RQ worker processes.
 
 Like `rq worker-pool`, it starts N worker processes on the cardarena queue
-(or `--queue`, `CARDARENA_QUEUE`) and starts a new one when one dies. It also runs the recovery sweep
-(worker/recovery.py) that re-enqueues what a dead worker dropped: run one
-pool per machine, any number of machines on the same `REDIS_URL`.
+(or `--queue`, `CARDARENA_QUEUE`) and starts a new one when one dies. Beside
+them it runs the dispatcher (worker/dispatch.py: the deadlines' clock and
+the webhook calls, a process each, so no worker waits on a remote bot),
+restarted likewise, and the recovery sweep (worker/recovery.py) that re-enqueues what
+a dead worker dropped: run one pool per machine, any number of machines on
+the same `REDIS_URL`.
 
 Stopping (Ctrl-C, SIGTERM, `WorkerPool.stop`): each worker is asked to stop
 after its current job; after `grace_s` seconds the jobs still running are
@@ -23,6 +26,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from worker.dispatch import PARTS as DISPATCH_PARTS  # the dispatcher's parts, a process each
 
 log = logging.getLogger("cardarena.worker")
 
@@ -65,6 +70,7 @@ class WorkerPool:
         self.env = dict(env or {})  # extra environment for the worker processes
         self.fork = fork  # a work horse per job (see worker/process.py)
         self.procs: list[subprocess.Popen | None] = [None] * n
+        self.dispatchers: list[subprocess.Popen | None] = [None, None]  # its clock, its callers
         self.restarts = 0
         self._stop = threading.Event()
         self._spawning = threading.Lock()  # no worker is started once stop() has listed them
@@ -77,6 +83,8 @@ class WorkerPool:
             self._log = open(self.log_path, "ab")  # noqa: SIM115 - held for the pool's life
         for i in range(self.n):
             self._spawn(i)
+        for part in range(len(self.dispatchers)):
+            self._spawn_dispatcher(part)
         for target, name in ((self._supervise, "pool-supervisor"), (self._sweep, "pool-sweep")):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -93,8 +101,25 @@ class WorkerPool:
             stdin=subprocess.DEVNULL, start_new_session=True,  # Ctrl-C reaches the pool, which decides
         )
 
+    def _spawn_dispatcher(self, part: int) -> None:
+        out = self._log if self._log is not None else None
+        self.dispatchers[part] = subprocess.Popen(
+            [sys.executable, "-m", "worker.dispatch", self.redis_url, "--queue", self.queue,
+             "--part", DISPATCH_PARTS[part]],
+            env=dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url, **self.env),
+            stdout=out, stderr=out, stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+
     def _supervise(self) -> None:
         while not self._stop.wait(0.5):
+            for part, proc in enumerate(self.dispatchers):
+                if proc is not None and proc.poll() is not None and not self._stop.is_set():
+                    log.warning("the dispatcher's %s (pid %d) exited with %s: starting another",
+                                DISPATCH_PARTS[part], proc.pid, proc.returncode)
+                    self.restarts += 1
+                    with self._spawning:
+                        if not self._stop.is_set():
+                            self._spawn_dispatcher(part)
             for i, proc in enumerate(self.procs):
                 if proc is not None and proc.poll() is not None and not self._stop.is_set():
                     if proc.returncode == 0:  # done its MAX_JOBS: a fresh one takes over
@@ -131,12 +156,22 @@ class WorkerPool:
         _signal(proc.pid, signal.SIGKILL)
         return proc.pid
 
+    def kill_dispatcher(self) -> list[int]:
+        """`kill -9` the dispatcher's processes, as a crash would; the supervisor starts others."""
+        pids = [proc.pid for proc in self.dispatchers if proc is not None]
+        for pid in pids:
+            _signal(pid, signal.SIGKILL)
+        return pids
+
     def stop(self) -> None:
         """Stop every worker: after their jobs, then by force after `grace_s`; nothing left behind."""
         with self._spawning:
             if self._stop.is_set():
                 return
             self._stop.set()
+        dispatchers = [p for p in self.dispatchers if p is not None and p.poll() is None]
+        for proc in dispatchers:
+            _signal(proc.pid, signal.SIGTERM)  # its calls under way end by their deadlines
         live = [p for p in self.procs if p is not None and p.poll() is None]
         horses = {p.pid: children_of(p.pid) for p in live}
         for proc in live:
@@ -149,6 +184,11 @@ class WorkerPool:
         for proc in live:
             for pid in horses.get(proc.pid, []) + children_of(proc.pid):
                 _signal(pid, signal.SIGKILL)
+            if proc.poll() is None:
+                _signal(proc.pid, signal.SIGKILL)
+            proc.wait()
+        self._wait(dispatchers, 6.0)
+        for proc in dispatchers:
             if proc.poll() is None:
                 _signal(proc.pid, signal.SIGKILL)
             proc.wait()

@@ -26,7 +26,6 @@ def preload() -> None:
 
     import games
     import worker.drivers.inprocess  # noqa: F401
-    import worker.drivers.polling  # noqa: F401
     import worker.drivers.webhook  # noqa: F401
     import worker.jobs  # noqa: F401
     import worker.match_runner  # noqa: F401

@@ -9,7 +9,9 @@ waiting in the queue, is enqueued again. The match runner resumes from the
 log; one whose job has started `MAX_ATTEMPTS` times is aborted.
 
 The sweep also finishes what a runner may have died between doing: a
-tournament whose last match ended, a ladder with queued matches.
+tournament whose last match ended, a ladder with queued matches; and a
+match's next run that whoever settled its remote turn died before enqueueing
+(a match waiting on a bot's turn is the dispatcher's, and left alone).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 import logging
 import time
 
-from server.store.jobs import job_id, lease_key, queue_key
+from server.store.jobs import enqueue_continuation, job_id, job_ident, lease_key, queue_key
 from server.store.keys import text
 from worker.conclusion import finish_tournament_if_complete, match_concluded
 from worker.ratings import update_ratings
@@ -29,21 +31,23 @@ log = logging.getLogger("cardarena.worker")
 START_GRACE_S = 10.0
 
 
-def job_starting(connection, queue: str, kind: str, ident: str, popped: set[str]) -> bool:
+def job_starting(connection, queue: str, kind: str, ident: str, popped: dict, step: int | None = None) -> bool:
     """Whether a worker took this job from the queue a moment ago and may not hold
     the lease yet.
 
     A worker moves a job it takes into the queue's intermediate list (`popped`)
     until it starts it; a worker killed in between leaves it there for good.
     So a popped job gets `START_GRACE_S` from when the sweep first saw it
-    there, and a started one as long from its start.
+    there, and a started one as long from its start. `popped` maps (kind, id)
+    to the popped job's id; `step`, a match's log length, names its latest run
+    (`job_id(kind, id, step)`, or its first run when None).
     """
     from rq.exceptions import NoSuchJobError
     from rq.job import Job
     from rq.utils import now
 
-    jid = job_id(kind, ident)
-    if jid in popped:
+    jid = popped.get((kind, ident)) or job_id(kind, ident, step)
+    if jid in popped.values():
         from rq.intermediate_queue import IntermediateQueue
 
         intermediate = IntermediateQueue(queue_key(queue), connection)
@@ -77,8 +81,8 @@ def sweep(store) -> list[tuple[str, str]]:
     active = store.active_jobs()
     if not active:
         return []
-    queued = {text(j) for j in store.r.lrange(queue_key(store.queue), 0, -1)}
-    popped = {text(j) for j in store.r.lrange(f"{queue_key(store.queue)}:intermediate", 0, -1)}
+    queued = {job_ident(text(j)) for j in store.r.lrange(queue_key(store.queue), 0, -1)}
+    popped = {job_ident(text(j)): text(j) for j in store.r.lrange(f"{queue_key(store.queue)}:intermediate", 0, -1)}
     pipe = store.r.pipeline(transaction=False)
     for kind, ident in active:
         pipe.hget(f"{kind}:{ident}", "status")
@@ -96,18 +100,31 @@ def sweep(store) -> list[tuple[str, str]]:
             else:
                 store.job_done(kind, ident)
             continue
-        if leased or job_id(kind, ident) in queued:
+        if leased or (kind, ident) in queued:
             continue
+        step = None
+        if kind == "match":
+            step = store.log_length(ident)
+            pending = store.waiting_on(ident)
+            if pending is not None and pending["turn"] == step:  # a remote bot's turn: the dispatcher's
+                if not store.has_deadline(ident, step):  # a clock died holding its claim
+                    store.judge_later(ident, step, pending["deadline_at"])
+                continue
+            if pending is None:  # never asked a remote bot: its one job is "match-{id}"
+                step = None
         if kind == "tournament" and status == "running" and finish_tournament_if_complete(store, ident):
             continue
-        if job_starting(store.r, store.queue, kind, ident, popped):
+        if job_starting(store.r, store.queue, kind, ident, popped, step):
             continue
         record = store.get_tournament(ident) if kind == "tournament" else None
         if record and record.get("total") and len(store.tournament_matches(ident)) >= record["total"]:
             store.job_done(kind, ident)  # expanded: its matches are active jobs of their own
             continue
         log.warning("%s %s was dropped by a dead worker: enqueued again", kind, ident)
-        store.enqueue(kind, [ident])
+        if step is not None:
+            enqueue_continuation(store.r, ident, step, store.queue)
+        else:
+            store.enqueue(kind, [ident])
         again.append((kind, ident))
     for game in _games_with_queued_ratings(store):
         update_ratings(store, game)

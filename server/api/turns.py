@@ -1,10 +1,11 @@
 """Polling bots: `GET /bots/me/turns` (long-poll) and `POST /matches/{id}/turns/{turn}`.
 
 The worker drives every match; for a polling seat it publishes the decision
-in the store and waits. These two views are the bot's side of that exchange:
-fetch what is pending, answer it. An answer is judged against the decision
-the bot was sent (its `legal_actions`), then appended with the store's atomic
-check, so it races the worker's timeout default safely: one of them wins.
+in the store and its run ends (server/store/waits.py). These two views are
+the bot's side of that exchange: fetch what is pending, answer it. An answer
+is judged against the decision the bot was sent (server/answers.py), then
+settled: appended with the store's atomic check, so it races the deadline's
+timeout safely (one of them wins), and the match's next run enqueued.
 
 Limits: this traffic is outside the per-minute budget (server/app.py), so a
 fast tournament never rate-limits a bot into forfeits; a request that brings
@@ -23,7 +24,8 @@ from flask import current_app, g
 from flask_smorest import Blueprint
 from marshmallow import validate
 
-from sdk.referee import fault, judge, listed_action
+from sdk.referee import fault, fault_kind
+from server.answers import answered
 from server.api.common import errors
 from server.auth import require_bot, store
 from server.errors import fail
@@ -146,24 +148,18 @@ def answer_turn(body, match_id: str, turn: int):
         fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
     decision = record["decision"]
     ms = max(0, now_ms() - int(record["sent_at"])) if "sent_at" in record else None
-    entry = {"turn": turn, "seat": decision["seat"]}
     if "error" in body:
-        entry.update(action=decision["legal_actions"][0], fault=fault("bot_error", body["error"]))
+        entry = answered(s, decision, ms, failure=fault("bot_error", body["error"]))
     else:
-        action = listed_action(decision["legal_actions"], body["action"])
-        if action is None:
-            state = s.replay(match_id, upto=turn)
-            action, failure = judge(state, state.legal_actions(), body["action"])
-            entry["fault"] = failure
-        entry["action"] = action
-    if ms is not None:
-        entry["ms"] = ms
-    if not s.append_entry(match_id, entry):
+        entry = answered(s, decision, ms, action=body["action"])
+    if not s.settle(match_id, entry):  # the deadline (or an admin) got there first
         fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
-    s.withdraw_decision(bot["id"], match_id, turn)
     s.notify_answer(match_id, turn)
     g.turn_traffic_useful = True
-    if "fault" in entry and "error" not in body:
+    kind = fault_kind(entry["fault"]) if "fault" in entry else None
+    if kind == "timeout":  # past the deadline by the time it was judged: the referee's timeout
+        fail(409, "not_pending", f"turn {turn} of match {match_id}: {entry['fault']}")
+    if kind == "illegal":
         fail(422, "illegal_action", f"{entry['fault']} (recorded as a fault; the referee played "
                                     f"{entry['action']})")
     return {"match_id": match_id, "turn": turn, "action": entry["action"]}

@@ -4,6 +4,7 @@
 
 One module per concept, each naming its own Redis keys: `accounts`, `bots`,
 `matches` (the event log), `decisions` (polling bots' pending turns),
+`waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
 `tournaments`, `ratings`, `jobs` (the queue and leases), `slots` (no bot in more matches
 at once than it allows), `lists` (finding matches and
 tournaments by game and bot), `events` (wake-ups of the event streams). `Store` only puts them
@@ -25,6 +26,7 @@ from server.store.matches import Matches
 from server.store.ratings import Ratings
 from server.store.slots import Slots
 from server.store.tournaments import Tournaments
+from server.store.waits import Waits
 
 SECRET_KEY_KEY = "cardarena:secret_key"
 
@@ -42,7 +44,7 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Matches, Decisions, Tournaments, Ratings, Jobs, Lists, Slots):
+class Store(Accounts, Bots, Matches, Decisions, Waits, Tournaments, Ratings, Jobs, Lists, Slots):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

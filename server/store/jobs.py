@@ -7,7 +7,9 @@ Keys:
     rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`)
 
 RQ job ids are "match-{id}" and "tournament-{id}", so a job can be found
-again from what it runs.
+again from what it runs; a match's later runs, each enqueued once its remote
+bot's turn k was settled (server/store/waits.py), are "match-{id}-{k+1}"
+(`job_ident` reads the match back from either).
 
 Why leases: a worker can die at any moment (a crash, `kill -9`, a lost
 machine). A runner takes the lease before it touches a match and renews it
@@ -69,8 +71,16 @@ def queue_key(queue: str) -> str:
     return f"rq:queue:{queue}"
 
 
-def job_id(kind: str, ident: str) -> str:
-    return f"{kind}-{ident}"
+def job_id(kind: str, ident: str, step: int | None = None) -> str:
+    """The RQ id of the job running `kind` `ident`; with `step`, the run continuing a match
+    from its log's `step` entries (ids hold no '-', so the parts read back unambiguously)."""
+    return f"{kind}-{ident}" if step is None else f"{kind}-{ident}-{step}"
+
+
+def job_ident(jid: str) -> tuple[str, str]:
+    """(kind, id) of what the job `jid` runs."""
+    kind, _, rest = jid.partition("-")
+    return kind, rest.partition("-")[0]
 
 
 def lease_key(kind: str, ident: str) -> str:
@@ -102,6 +112,27 @@ def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = N
             pipe.sadd(active_key(name), *(f"{kind}:{i}" for i in batch))
             queue.enqueue_many(data, pipeline=pipe)
             pipe.execute()
+
+
+#: how long RQ keeps a finished continuation's job (a match asks one per remote decision)
+CONTINUATION_RESULT_TTL = 60
+
+
+def enqueue_continuation(connection, match_id: str, step: int, queue: str | None = None) -> None:
+    """Queue the run that continues a match whose log now holds `step` entries (its remote
+    turn was settled). One id per step: the run before it, still ending, is never overwritten."""
+    from rq import Queue, Retry
+
+    name = queue_name(queue)
+    q = Queue(name, connection=connection)
+    data = Queue.prepare_data(JOB_FUNCS["match"], args=(match_id,), job_id=job_id("match", match_id, step),
+                              timeout=JOB_TIMEOUTS["match"], retry=Retry(max=2),
+                              result_ttl=CONTINUATION_RESULT_TTL, failure_ttl=7 * 24 * 3600,
+                              description=f"{JOB_FUNCS['match']}({match_id}) from entry {step}")
+    with connection.pipeline() as pipe:
+        pipe.sadd(active_key(name), f"match:{match_id}")
+        q.enqueue_many([data], pipeline=pipe)
+        pipe.execute()
 
 
 def drop_queue(connection, queue: str) -> None:

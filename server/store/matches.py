@@ -55,12 +55,18 @@ return 1
 START_LUA = """
 local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 local status = redis.call('HGET', KEYS[1], 'status')
-if status == '"finished"' or status == '"aborted"' then return attempts end
+if status == '"finished"' or status == '"aborted"' or status == '"running"' then return {attempts, 0} end
 redis.call('HSET', KEYS[1], 'status', '"running"')
 local started = redis.call('HGET', KEYS[1], 'started')
 if not started or started == 'null' then redis.call('HSET', KEYS[1], 'started', ARGV[1]) end
-return attempts
+return {attempts, 1}
 """
+
+
+def run_ended(pipe, match_id: str) -> None:
+    """On `pipe`: a run of the match ended cleanly (it asked a remote bot): the count of runs
+    started without ending, which aborts a crash loop (`start_match`), starts again."""
+    pipe.hset(f"match:{match_id}", "attempts", 0)
 
 
 def log_key(match_id: str) -> str:
@@ -226,14 +232,20 @@ class Matches:
         and the number of times a runner has started it, this one included (a crash loop is
         cut short)."""
         key = f"match:{match_id}"
-        attempts = self.script(START_LUA)(keys=[key], args=[json.dumps(now_iso())])
-        owner, tournament = (json.loads(v) if v else None for v in self.r.hmget(key, "owner", "tournament"))
-        with self.r.pipeline() as pipe:
-            if owner:
-                pipe.srem(queued_key(owner), match_id)
-            events.match_changed(pipe, match_id, tournament)
-            pipe.execute()
+        attempts, changed = self.script(START_LUA)(keys=[key], args=[json.dumps(now_iso())])
+        if changed:  # a match's next runs (one per remote decision) change nothing anyone watches
+            owner, tournament = (json.loads(v) if v else None for v in self.r.hmget(key, "owner", "tournament"))
+            with self.r.pipeline() as pipe:
+                if owner:
+                    pipe.srem(queued_key(owner), match_id)
+                events.match_changed(pipe, match_id, tournament)
+                pipe.execute()
         return int(attempts)
+
+
+    def end_run(self, match_id: str) -> None:
+        """A run of the match ended cleanly: see `run_ended`."""
+        run_ended(self.r, match_id)
 
     def finish_match(self, match_id: str, result: dict) -> None:
         self.set_match_status(match_id, "finished", result=result, finished=now_iso())

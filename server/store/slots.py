@@ -12,8 +12,10 @@ for another's, so two matches can never wait on each other — a bot in two
 tournaments with one slot plays them in turn. A match that finds a bot full
 waits in that bot's queue and its job ends: no worker waits for a slot. The
 slots of a match are given back when it ends (`release_slots`), which wakes
-the matches waiting for those bots; a slot whose match's lease is gone (its
-worker died) is free again, its match taking it back when it resumes.
+the matches waiting for those bots. A match keeps its slots between its runs
+(a remote bot's turn pending, or settled and its next run queued: it has a
+waiting record); a slot whose match has neither that nor a lease (its worker
+died mid-run) is free again, its match taking it back when it resumes.
 In-process bots run on the platform: they have no slots.
 """
 
@@ -31,6 +33,8 @@ SLOTTED = ("webhook", "polling")
 
 #: KEYS: each bot's playing set, then each bot's waiting set, then `slots:waiting`; ARGV: the
 #: match id, the prefix of a match's lease key, now (s), then each bot's max_concurrent and id.
+#: A slot is free again when its match has neither a lease (a runner on it) nor a waiting
+#: record (between runs, a remote bot's turn pending: server/store/waits.py `waiting_key`).
 #: Returns 0 when the slots are taken; else the 1-based index of the first full bot, the match
 #: having joined its queue in the same step (so a release can never slip between the check and
 #: the wait and leave it waiting for nothing).
@@ -40,7 +44,10 @@ local match = ARGV[1]
 for i = 1, n do
   if redis.call('SISMEMBER', KEYS[i], match) == 0 then
     for _, other in ipairs(redis.call('SMEMBERS', KEYS[i])) do
-      if redis.call('EXISTS', ARGV[2] .. other) == 0 then redis.call('SREM', KEYS[i], other) end
+      if redis.call('EXISTS', ARGV[2] .. other) == 0
+          and redis.call('EXISTS', 'match:' .. other .. ':waiting') == 0 then
+        redis.call('SREM', KEYS[i], other)
+      end
     end
     if redis.call('SCARD', KEYS[i]) >= tonumber(ARGV[2 + 2 * i]) then
       redis.call('ZADD', KEYS[n + i], 'NX', ARGV[3], match)
@@ -61,6 +68,7 @@ class Slots:
     r: object
     script: object
     bot_record: object
+    waiting_on: object
 
     def take_slots(self, match_id: str, bots: list[dict]) -> dict | None:
         """Take one slot of each slotted bot among `bots` (records, seats in order) for the
@@ -108,7 +116,8 @@ class Slots:
         for bot_id in self.bots_with_waiting_matches():
             bot = self.bot_record(bot_id)
             cap = int((bot or {}).get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
-            live = [m for m in self.playing(bot_id) if self.r.exists(lease_key("match", m))]
+            live = [m for m in self.playing(bot_id)
+                    if self.r.exists(lease_key("match", m)) or self.waiting_on(m) is not None]
             if bot is None or len(live) < cap:
                 woken += [m for m in self.waiting_for([bot_id]) if m not in woken]
         return woken

@@ -177,12 +177,14 @@ def busy_worker(api, pool, besides: list[str] = (), timeout: float = 60.0) -> tu
     says its runner has started)."""
     from rq import Worker
 
+    from server.store.jobs import job_ident
+
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         alive = {proc.pid: i for i, proc in enumerate(pool.procs) if proc is not None and proc.poll() is None}
         for worker in Worker.all(connection=api.store.r):
             job = worker.get_current_job_id() or ""
-            mid = job.removeprefix("match-")
+            mid = job_ident(job)[1]
             if worker.pid in alive and job.startswith("match-") and mid not in besides \
                     and api.store.r.hget(f"match:{mid}", "attempts"):
                 return alive[worker.pid], mid

@@ -1,15 +1,19 @@
-"""Seat drivers: how the referee asks one seat's bot for its decision.
+"""Seat drivers: how the referee reaches one seat's bot.
 
-One module per kind of bot — `inprocess` (Python, named module:Class),
-`webhook` (an HTTP POST to the bot's URL), `polling` (the decision waits in
-Redis for the bot to fetch it). Each answers `ask(decision)` with a `Reply`:
-the bot's raw answer or the fault that stopped it. Judging the answer against
-the rules is the match runner's job, the same for every kind.
+One module per kind of bot that is called — `inprocess` (Python, named
+module:Class, asked in the worker under the watchdog) and `webhook` (an HTTP
+POST to the bot's URL, made by a dispatcher's caller: worker/dispatch.py). A
+remote seat (webhook or polling) is a `Remote` in the match runner: its
+decision is published and the run ends (server/store/waits.py); a polling
+bot fetches it through the API. Each driver answers `ask(decision)` with a
+`Reply`: the bot's raw answer or the fault that stopped it. Judging the
+answer against the rules is the referee's (sdk/referee.py), the same for
+every kind.
 """
 
 from __future__ import annotations
 
-from worker.drivers.base import Driver, Reply
+from worker.drivers.base import Driver, Remote, Reply
 
 
 def driver_for(store, bot: dict, context) -> Driver:
@@ -19,15 +23,9 @@ def driver_for(store, bot: dict, context) -> Driver:
         from worker.drivers.inprocess import InProcessDriver
 
         return InProcessDriver(bot, context)
-    if kind == "webhook":
-        from worker.drivers.webhook import WebhookDriver
-
-        return WebhookDriver(bot, store.bot_secret(bot["id"]), context, store=store)
-    if kind == "polling":
-        from worker.drivers.polling import PollingDriver
-
-        return PollingDriver(store, bot)
+    if kind in ("webhook", "polling"):
+        return Remote(store, bot)
     raise ValueError(f"bot {bot['id']} has an unknown kind {kind!r}")
 
 
-__all__ = ["Driver", "Reply", "driver_for"]
+__all__ = ["Driver", "Remote", "Reply", "driver_for"]

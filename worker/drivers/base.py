@@ -11,14 +11,11 @@ class Reply:
     """A bot's answer to one decision.
 
     `action` is what the bot answered, unchecked; `fault` says why there is
-    no usable answer (the runner then plays the first legal action); with
-    `appended` the answer already went into the log through the API (a
-    polling bot), so the runner only reads it back.
+    no usable answer (the referee then plays the first legal action).
     """
 
     action: Any = None
     fault: str | None = None
-    appended: bool = False
 
 
 class Driver:
@@ -35,3 +32,19 @@ class Driver:
     def close(self) -> None:
         """Free what the driver holds (connections) at the end of the match."""
 
+
+
+class Remote(Driver):
+    """A seat whose bot lives on its author's machine (webhook or polling): never asked in
+    the worker. The runner publishes its decision (`Store.await_answer`) and ends its run."""
+
+    def __init__(self, store, bot: dict) -> None:
+        self.store = store
+        self.bot = bot
+
+    def ask(self, decision: dict) -> Reply:
+        raise RuntimeError("a remote seat is asked through Store.await_answer, never in the worker")
+
+    def match_over(self, match_id: str, result: dict) -> None:
+        if self.bot.get("kind") == "webhook":  # sent by a dispatcher: no worker waits on it either
+            self.store.push_notice(self.bot["id"], {"type": "match_over", "match_id": match_id, "result": result})
