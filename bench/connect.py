@@ -82,8 +82,9 @@ def wait_up(url: str) -> None:
 
 
 @contextlib.contextmanager
-def running_platform(workers: int) -> Iterator[str]:
-    """A private Redis, `cardarena serve` and `cardarena worker -n workers`, up; the API's URL.
+def running_platform(workers: int) -> Iterator[tuple[str, str]]:
+    """A private Redis, `cardarena serve` and `cardarena worker -n workers`, up; the API's URL
+    and the Redis URL.
     Everything is stopped on the way out (bench/remote.py starts its platform here too)."""
     with EmbeddedRedis() as redis_server:
         port = free_port()
@@ -93,7 +94,7 @@ def running_platform(workers: int) -> Iterator[str]:
         url = f"http://127.0.0.1:{port}"
         try:
             wait_up(url)
-            yield url
+            yield url, redis_server.url
         finally:
             stop(pool)
             stop(api)
@@ -122,7 +123,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    with running_platform(args.workers) as url:
+    with running_platform(args.workers) as (url, _):
         admin, owner = Client(url, token=ADMIN), Client(url)
         owner.create_account("bench")
         randoms = [admin.register_bot(f"random{i}", args.game, kind="python", entrypoint=RANDOM).id
