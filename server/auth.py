@@ -101,15 +101,6 @@ def require_admin() -> None:
     fail(403, "forbidden", "only the admin may do this")
 
 
-def require_account() -> dict:
-    account = current_account()
-    if account is None:
-        if is_admin():
-            fail(403, "forbidden", "this needs an account token, not the admin token")
-        fail(401, "unauthorized", _missing_or_wrong("an account token"), CHALLENGE)
-    return account
-
-
 def require_bot() -> dict:
     """The bot whose secret this request carries (seen now: server/liveness.py); 401 otherwise."""
     bot = current_bot()

@@ -299,14 +299,6 @@ def shared_redis() -> Iterator[str]:
             release_shared()
 
 
-def stop_shared() -> bool:
-    """Stop the per-user embedded server if one runs, whoever uses it; True if one was stopped."""
-    with _locked() as directory:
-        for entry in _users_dir(directory).iterdir():
-            entry.unlink(missing_ok=True)
-        return _stop_record(directory)
-
-
 def _stop_record(directory: Path, timeout: float = 10.0) -> bool:
     """SIGTERM the recorded server (Redis then flushes its append-only file and exits)
     and wait until it is gone; the record is removed either way."""

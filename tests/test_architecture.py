@@ -128,3 +128,20 @@ def test_no_game_is_named_outside_the_games_and_their_bots():
              for path in (ROOT / package).rglob("*.py")
              for i, line in enumerate(path.read_text().splitlines(), 1) if quoted.search(line)]
     assert found == []
+
+
+def test_each_redis_key_lives_where_docs_architecture_says():
+    """The page's table of keys is true: each key named there is named in that store module's
+    docstring (or source, for the secret key), and no key is listed under two modules."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    section = page.split("## Where each Redis key lives", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z_]+\.py)` \| (.+) \|$", section, re.M)
+    assert len(rows) >= 12
+    seen: dict[str, str] = {}
+    for module, cell in rows:
+        source = (ROOT / "server" / "store" / module).read_text()
+        for key in re.findall(r"`([^`]+)`", cell):
+            if key.endswith("…}"):  # a hashed part, shown shortened
+                key = key.split("{")[0]
+            assert key in source, f"{key} is listed under {module}, which does not name it"
+            assert seen.setdefault(key, module) == module, f"{key} is listed under two modules"

@@ -55,7 +55,7 @@ def job_starting(connection, queue: str, kind: str, ident: str, popped: dict, st
         first = intermediate.get_first_seen(jid)
         if first is not None and (now() - first).total_seconds() < START_GRACE_S:
             return True
-        connection.lrem(intermediate.key, 0, jid)  # it will be queued again
+        intermediate.remove(jid)  # it will be queued again
         return False
     try:
         job = Job.fetch(jid, connection=connection)
@@ -81,8 +81,8 @@ def sweep(store) -> list[tuple[str, str]]:
     active = store.active_jobs()
     if not active:
         return []
-    queued = {job_ident(text(j)) for j in store.r.lrange(queue_key(store.queue), 0, -1)}
-    popped = {job_ident(text(j)): text(j) for j in store.r.lrange(f"{queue_key(store.queue)}:intermediate", 0, -1)}
+    queued = {job_ident(text(j)) for j in store.queued_job_ids()}
+    popped = {job_ident(text(j)): text(j) for j in store.popped_job_ids()}
     pipe = store.r.pipeline(transaction=False)
     for kind, ident in active:
         pipe.hget(f"{kind}:{ident}", "status")

@@ -47,10 +47,6 @@ class Accounts:
         pipe.execute()
         return _public(account), token
 
-    def get_account(self, account_id: str) -> dict | None:
-        raw = self.r.hgetall(f"account:{account_id}")
-        return _public(load_fields(raw)) if raw else None
-
     def account_for_token(self, token: str | None) -> dict | None:
         """The account owning `token`, or None (constant-time digest check)."""
         if not token or not isinstance(token, str) or len(token) > 200:

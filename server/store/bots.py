@@ -254,12 +254,6 @@ class Bots:
                 pipe.hsetnx(names_key(game), fold_name(name), bot_id)
         pipe.execute()
 
-    def add_bot_result(self, bot_id: str, won: bool, faults: int) -> None:
-        """Count one finished (unrated) match in the bot's record."""
-        pipe = self.r.pipeline()
-        count_result(pipe, {"bot": bot_id, "won": won, "faults": faults}, rated=False)
-        pipe.execute()
-
     def faults_by_kind(self, bot_id: str) -> dict[str, int]:
         """`{kind: count}` of the bot's faults over its last FAULT_MATCHES matches."""
         out: dict[str, int] = {}

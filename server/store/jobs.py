@@ -169,6 +169,18 @@ class Jobs:
                 out.append((kind, ident))
         return sorted(out)
 
+    def queued_job_ids(self) -> list[str]:
+        """The ids of the jobs waiting in this queue (RQ's own list, through RQ)."""
+        from rq import Queue
+
+        return Queue(self.queue, connection=self.r).get_job_ids()
+
+    def popped_job_ids(self) -> list[str]:
+        """The ids of the jobs a worker has taken from the queue and not started yet."""
+        from rq.intermediate_queue import IntermediateQueue
+
+        return IntermediateQueue(queue_key(self.queue), self.r).get_job_ids()
+
     def job_done(self, kind: str, ident: str) -> None:
         self.r.srem(active_key(self.queue), f"{kind}:{ident}")
 

@@ -35,6 +35,7 @@ from server.store import events
 from server.store.accounts import queued_key
 from server.store.bots import count_result
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from server.store.ratings import queue_for_rating
 
 OVER = ("finished", "aborted")
 
@@ -247,11 +248,17 @@ class Matches:
         """A run of the match ended cleanly: see `run_ended`."""
         run_ended(self.r, match_id)
 
-    def finish_match(self, match_id: str, result: dict) -> None:
-        self.set_match_status(match_id, "finished", result=result, finished=now_iso())
-
-    def abort_match(self, match_id: str, reason: str) -> None:
-        self.set_match_status(match_id, "aborted", reason=reason, finished=now_iso())
+    def match_ranks(self, match_ids: list[str]) -> list[tuple[str | None, list, list | None]]:
+        """(status, seats, ranks) of each match, in one round trip (what the ratings worker needs)."""
+        pipe = self.r.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.hmget(f"match:{match_id}", "status", "seats", "result")
+        out = []
+        for status, seats, result in pipe.execute():
+            result = json.loads(result) if result else None
+            out.append((json.loads(status) if status else None, json.loads(seats) if seats else [],
+                        result.get("ranks") if isinstance(result, dict) else None))
+        return out
 
     def conclude_match(self, match_id: str, status: str, result: dict | None = None,
                        reason: str | None = None, records: list[dict] = ()) -> bool:
@@ -306,7 +313,7 @@ class Matches:
                         for record in seat_records:
                             count_result(pipe, record, bool(rated))
                         if seat_records and rated:  # records come only with a finished match
-                            pipe.rpush(f"ratings:queue:{game}", mid)
+                            queue_for_rating(pipe, game, mid)
                     if tournament:
                         self.count_tournament_match(pipe, tournament, match_id,
                                                     [r for _, seat_records in counted for r in seat_records])

@@ -40,6 +40,16 @@ return 1
 """
 
 
+def rating_queue_key(game: str) -> str:
+    return f"ratings:queue:{game}"
+
+
+def queue_for_rating(pipe, game: str, match_id: str) -> None:
+    """On `pipe` (the transaction concluding the match): queue a finished rated match for
+    the rating worker."""
+    pipe.rpush(rating_queue_key(game), match_id)
+
+
 def ordinal(mu: float, sigma: float) -> float:
     return mu - 3.0 * sigma
 
@@ -51,6 +61,7 @@ def rating_dict(mu: float, sigma: float) -> dict:
 class Ratings:
     r: object
     script: object
+    bot_records: object
 
     def bot_rating(self, game: str, bot_id: str) -> dict:
         """The bot's rating {mu, sigma, ordinal}, the default one if never rated."""
@@ -81,15 +92,13 @@ class Ratings:
         ids = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
         if not ids:
             return []
-        pipe = self.r.pipeline(transaction=False)  # one round trip for the whole ladder
-        for bot_id in ids:
-            pipe.hmget(f"bot:{bot_id}", "name", "retired", "matches", "wins", "faults")
-        pipe.hmget(f"rating:{game}", ids)
-        *records, ratings = pipe.execute()
+        bots = self.bot_records(ids)  # the bots' own records are theirs (server/store/bots.py)
+        ratings = self.r.hmget(f"rating:{game}", ids)
         out: list[dict] = []
-        for bot_id, record, rating in zip(ids, records, ratings, strict=True):
-            name, retired, matches, wins, faults = (json.loads(v) if v is not None else None for v in record)
-            if name is None or retired or rating is None:
+        for bot_id, rating in zip(ids, ratings, strict=True):
+            bot = bots.get(bot_id) or {}
+            name, matches, wins, faults = (bot.get(k) for k in ("name", "matches", "wins", "faults"))
+            if name is None or bot.get("retired") or rating is None:
                 continue
             stored = json.loads(rating)
             rating = rating_dict(stored["mu"], stored["sigma"])
@@ -101,17 +110,13 @@ class Ratings:
                         "matches": matches or 0, "wins": wins or 0, "faults": faults or 0})
         return out
 
-    def push_rating_event(self, game: str, match_id: str) -> None:
-        """Queue a finished rated match for the rating worker."""
-        self.r.rpush(f"ratings:queue:{game}", match_id)
-
     def rating_events(self, game: str, limit: int = 100) -> list[str]:
         """The oldest queued match ids, in order (not removed)."""
-        return [text(m) for m in self.r.lrange(f"ratings:queue:{game}", 0, limit - 1)]
+        return [text(m) for m in self.r.lrange(rating_queue_key(game), 0, limit - 1)]
 
     def ack_rating_event(self, game: str, match_id: str) -> None:
         """Remove a rated match from the head of the queue once its ratings are saved."""
-        self.r.lrem(f"ratings:queue:{game}", 1, match_id)
+        self.r.lrem(rating_queue_key(game), 1, match_id)
 
     def apply_rating_event(self, game: str, match_id: str, ratings: dict[str, tuple[float, float]]) -> bool:
         """Save the ratings `match_id` produced and drop it from the queue, atomically.
@@ -121,7 +126,7 @@ class Ratings:
         past its lock's timeout and another worker took over.
         """
         at = now_iso()
-        keys = [f"ratings:queue:{game}", f"rating:{game}", f"ladder:{game}"]
+        keys = [rating_queue_key(game), f"rating:{game}", f"ladder:{game}"]
         args = [match_id]
         for bot_id, (mu, sigma) in ratings.items():
             point = {**rating_dict(mu, sigma), "match": match_id, "at": at}
@@ -129,18 +134,6 @@ class Ratings:
             args += [bot_id, json.dumps({"mu": mu, "sigma": sigma}), repr(ordinal(mu, sigma)),
                      json.dumps(point, separators=(",", ":"))]
         return bool(self.script(APPLY_LUA)(keys=keys, args=args))
-
-    def match_ranks(self, match_ids: list[str]) -> list[tuple[str | None, list, list | None]]:
-        """(status, seats, ranks) of each match, in one round trip: what rating needs."""
-        pipe = self.r.pipeline(transaction=False)
-        for match_id in match_ids:
-            pipe.hmget(f"match:{match_id}", "status", "seats", "result")
-        out = []
-        for status, seats, result in pipe.execute():
-            result = json.loads(result) if result else None
-            out.append((json.loads(status) if status else None, json.loads(seats) if seats else [],
-                        result.get("ranks") if isinstance(result, dict) else None))
-        return out
 
     def bot_ratings(self, game: str, bot_ids: list[str]) -> dict[str, tuple[float, float]]:
         """(mu, sigma) of each bot, the default for a bot never rated, in one round trip."""

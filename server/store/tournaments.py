@@ -20,8 +20,6 @@ Keys:
 The worker sets `total` before it adds any match, and a match is counted
 done (and into the tallies) in the same transaction that concludes it, so
 progress and standings never count a match twice or lose one.
-`mark_tournament_match_done` compares the done count with the total in one
-Lua step, so exactly one caller learns it finished the last.
 """
 
 from __future__ import annotations
@@ -31,15 +29,6 @@ import json
 from server.store import events
 from server.store.accounts import open_tournaments_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
-
-#: KEYS: done set, matches list, tournament hash; ARGV: match id
-MARK_DONE_LUA = """
-if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
-local total = redis.call('HGET', KEYS[3], 'total')
-if total and total ~= 'null' then total = tonumber(total) else total = redis.call('LLEN', KEYS[2]) end
-if redis.call('SCARD', KEYS[1]) == total then return 1 end
-return 0
-"""
 
 
 def game_tournaments_key(game: str) -> str:
@@ -139,12 +128,6 @@ class Tournaments:
         done, total, added = pipe.execute()
         total = json.loads(total) if total else None
         return {"done": int(done), "total": int(total if total is not None else added)}
-
-    def mark_tournament_match_done(self, tid: str, match_id: str) -> bool:
-        """Count a match as over; True exactly once, for the call that completes the set."""
-        script = self.script(MARK_DONE_LUA)
-        keys = [f"tournament:{tid}:done", f"tournament:{tid}:matches", f"tournament:{tid}"]
-        return bool(script(keys=keys, args=[match_id]))
 
     TALLIES = ("points", "matches", "wins", "draws", "faults", "forfeits", "score", "score2")
 

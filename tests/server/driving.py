@@ -40,8 +40,21 @@ def finish(store, match_id: str) -> dict:
         action = state.legal_actions()[0]
         assert store.append_entry(match_id, {"turn": turn, "seat": state.to_act, "action": action})
         state.apply(action)
-    result = state.result()
-    store.finish_match(match_id, result)
+    return conclude(store, match_id)
+
+
+def conclude(store, match_id: str, state=None) -> dict:
+    """End the match as the worker does: the referee's outcome and seat records from the log,
+    `Store.conclude_match` (the bots' records, the tournament's tallies, the ladder's queue).
+    `state`, the caller's copy of the match, is only checked to be over."""
+    assert state is None or state.is_over
+    from sdk.referee import MatchReferee, seat_records
+
+    match = store.get_match(match_id)
+    referee = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],
+                           match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0)
+    result = referee.replay(store.match_log(match_id)).outcome()
+    assert store.conclude_match(match_id, "finished", result, records=seat_records(result, match["seats"]))
     return result
 
 
@@ -64,10 +77,6 @@ def step(store, match_id: str, state, rng: random.Random, fault: str | None = No
     assert store.append_entry(match_id, entry)
     state.apply(action)
     return entry
-
-
-def conclude(store, match_id: str, state) -> None:
-    assert store.conclude_match(match_id, "finished", state.result())
 
 
 def running_match(store, bots: list[str], seed: int = 5, tournament: str | None = None) -> tuple[str, object]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-import games
 from sdk import export, replay
+from sdk.referee import MatchReferee
 from tests.server.driving import GAME, make_bots, played, running_match, running_tournament
 
 
@@ -21,10 +21,9 @@ def test_a_public_match_exports_a_document_that_rebuilds_it(api):
     assert (doc["move_timeout_ms"], doc["max_faults"]) == (2000, 3)  # the rules a replay needs
     assert (doc["format"], doc["version"], doc["id"], doc["game"]) == ("cardarena-match", 1, mid, GAME)
     assert doc["log"] == store.match_log(mid)
-    state = games.get(doc["game"]).new(len(doc["seats"]), doc["seed"], doc["options"])
-    for entry in doc["log"]:
-        state.apply(entry["action"])
-    assert state.result() == doc["result"] and doc["decks"] == doc["result"]["decks"]
+    referee = MatchReferee(doc["game"], len(doc["seats"]), doc["seed"], doc["options"], doc["max_faults"],
+                           doc["move_timeout_ms"]).replay(doc["log"])  # the document rebuilds the result
+    assert referee.outcome() == doc["result"] and doc["decks"] == doc["result"]["decks"]
     assert export.read(f"{api.live.url}/matches/{mid}") == doc  # what the SDK's replay reads
     assert len(list(replay.load(doc).decisions())) == len(doc["log"])  # every decision rebuilt
 

@@ -53,7 +53,7 @@ def test_append_entry_needs_exactly_turn_entries(store):
     assert store.append_entry(m["id"], {"turn": 0, "seat": 0, "action": first}) is False
     assert store.match_log(m["id"]) == [{"turn": 0, "seat": 0, "action": first}]
     assert store.replay(m["id"]).to_act == 1
-    store.finish_match(m["id"], {"scores": [0, 0]})
+    assert store.conclude_match(m["id"], "finished", {"scores": [0, 0]})
     second = store.replay(m["id"]).legal_actions()[0]
     assert store.append_entry(m["id"], {"turn": 1, "seat": 1, "action": second}) is False
 
@@ -142,9 +142,13 @@ def test_last_tournament_match_is_reported_once(store):
             for _ in range(3)]
     for mid in mids:
         store.add_tournament_match(t["id"], mid)
-    flags = [store.mark_tournament_match_done(t["id"], mid) for mid in mids + mids[:1]]
-    assert flags == [False, False, True, False]
+    records = [{"bot": a["id"], "won": True, "faults": 0, "points": 1.0, "score": 1.0},
+               {"bot": b["id"], "won": False, "faults": 0, "points": 0.0, "score": 0.0}]
+    ends = [store.conclude_match(mid, "finished", {"scores": [1, 0]}, records=records) for mid in mids + mids[:1]]
+    assert ends == [True, True, True, False]  # a match ends once: the fourth call counts nothing
     assert store.tournament_progress(t["id"]) == {"done": 3, "total": 3}
+    assert store.tournament_complete(t["id"])
+    assert store.tournament_tallies(t["id"])[a["id"]]["points"] == 3.0
     store.save_standings(t["id"], [{"rank": 1, "bot": a["id"], "points": 1.0, "matches": 3}])
     store.set_tournament(t["id"], status="finished")
     assert store.standings(t["id"])[0]["bot"] == a["id"]
@@ -160,18 +164,22 @@ def test_rankings_order_and_history(store):
     assert ladder[0]["rating"]["ordinal"] == 15.0
     assert store.get_bot(a["id"])["rating"]["mu"] == 20.0
     assert store.rating_history(a["id"])[0]["match"] == "m_1"
-    store.push_rating_event("toy-high", "m_1")
-    store.push_rating_event("toy-high", "m_2")
+    records = [{"bot": a["id"], "won": True, "faults": 0}, {"bot": b["id"], "won": False, "faults": 0}]
+    rated = [store.create_match("toy-high", [a["id"], b["id"]], i, {}, rated=True)["id"] for i in range(2)]
+    for mid in rated:  # a rated match is queued for the ladder as it concludes
+        assert store.conclude_match(mid, "finished", {"scores": [1, 0], "ranks": [1, 2]}, records=records)
     with store.rating_lock("toy-high"):
-        assert store.rating_events("toy-high") == ["m_1", "m_2"]
-        store.ack_rating_event("toy-high", "m_1")
-    assert store.rating_events("toy-high") == ["m_2"]
+        assert store.rating_events("toy-high") == rated
+        store.ack_rating_event("toy-high", rated[0])
+    assert store.rating_events("toy-high") == rated[1:]
 
 
-def test_add_bot_result_counts(store):
-    _, a, _ = two_bots(store)
-    store.add_bot_result(a["id"], True, 2)
-    store.add_bot_result(a["id"], False, 0)
+def test_a_concluded_match_counts_in_its_bots_records(store):
+    _, a, b = two_bots(store)
+    for won, faults in ((True, 2), (False, 0)):
+        mid = store.create_match("toy-high", [a["id"], b["id"]], 1, {})["id"]
+        records = [{"bot": a["id"], "won": won, "faults": faults}, {"bot": b["id"], "won": not won, "faults": 0}]
+        assert store.conclude_match(mid, "finished", {"scores": [0, 0]}, records=records)
     bot = store.get_bot(a["id"])
     assert (bot["matches"], bot["wins"], bot["faults"]) == (2, 1, 2)
 

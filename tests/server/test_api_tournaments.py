@@ -90,8 +90,7 @@ def test_tournament_matches_stay_private_until_the_tournament_ends(api, entrants
         store.add_tournament_match(tid, m["id"])
         mids.append(m["id"])
     store.set_tournament(tid, status="running")
-    finish(store, mids[0])
-    store.mark_tournament_match_done(tid, mids[0])
+    finish(store, mids[0])  # concluded: counted done in its tournament
     early = api.ok(api.get(f"/matches/{mids[0]}"), 200)
     assert early["status"] == "finished" and early["log"] is None and early["result"] is None
     assert early.get("seed") is None and early.get("decks") is None
@@ -100,8 +99,7 @@ def test_tournament_matches_stay_private_until_the_tournament_ends(api, entrants
     assert api.ok(api.get(f"/tournaments/{tid}"), 200)["progress"] == {"done": 1, "total": 2}
     admin = api.ok(api.get(f"/matches/{mids[0]}", token=api.admin_token), 200)
     assert admin["log"] and admin["seed"] == 11
-    finish(store, mids[1])
-    store.mark_tournament_match_done(tid, mids[1])
+    finish(store, mids[1])  # concluded: counted done in its tournament
     standings = [{"rank": 1, "bot": bots[0], "points": 1.5, "matches": 2, "wins": 1},
                  {"rank": 2, "bot": bots[1], "points": 0.5, "matches": 2, "wins": 0}]
     store.save_standings(tid, standings)

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 import games
-from tests.server.driving import finish, next_decision, publish_next
+from tests.server.driving import conclude, finish, next_decision, publish_next
 
 
 def error_code(response) -> str:
@@ -211,7 +211,7 @@ def test_decisions_hold_only_the_seats_own_view_over_whole_matches(api, game):
             api.ok(api.post(f"/matches/{mid}/turns/{turn}", {"action": action}, token=secret_of[bot_id]), 200)
             state.apply(action)
             turn += 1
-        api.store.finish_match(mid, state.result())
+        conclude(api.store, mid)
         assert api.ok(api.get(f"/matches/{mid}"), 200)["log"][-1]["turn"] == turn - 1
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 import games
+from tests.server.driving import conclude
 
 SCRIPT_NAME = "<script>alert(1)</script>"
 
@@ -42,9 +43,7 @@ def play_out(store, match_id: str, rng_seed: int = 1, fault_turns: tuple[int, ..
             entry["action"] = rng.choice(called or legal)
         assert store.append_entry(match_id, entry)
         state.apply(entry["action"])
-    result = state.result()
-    store.finish_match(match_id, result)
-    return result
+    return conclude(store, match_id)
 
 
 def finished_match(store, game: str, bots: list[str], seed: int = 7, options: dict | None = None,

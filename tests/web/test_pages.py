@@ -98,7 +98,9 @@ def test_leaderboard_lists_each_game_and_its_rated_bots_without_javascript(clien
     a, b = make_bot(store, "alpha", "double"), make_bot(store, "beta", "double")
     store.save_rating("double", a, 30.0, 5.0)
     store.save_rating("double", b, 20.0, 4.0)
-    store.add_bot_result(a, won=True, faults=2)
+    mid = store.create_match("double", [a, b], 1, {})["id"]  # counted in the bots' records as it ends
+    assert store.conclude_match(mid, "finished", {"scores": [1, 0]}, records=[
+        {"bot": a, "won": True, "faults": 2}, {"bot": b, "won": False, "faults": 0}])
     body = text(client.get("/"))
     for game in ("double", "double-carre", "duck-soup", "soupe-gertrude"):
         assert f'id="game-{game}"' in body
@@ -216,8 +218,7 @@ def test_finished_tournament_page_has_standings_and_a_crosstable_with_intervals(
     store.set_tournament(tid, status="running", total=3)
     mids = [finished_match(store, "duck-soup", pair, seed=i, options={"deal_only": True}, tournament=tid)
             for i, pair in enumerate([(bots[0], bots[1]), (bots[0], bots[2]), (bots[1], bots[2])])]
-    for mid in mids:
-        store.mark_tournament_match_done(tid, mid)
+    assert store.tournament_progress(tid) == {"done": 3, "total": 3}  # each counted as it concluded
     store.save_standings(tid, standings_of(store, bots, mids))
     store.set_tournament(tid, status="finished")
     body = text(client.get(f"/tournaments/{tid}"))
