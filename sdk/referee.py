@@ -17,7 +17,8 @@ a bot author's machine judges a bot exactly as the platform does.
   to a seat that was asked, makes the log the truth for time too.
 * **The end** — `outcome` (the result with forfeits ranked last),
   `seat_records`, `tally_increments` / `standings_from_tallies`, `mean_ci95`,
-  and `rotations` for duplicate play.
+  `rotations` for duplicate play, and `memory_differences` / `memory_figure`
+  (does a bot score better on deals it has already played?).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 import games
 from games.base import canonical
 from games.ranking import alone_first, forfeit_ranks, match_points
-from sdk.stats import Z95, mean_ci
+from sdk.stats import Z95, mean_ci, memory
 
 #: the protocol version of the decisions the referee builds (api.md §3)
 PROTOCOL = 1
@@ -394,6 +395,18 @@ def mean_ci95(n: int, total: float, squares: float) -> tuple[float | None, float
     return mean_ci(n, total, squares, Z95)
 
 
+def memory_differences(rotations: list[list[dict]]) -> dict[str, float]:
+    """Each bot's memory difference over one deal (api.md §5 "Scheduling"): its mean match
+    points in the rotations it played after its first one, minus its points in that first
+    one. `rotations`: the seat records of each rotation of the deal, in the order played;
+    a bot that played the deal once has none."""
+    points: dict[str, list[float]] = {}
+    for rotation in rotations:
+        for record in rotation:
+            points.setdefault(record["bot"], []).append(float(record.get("points", 0.0)))
+    return {bot: sum(p[1:]) / (len(p) - 1) - p[0] for bot, p in points.items() if len(p) >= 2}
+
+
 def standings_from_tallies(tallies: dict[str, dict[str, float]]) -> list[dict]:
     """Standings rows from each bot's tally: by points, then mean score.
 
@@ -410,12 +423,20 @@ def standings_from_tallies(tallies: dict[str, dict[str, float]]) -> list[dict]:
             "draws": int(t["draws"]), "mean_score": None if mean is None else round(mean, 4),
             "ci95": None if ci is None else round(ci, 4), "faults": int(t["faults"]),
             "forfeits": int(t["forfeits"]),
+            "memory": memory_figure(int(t.get("memory_n", 0)), t.get("memory", 0.0), t.get("memory2", 0.0)),
         })
     rows.sort(key=lambda r: (-r["points"], -(r["mean_score"] or 0.0), r["bot"]))
     for i, row in enumerate(rows):
         same = i and rows[i - 1]["points"] == row["points"]
         row["rank"] = rows[i - 1]["rank"] if same else i + 1
     return [{"rank": r.pop("rank"), **r} for r in rows]
+
+
+def memory_figure(n: int, total: float, squares: float) -> dict:
+    """A standings row's `memory`: {"diff", "ci95": [lo, hi], "flag"} (sdk/stats.py `memory`)."""
+    figure = memory(n, total, squares)
+    return {"diff": None if figure.diff is None else round(figure.diff, 4),
+            "ci95": None if figure.ci95 is None else [round(v, 4) for v in figure.ci95], "flag": figure.flag}
 
 
 def rotations(seats: int, duplicate: bool, deal: int) -> list[int]:

@@ -72,6 +72,16 @@ class ProgressSchema(ma.Schema):
     total = ma.fields.Integer(required=True)
 
 
+class MemorySchema(ma.Schema):
+    diff = ma.fields.Float(allow_none=True, metadata={
+        "description": "mean match points in rotations of deals the bot had already played, minus the "
+                       "first rotation it played of the same deals (null before any such deal)"})
+    ci95 = ma.fields.List(ma.fields.Float(), allow_none=True, metadata={"description": "its 95% interval"})
+    flag = ma.fields.Boolean(metadata={
+        "description": "true when the 99% interval lies above 0 with at least 30 deals: the bot seems to "
+                       "remember deals (duplicate play's weakness)"})
+
+
 class StandingSchema(ma.Schema):
     rank = ma.fields.Integer(required=True, metadata={"description": "equal points share a rank"})
     bot = ma.fields.String(required=True)
@@ -85,6 +95,7 @@ class StandingSchema(ma.Schema):
                            "confidence interval (null under two matches)"})
     faults = ma.fields.Integer()
     forfeits = ma.fields.Integer()
+    memory = ma.fields.Nested(MemorySchema, metadata={"description": "api.md §5 \"Scheduling\""})
 
 
 class TournamentSchema(ma.Schema):

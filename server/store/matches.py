@@ -314,9 +314,9 @@ class Matches:
                             count_result(pipe, record, bool(rated))
                         if seat_records and rated:  # records come only with a finished match
                             queue_for_rating(pipe, game, mid)
-                    if tournament:
+                    if tournament:  # the deal's rotations in the order they were played
                         self.count_tournament_match(pipe, tournament, match_id,
-                                                    [r for _, seat_records in counted for r in seat_records])
+                                                    [seat_records for _, seat_records in counted])
                     events.match_changed(pipe, match_id, tournament)
                     pipe.execute()
                     return True

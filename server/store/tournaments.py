@@ -8,7 +8,8 @@ Keys:
     tournament:{id}:matches   list of match ids in schedule order
     tournament:{id}:done      set of the match ids that are over
     tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
-                              wins, draws, faults, forfeits, score sum and sum of squares
+                              wins, draws, faults, forfeits, score sum and sum of squares, and
+                              its memory differences' count, sum and sum of squares
     tournament:{id}:summary   hash name -> JSON: what a tournament over shows, computed once
                               (the crosstable), since its matches no longer change
     tournaments               sorted set of every tournament id by creation order
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import json
 
+from sdk.referee import TALLY_FIELDS, memory_differences, tally_increments
 from server.store import events
 from server.store.accounts import open_tournaments_key
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
@@ -129,22 +131,25 @@ class Tournaments:
         total = json.loads(total) if total else None
         return {"done": int(done), "total": int(total if total is not None else added)}
 
-    TALLIES = ("points", "matches", "wins", "draws", "faults", "forfeits", "score", "score2")
+    TALLIES = TALLY_FIELDS
 
-    def count_tournament_match(self, pipe, tid: str, match_id: str, records) -> None:
-        """Queue on `pipe` (inside the match's concluding transaction): the match
-        done, and each seat's record added to the tournament's tallies."""
+    def count_tournament_match(self, pipe, tid: str, match_id: str, rotations: list[list[dict]]) -> None:
+        """Queue on `pipe` (inside the match's concluding transaction): the match done, and
+        each seat record of the deal's rotations counted now (one list per rotation, in the
+        order played: a single match's, or a duplicate deal's once its last twin ended) added
+        to the tournament's tallies, with each bot's memory difference over the deal."""
         pipe.sadd(f"tournament:{tid}:done", match_id)
         tally = f"tournament:{tid}:tally"
-        for record in records:
-            bot, score = record["bot"], float(record.get("score") or 0.0)
-            pipe.hincrbyfloat(tally, f"{bot}|points", float(record.get("points", 0.0)))
-            pipe.hincrbyfloat(tally, f"{bot}|score", score)
-            pipe.hincrbyfloat(tally, f"{bot}|score2", score * score)
-            counts = {"matches": 1, "wins": int(bool(record["won"])), "draws": int(bool(record.get("draw"))),
-                      "faults": int(record["faults"]), "forfeits": int(bool(record.get("forfeit")))}
-            for stat, value in counts.items():
-                pipe.hincrby(tally, f"{bot}|{stat}", value)
+        for record in (r for rotation in rotations for r in rotation):
+            for stat, value in tally_increments(record).items():
+                if isinstance(value, int):
+                    pipe.hincrby(tally, f"{record['bot']}|{stat}", value)
+                else:
+                    pipe.hincrbyfloat(tally, f"{record['bot']}|{stat}", value)
+        for bot, diff in memory_differences(rotations).items():
+            pipe.hincrby(tally, f"{bot}|memory_n", 1)
+            pipe.hincrbyfloat(tally, f"{bot}|memory", diff)
+            pipe.hincrbyfloat(tally, f"{bot}|memory2", diff * diff)
 
     def tournament_tallies(self, tid: str) -> dict[str, dict[str, float]]:
         """bot -> {stat: number} for every entrant with a finished match."""

@@ -61,7 +61,8 @@ def test_points_adding_up_the_same_in_another_order_still_tie():
 def test_a_bot_with_a_single_match_has_no_interval():
     rows = standings_from_tallies({"b_once": tally([7.0], points=1.0, wins=1)})
     assert rows == [{"rank": 1, "bot": "b_once", "points": 1.0, "matches": 1, "wins": 1, "draws": 0,
-                     "mean_score": 7.0, "ci95": None, "faults": 0, "forfeits": 0}]
+                     "mean_score": 7.0, "ci95": None, "faults": 0, "forfeits": 0,
+                     "memory": {"diff": None, "ci95": None, "flag": False}}]
 
 
 def test_no_tallies_no_rows():
