@@ -15,8 +15,10 @@ it stops the tournament and prints, all measured in this run:
 * the referee's overhead per decision (latency charged − think time), p50
   and p99, for webhook and polling seats, from the matches' logs;
 * what the machine allows: the webhook bots called directly, with no
-  referee, for 5 s before the tournament (decisions/s): if they alone cannot
-  answer the bound's decisions/s, the bound is out of this machine's reach;
+  referee, for 5 s before the tournament (decisions/s), and the CPU the bots'
+  own process spends per decision in the tournament: if the bots alone
+  cannot answer the bound's decisions/s, or would need more CPUs than the
+  machine has, the bound is out of this machine's reach;
 * how late timeouts are recorded: one decision in `--late-every` sleeps past
   its deadline (`--move-ms`, no bank); the dispatcher notes how long after the
   deadline each timeout landed in the log (server/store/waits.py `lateness`),
@@ -26,6 +28,7 @@ it stops the tournament and prints, all measured in this run:
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import statistics
@@ -52,7 +55,11 @@ class Thinks(Bot):
         self.think_s, self.late_every, self.late_s = think_s, late_every, late_s
         self.rng = random.Random(seed)
 
+    #: decisions every bot of this process answered (the bots' CPU per decision is read from it)
+    answered = itertools.count()
+
     def act(self, view, legal_actions):
+        next(Thinks.answered)
         late = self.late_every and self.rng.randrange(self.late_every) == 0
         time.sleep(self.late_s if late else self.think_s)
         return self.rng.choice(legal_actions)
@@ -153,8 +160,10 @@ def main() -> int:
             while admin.tournament(t).done == 0:
                 time.sleep(0.2)
             began, done0 = time.monotonic(), admin.tournament(t).done
+            cpu0, asked0 = time.process_time(), next(Thinks.answered)  # this process: the 32 bots
             time.sleep(args.seconds)
             elapsed, done = time.monotonic() - began, admin.tournament(t).done - done0
+            bot_cpu_ms = 1000 * (time.process_time() - cpu0) / max(1, next(Thinks.answered) - asked0)
             if admin.tournament(t).status != "running":
                 print("the tournament ended inside the window: run again with more --deals", flush=True)
             admin.request("POST", f"/tournaments/{t.id}/abort")
@@ -179,6 +188,9 @@ def main() -> int:
             print(f"ratio: {rate / bound:.2f}x   target >= 0.8x: {'met' if rate >= 0.8 * bound else 'NOT MET'}",
                   flush=True)
             needed = bound * per_match
+            print(f"the bots' own process spent {bot_cpu_ms:.2f} ms of CPU per decision it answered: at the "
+                  f"bound, the bots alone would need {needed * bot_cpu_ms / 1000:.1f} of this machine's "
+                  f"{os.cpu_count()} CPUs", flush=True)
             verdict = "the machine itself caps the figure below the bound" if alone < 0.9 * needed else "within reach"
             print(f"the bound asks {needed:.0f} decisions/s; the webhook bots alone answered {alone:.0f}/s on this "
                   f"machine ({alone / needed:.2f}x of it): {verdict}", flush=True)
