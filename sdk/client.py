@@ -368,9 +368,13 @@ class Client:
     def create_tournament(self, game: str, bots: list[BotInfo | str], deals: int = 1,
                           seats: int | None = None, duplicate: bool = True, seed: int | None = None,
                           options: dict | None = None, move_timeout_ms: int | None = None,
-                          max_faults: int | None = None, time_bank_ms: int | None = None) -> Tournament:
-        """A round-robin: every table of `seats` entrants plays `deals` deals (each rotated if `duplicate`)."""
-        body = _fields(game=game, bots=[bot_id(b) for b in bots], format="round-robin", deals=deals,
+                          max_faults: int | None = None, time_bank_ms: int | None = None,
+                          candidate: BotInfo | str | None = None) -> Tournament:
+        """A round-robin: every table of `seats` entrants plays `deals` deals (each rotated if `duplicate`);
+        with `candidate`, a gauntlet: the candidate at every table, the others in turn at its other seats."""
+        body = _fields(game=game, bots=[bot_id(b) for b in bots], deals=deals,
+                       format="round-robin" if candidate is None else "gauntlet",
+                       candidate=None if candidate is None else bot_id(candidate),
                        seats=seats, duplicate=duplicate, seed=seed, options=options,
                        move_timeout_ms=move_timeout_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
         tournament = Tournament.of(self.request("POST", "/tournaments", body))

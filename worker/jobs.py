@@ -1,6 +1,6 @@
 """The RQ entry points, and what happens when a match ends.
 
-    run_tournament(tid)  expand the round-robin into matches, one run_match job each
+    run_tournament(tid)  expand the round-robin (or gauntlet) into matches, one run_match job each
     run_match(mid)       referee one match (worker/match_runner.py)
 
 What follows a match's end is worker/conclusion.py's.
@@ -23,7 +23,7 @@ from server.store import Store, secret_key
 from worker.conclusion import OVER, due_twin, finish_tournament_if_complete
 from worker.lease import Lease
 from worker.match_runner import MatchRunner
-from worker.schedules import round_robin, twin_groups
+from worker.schedules import gauntlet, round_robin, twin_groups
 
 log = logging.getLogger("cardarena.worker")
 
@@ -76,7 +76,10 @@ def run_tournament(tid: str) -> str:
     with Lease(store, "tournament", tid) as lease:
         if not lease.held:
             return "busy"
-        schedule = round_robin(t["bots"], t["seats"], t["deals"], t["duplicate"], t["seed"])
+        if t.get("format") == "gauntlet":
+            schedule = gauntlet(t["bots"], t["candidate"], t["seats"], t["deals"], t["duplicate"], t["seed"])
+        else:
+            schedule = round_robin(t["bots"], t["seats"], t["deals"], t["duplicate"], t["seed"])
         store.set_tournament(tid, status="running", total=len(schedule.matches),
                              schedule=schedule.description, schedule_stats=schedule.stats)
         listed = set(store.tournament_matches(tid))

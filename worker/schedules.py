@@ -1,4 +1,4 @@
-"""Who plays whom: the round-robin, as a list of matches to create.
+"""Who plays whom: the round-robin or the gauntlet, as a list of matches to create.
 
 A *table* is a set of `seats` entrants. Each table plays `deals` seeds; with
 duplicate play every seed is played once per seat rotation, so each entrant
@@ -15,6 +15,9 @@ Tables:
   because the number of k-subsets grows too fast (64 bots, 4 seats: 635,376
   tables).
 
+A gauntlet (`gauntlet`) seats one candidate at every table, the other
+entrants filling its other seats in turn.
+
 The seed of table t, deal d is `derive_seed(seed, t, d)`: a function of the
 tournament seed alone, so the schedule can be rebuilt (a retried expansion
 creates exactly the same matches).
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 from games.rng import derive_seed
 from games.seats import rotate
 from sdk.referee import rotations
-from server.schedule_size import MAX_TABLES, sample_size, table_count
+from server.schedule_size import MAX_TABLES, gauntlet_tables, sample_size, table_count
 
 
 @dataclass(frozen=True)
@@ -74,13 +77,37 @@ def round_robin(bots: list[str], seats: int, deals: int, duplicate: bool, seed: 
         tables = [tuple(t) for t in itertools.combinations(bots, seats)]
         stats = table_stats(bots, tables)
         description = "all tables"
+    return Schedule(tables, _matches(tables, seats, deals, duplicate, seed), description, stats)
+
+
+def gauntlet(bots: list[str], candidate: str, seats: int, deals: int, duplicate: bool, seed: int) -> Schedule:
+    """The gauntlet of `candidate` (api.md §5 "Scheduling"): it sits at every table, the
+    other entrants filling its other seats in turn (`gauntlet_tables`), `deals` seeds a table."""
+    if candidate not in bots:
+        raise ValueError(f"the candidate {candidate!r} is not an entrant")
+    if seats < 2 or len(bots) < seats:
+        raise ValueError(f"a gauntlet at {seats} seats needs at least {seats} bots, not {len(bots)}")
+    if len(set(bots)) != len(bots):
+        raise ValueError("a bot may enter a tournament only once")
+    if deals < 1:
+        raise ValueError("deals must be at least 1")
+    others = [b for b in bots if b != candidate]
+    tables = [(candidate, *group) for group in gauntlet_tables(others, seats - 1)]
+    description = f"gauntlet: {candidate} at each of {len(tables)} tables"
+    return Schedule(tables, _matches(tables, seats, deals, duplicate, seed), description,
+                    table_stats(bots, tables))
+
+
+def _matches(tables: list[tuple[str, ...]], seats: int, deals: int, duplicate: bool,
+             seed: int) -> list[ScheduledMatch]:
+    """Each table's deals, in each rotation played (`sdk.referee.rotations`)."""
     matches = []
     for t, table in enumerate(tables):
         for deal in range(deals):
             deal_seed = derive_seed(seed, t, deal)
             for r in rotations(seats, duplicate, deal):
                 matches.append(ScheduledMatch(t, deal, r, tuple(rotate(list(table), r)), deal_seed))
-    return Schedule(tables, matches, description, stats)
+    return matches
 
 
 def twin_groups(schedule: Schedule, seed: int) -> list[list[int]]:

@@ -38,11 +38,13 @@ from server.api.crosstable import crosstable
 from server.api.matches import draw_seed
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
-from server.schedule_size import match_count
+from server.schedule_size import gauntlet_match_count, match_count
 
 blp = Blueprint("tournaments", __name__, description="Round-robin tournaments with duplicate deals")
 
 MAX_BOTS = 64
+#: tournament formats (api.md §5 "Scheduling")
+FORMATS = ("round-robin", "gauntlet")
 MAX_DEALS = 100
 #: unfinished tournaments one account may have (api.md Limits)
 MAX_OPEN = 3
@@ -54,7 +56,10 @@ class TournamentRequestSchema(ma.Schema):
     game = ma.fields.String(required=True, validate=NAME)
     bots = ma.fields.List(ma.fields.String(validate=ID), required=True,
                           validate=validate.Length(min=2, max=MAX_BOTS))
-    format = ma.fields.String(load_default="round-robin", validate=validate.OneOf(["round-robin"]))
+    format = ma.fields.String(load_default="round-robin", validate=validate.OneOf(FORMATS), metadata={
+        "description": "round-robin: every table of entrants; gauntlet: `candidate` at every table, the "
+                       "others filling its other seats in turn"})
+    candidate = ma.fields.String(validate=ID, metadata={"description": "the gauntlet's candidate: one of bots"})
     seats = ma.fields.Integer(strict=True, validate=validate.Range(min=1, max=10),
                               metadata={"description": "table size; default the game's min_seats"})
     deals = ma.fields.Integer(strict=True, load_default=1, validate=validate.Range(min=1, max=MAX_DEALS))
@@ -103,6 +108,7 @@ class TournamentSchema(ma.Schema):
     game = ma.fields.String(required=True)
     status = ma.fields.String(required=True)
     format = ma.fields.String()
+    candidate = ma.fields.String(metadata={"description": "a gauntlet's candidate"})
     bots = ma.fields.List(ma.fields.String())
     seats = ma.fields.Integer()
     deals = ma.fields.Integer()
@@ -160,7 +166,8 @@ class TournamentMatchesSchema(ma.Schema):
 @blp.response(202, QueuedTournamentSchema)
 @errors(blp, 401, 422, 429)
 def create_tournament(body):
-    """Schedule a round-robin: every table of `seats` entrants plays `deals` seeds."""
+    """Schedule a round-robin (every table of `seats` entrants) or a gauntlet (`candidate` at every
+    table): each table plays `deals` seeds, in every seat rotation with `duplicate`."""
     account = require_account_or_admin()
     s = store()
     game = game_or_422(body["game"])
@@ -174,7 +181,16 @@ def create_tournament(body):
     seats = body.get("seats", game.min_seats)
     if len(bots) < seats:
         fail(422, "too_few_bots", f"tables of {seats} need at least {seats} bots, not {len(bots)}")
-    size = match_count(len(bots), seats, body["deals"], body["duplicate"])
+    extra = {}
+    if body["format"] == "gauntlet":
+        if body.get("candidate") not in bots:
+            fail(422, "invalid", "a gauntlet needs a `candidate`, one of its `bots`")
+        extra["candidate"] = body["candidate"]
+        size = gauntlet_match_count(len(bots), seats, body["deals"], body["duplicate"])
+    else:
+        if "candidate" in body:
+            fail(422, "invalid", "only a gauntlet has a `candidate`")
+        size = match_count(len(bots), seats, body["deals"], body["duplicate"])
     if account is not None and size > MAX_MATCHES:
         fail(422, "tournament_too_large", f"this tournament would have {size:,} matches; a tournament of an "
              f"account has at most {MAX_MATCHES:,} (fewer bots, deals or seat rotations)")
@@ -190,7 +206,7 @@ def create_tournament(body):
         game.name, bots, seats=seats, deals=body["deals"], duplicate=body["duplicate"], seed=seed,
         options=body["options"], move_timeout_ms=body["move_timeout_ms"], time_bank_ms=body["time_bank_ms"],
         max_faults=body["max_faults"], format=body["format"],
-        owner=account["id"] if account else None, rated=rated)
+        owner=account["id"] if account else None, rated=rated, **extra)
     enqueue("tournament", tournament["id"])
     public_only = bool(current_app.config.get("PUBLIC_URLS_ONLY"))
     return {**tournament, "warnings": liveness.warnings(s, s.get_bots(bots), public_only)}

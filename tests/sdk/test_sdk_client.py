@@ -91,6 +91,12 @@ def test_create_tournament_then_read_it_and_its_matches(client):
     assert isinstance(client.tournament_matches(t), list)  # none until a worker expands it
 
 
+def test_a_candidate_makes_a_gauntlet(client):
+    bots = [client.register_bot(name, GAME, kind="polling") for name in "abc"]
+    t = client.tournament(client.create_tournament(GAME, bots, seed=3, candidate=bots[1]).id)
+    assert t.raw["format"] == "gauntlet" and t.raw["candidate"] == bots[1].id
+
+
 def test_rankings_read_the_ladder_best_first(client, api):
     assert client.rankings(GAME) == []
     weak = client.register_bot("weak", GAME, kind="polling")

@@ -231,3 +231,42 @@ def test_twins_are_each_deals_rotations_in_a_seeded_random_order():
     firsts = {schedule.matches[g[0]].rotation for g in groups}
     assert firsts == {0, 1}  # not always the same rotation first
     assert twin_groups(round_robin(names(4), 2, 3, False, seed=11), 11) == []  # no twins without duplicate
+
+
+# -- the gauntlet (api.md §5 "Scheduling") ----------------------------------------------------
+
+def test_a_gauntlet_seats_its_candidate_at_every_table_and_each_other_bot_in_turn():
+    from worker.schedules import gauntlet
+
+    bots = ["c", "a", "b", "d", "e"]
+    two = gauntlet(bots, "c", seats=2, deals=3, duplicate=True, seed=4)
+    assert two.tables == [("c", "a"), ("c", "b"), ("c", "d"), ("c", "e")]
+    assert len(two.matches) == 4 * 3 * 2 and all("c" in m.bots for m in two.matches)
+    assert two.description == "gauntlet: c at each of 4 tables"
+    three = gauntlet(bots, "c", seats=3, deals=1, duplicate=True, seed=4)
+    assert all(t[0] == "c" and len(set(t)) == 3 for t in three.tables)
+    assert len(three.tables) == len(set(three.tables)) == 4
+    for other in "abde":  # each fills two seats' worth of tables: as often as any other
+        assert sum(other in t for t in three.tables) == 2
+    for table in range(len(three.tables)):  # every rotation: the candidate holds each hand
+        seats_of_c = sorted(m.bots.index("c") for m in three.matches if m.table == table)
+        assert seats_of_c == [0, 1, 2]
+    assert gauntlet(["c", "a", "b"], "c", seats=3, deals=1, duplicate=False, seed=1).tables == [("c", "a", "b")]
+
+
+def test_a_gauntlets_size_is_counted_as_it_is_built():
+    from server.schedule_size import gauntlet_match_count
+    from worker.schedules import gauntlet
+
+    for n, seats, deals, duplicate in [(2, 2, 1, True), (5, 2, 3, True), (5, 3, 2, False), (4, 4, 1, True),
+                                       (9, 4, 2, True)]:
+        bots = [f"b{i}" for i in range(n)]
+        built = gauntlet(bots, "b0", seats, deals, duplicate, seed=1)
+        assert len(built.matches) == gauntlet_match_count(n, seats, deals, duplicate)
+
+
+def test_a_gauntlet_refuses_a_candidate_that_is_not_an_entrant():
+    from worker.schedules import gauntlet
+
+    with pytest.raises(ValueError, match="not an entrant"):
+        gauntlet(["a", "b"], "z", seats=2, deals=1, duplicate=True, seed=1)

@@ -246,3 +246,22 @@ def test_duplicate_deals_give_each_bot_each_hand(api, worker_pool):
         first_hands = {tuple(games.get("double").new(3, twins[0]["seed"], twins[0]["options"]).view(s)["hand"])
                        for s in range(3)}
         assert all(h == first_hands for h in hands.values())  # each bot held each of the three hands
+
+
+def test_a_gauntlet_plays_its_candidate_against_each_entrant_on_the_pool(api, worker_pool):
+    token = api.account("organiser")
+    bots = [python_bot(api, f"g{i}", "example_bots.random:RandomBot") for i in range(4)]
+    for bad, code in [({}, "invalid"), ({"candidate": "b_nosuchbot"}, "invalid")]:
+        r = api.post("/tournaments", {"game": GAME, "bots": bots, "format": "gauntlet", **bad}, token=token)
+        assert r.status_code == 422 and r.json()["error"]["code"] == code, r.text
+    r = api.post("/tournaments", {"game": GAME, "bots": bots, "candidate": bots[0]}, token=token)
+    assert r.status_code == 422  # a round-robin has no candidate
+    tid = tournament(api, token, bots, format="gauntlet", candidate=bots[2], deals=2)
+    done = wait_finished(api, tid)
+    assert done["status"] == "finished" and done["candidate"] == bots[2]
+    assert done["progress"] == {"done": 12, "total": 12}  # 3 opponents × 2 deals × 2 rotations
+    assert done["schedule"] == f"gauntlet: {bots[2]} at each of 3 tables"
+    matches = matches_of(api, tid)
+    assert all(bots[2] in [s["bot"] for s in m["seats"]] for m in matches)
+    rows = {row["bot"]: row for row in done["standings"]}
+    assert rows[bots[2]]["matches"] == 12 and all(rows[b]["matches"] == 4 for b in bots if b != bots[2])
