@@ -20,7 +20,7 @@ import json
 import logging
 import time
 
-from server.store.jobs import enqueue_continuation, job_id, job_ident, lease_key, queue_key
+from server.store.jobs import enqueue_continuation, intermediate_queue, job_id, job_ident, lease_key
 from server.store.keys import text
 from worker.conclusion import finish_tournament_if_complete, match_concluded
 from worker.ratings import update_ratings
@@ -48,9 +48,7 @@ def job_starting(connection, queue: str, kind: str, ident: str, popped: dict, st
 
     jid = popped.get((kind, ident)) or job_id(kind, ident, step)
     if jid in popped.values():
-        from rq.intermediate_queue import IntermediateQueue
-
-        intermediate = IntermediateQueue(queue_key(queue), connection)
+        intermediate = intermediate_queue(connection, queue)
         intermediate.set_first_seen(jid)
         first = intermediate.get_first_seen(jid)
         if first is not None and (now() - first).total_seconds() < START_GRACE_S:

@@ -4,7 +4,8 @@ Keys:
     jobs:active            set of "match:{id}" and "tournament:{id}" still to run to their end
                            (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
-    rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`)
+    rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`), read and written
+                           only through RQ's API
 
 RQ job ids are "match-{id}" and "tournament-{id}", so a job can be found
 again from what it runs; a match's later runs, each enqueued once its remote
@@ -66,9 +67,12 @@ def active_key(queue: str) -> str:
     return "jobs:active" if queue == QUEUE else f"jobs:active:{queue}"
 
 
-def queue_key(queue: str) -> str:
-    """RQ's list of the queue's waiting job ids."""
-    return f"rq:queue:{queue}"
+def intermediate_queue(connection, queue: str):
+    """RQ's list of the queue's jobs a worker has taken and not started yet (RQ's API)."""
+    from rq import Queue
+    from rq.intermediate_queue import IntermediateQueue
+
+    return IntermediateQueue(Queue(queue, connection=connection).key, connection)
 
 
 def job_id(kind: str, ident: str, step: int | None = None) -> str:
@@ -177,9 +181,7 @@ class Jobs:
 
     def popped_job_ids(self) -> list[str]:
         """The ids of the jobs a worker has taken from the queue and not started yet."""
-        from rq.intermediate_queue import IntermediateQueue
-
-        return IntermediateQueue(queue_key(self.queue), self.r).get_job_ids()
+        return intermediate_queue(self.r, self.queue).get_job_ids()
 
     def job_done(self, kind: str, ident: str) -> None:
         self.r.srem(active_key(self.queue), f"{kind}:{ident}")
