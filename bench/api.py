@@ -9,10 +9,11 @@ measures with concurrent clients:
 * baseline: a bare WSGI app under the same waitress settings answering a fixed
   JSON body — what the HTTP stack alone costs on this machine;
 * `GET /api/v1/games/{game}/rankings` with 50 rated bots;
-* a polling turn round trip: the worker side publishes a decision through the
-  store and blocks in `wait_answer`; the bot long-polls `GET /bots/me/turns`
-  and posts `POST /matches/{id}/turns/{turn}`. Timed from publish to the
-  worker waking up, with `--clients` matches played at once;
+* a polling turn round trip: the referee's side publishes a decision through
+  the store (`await_answer`, as the match runner does); the bot long-polls
+  `GET /bots/me/turns` and posts `POST /matches/{id}/turns/{turn}`. Timed from
+  publish to the answer's POST returning (appended and the match's next run
+  enqueued), with `--clients` matches played at once;
 * `GET /api/v1/games` while 70 long-polls (`wait=30`) wait: 70 from one
   bot's secret, then one each from 70 bots (issue 13: 26.8 s; target < 1 s);
 * a finished tournament of 2,800 matches: its crosstable (the first read
@@ -130,11 +131,11 @@ def polling_round_trips(base: str, store: Store, game: str, clients: int, second
                             "legal_actions": state.legal_actions(), "deadline_ms": 5000}
                 answer = threading.Thread(target=bot_answers, args=(session, secrets[bot_id], match["id"]))
                 start = time.perf_counter()
-                store.publish_decision(bot_id, decision)
+                store.await_answer(match["id"], decision, {"id": bot_id, "kind": "polling"})
                 answer.start()
-                assert store.wait_answer(match["id"], turn, 10), "no answer"
+                answer.join(10)  # the bot's POST returns once its answer is appended
+                assert store.log_length(match["id"]) > turn, "no answer"
                 mine.append(time.perf_counter() - start)
-                answer.join()
                 state.apply(store.match_log(match["id"])[turn]["action"])
                 turn += 1
             seed += clients

@@ -154,7 +154,6 @@ def answer_turn(body, match_id: str, turn: int):
         entry = answered(s, decision, ms, action=body["action"])
     if not s.settle(match_id, entry):  # the deadline (or an admin) got there first
         fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
-    s.notify_answer(match_id, turn)
     g.turn_traffic_useful = True
     kind = fault_kind(entry["fault"]) if "fault" in entry else None
     if kind == "timeout":  # past the deadline by the time it was judged: the referee's timeout

@@ -1,4 +1,4 @@
-"""Pending decisions of polling bots, and the worker's wait for an answer.
+"""Pending decisions of polling bots: what `GET /bots/me/turns` finds.
 
 Keys:
     bot:{id}:decisions          hash "{match}:{turn}" -> {"decision", "sent_at", "deadline_at"}
@@ -6,12 +6,12 @@ Keys:
     bot:{id}:wake               pub/sub channel: a decision was published
     bot:{id}:polls              sorted set of the bot's long-polls in progress, scored by
                                 when each must have ended (epoch ms): the per-bot cap
-    match:{id}:answered:{turn}  list; the API pushes once it appended that turn
 
-The worker publishes a decision and blocks on BLPOP of the answered list; a
-bot long-polls by subscribing to its wake channel *before* reading what is
+The match runner publishes a decision (`pend`, on the pipeline of
+`Store.await_answer`, server/store/waits.py) and its run ends; a bot
+long-polls by subscribing to its wake channel *before* reading what is
 pending, so a decision published between the two still wakes it. No sleep
-loop anywhere: both sides block on a socket.
+loop anywhere: the poll blocks on a socket.
 """
 
 from __future__ import annotations
@@ -22,9 +22,6 @@ import time
 
 from server.store.keys import now_ms
 from server.store.matches import log_key
-
-#: how long an answered marker waits for the worker before Redis drops it
-ANSWER_TTL_S = 600
 
 #: KEYS[1] the bot's polls; ARGV: now ms, end ms, token, cap. A poll whose server died
 #: holds its slot only until its end: the slots never leak.
@@ -49,25 +46,18 @@ def polls_key(bot_id: str) -> str:
     return f"bot:{bot_id}:polls"
 
 
-def answered_key(match_id: str, turn: int) -> str:
-    return f"match:{match_id}:answered:{turn}"
+def pend(pipe, bot_id: str, decision: dict, sent_at: int, deadline_at: int) -> None:
+    """On `pipe`: make `decision` (api.md §3) pending for the bot until `deadline_at`, and wake
+    its long-polls."""
+    field = f"{decision['match_id']}:{decision['turn']}"
+    pipe.hset(decisions_key(bot_id), field, json.dumps(
+        {"decision": decision, "sent_at": sent_at, "deadline_at": deadline_at}, separators=(",", ":")))
+    pipe.publish(wake_channel(bot_id), field)
 
 
 class Decisions:
     r: object
     script: object
-
-    def publish_decision(self, bot_id: str, decision: dict) -> None:
-        """Make `decision` (api.md §3) pending for the bot until its deadline."""
-        sent_at = now_ms()
-        deadline_at = sent_at + int(decision["deadline_ms"])
-        field = f"{decision['match_id']}:{decision['turn']}"
-        record = json.dumps({"decision": decision, "sent_at": sent_at, "deadline_at": deadline_at},
-                            separators=(",", ":"))
-        pipe = self.r.pipeline()
-        pipe.hset(decisions_key(bot_id), field, record)
-        pipe.publish(wake_channel(bot_id), field)
-        pipe.execute()
 
     def pending_decisions(self, bot_id: str) -> list[dict]:
         """The bot's decisions not yet answered whose deadline has not passed."""
@@ -130,22 +120,3 @@ class Decisions:
 
     def release_poll_slot(self, bot_id: str, token: str) -> None:
         self.r.zrem(polls_key(bot_id), token)
-
-    def withdraw_decision(self, bot_id: str, match_id: str, turn: int) -> None:
-        self.r.hdel(decisions_key(bot_id), f"{match_id}:{turn}")
-
-    def notify_answer(self, match_id: str, turn: int) -> None:
-        """Tell the worker waiting on this turn that it has been appended."""
-        key = answered_key(match_id, turn)
-        pipe = self.r.pipeline()
-        pipe.rpush(key, 1)
-        pipe.expire(key, ANSWER_TTL_S)
-        pipe.execute()
-
-    def wait_answer(self, match_id: str, turn: int, timeout_s: float) -> bool:
-        """Block until `turn` has been appended (True) or `timeout_s` passed (False)."""
-        key = answered_key(match_id, turn)
-        if self.r.llen(log_key(match_id)) <= turn and timeout_s > 0:
-            self.r.blpop([key], timeout=timeout_s)
-        self.r.delete(key)
-        return self.r.llen(log_key(match_id)) > turn

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 
-from server.store.decisions import decisions_key, wake_channel
+from server.store.decisions import decisions_key, pend
 from server.store.jobs import QUEUE, enqueue_continuation
 from server.store.keys import now_ms, text
 from server.store.matches import log_key, run_ended
@@ -101,10 +101,7 @@ class Waits:
         pipe.hset(waiting_key(match_id), "record", json.dumps(record, separators=(",", ":")))
         pipe.zadd(deadlines_key(self.queue), {_member(match_id, turn): judge_at})
         if bot["kind"] == "polling":
-            field = _member(match_id, turn)
-            pipe.hset(decisions_key(bot["id"]), field, json.dumps(
-                {"decision": decision, "sent_at": sent_at, "deadline_at": deadline_at}, separators=(",", ":")))
-            pipe.publish(wake_channel(bot["id"]), field)
+            pend(pipe, bot["id"], decision, sent_at, deadline_at)
         else:
             pipe.rpush(calls_key(self.queue), json.dumps({"match": match_id, "turn": turn}))
         pipe.execute()

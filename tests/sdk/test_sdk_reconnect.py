@@ -20,7 +20,7 @@ from sdk import Client, connect
 from sdk.polling import BACKOFF_START
 from sdk.webhook import BotServer
 from tests.sdk.conftest import Recorder
-from tests.server.driving import finish, publish_next
+from tests.server.driving import finish, publish_next, wait_turn
 
 GAME = "double-carre"
 
@@ -81,7 +81,7 @@ def test_polling_bots_reconnect_after_a_restart_and_the_match_finishes(api, fixe
         turn = 0
         while not store.replay(match.id).is_over:
             decision, _ = publish_next(store, match.id)
-            if not store.wait_answer(match.id, turn, timeout_s=10):
+            if not wait_turn(store, match.id, turn, 10):
                 faults.append(turn)
                 break
             turn += 1
@@ -90,7 +90,7 @@ def test_polling_bots_reconnect_after_a_restart_and_the_match_finishes(api, fixe
                 publish_next(store, match.id)
                 _wait_for(lambda: _both_away(pollers))
                 fixed_api.start()
-                assert store.wait_answer(match.id, turn, timeout_s=30)
+                assert wait_turn(store, match.id, turn, 30)
                 turn += 1
         finish(store, match.id)
         _wait_for(lambda: all(match.id in p.stats.matches_over for p in pollers))

@@ -8,6 +8,7 @@ on timeout, finish) so the API can be tested without a worker pool.
 from __future__ import annotations
 
 import random
+import time
 
 import games
 
@@ -26,10 +27,21 @@ def next_decision(store, match_id: str) -> tuple[dict, str]:
 
 
 def publish_next(store, match_id: str) -> tuple[dict, str]:
-    """Publish the pending decision to its bot, as the polling driver does."""
+    """Publish the pending decision to its polling bot, as the match runner does."""
     decision, bot_id = next_decision(store, match_id)
-    store.publish_decision(bot_id, decision)
+    store.await_answer(match_id, decision, {"id": bot_id, "kind": "polling"})
     return decision, bot_id
+
+
+def wait_turn(store, match_id: str, turn: int, timeout_s: float) -> bool:
+    """Whether `turn` of the match is appended within `timeout_s` (what a test standing in for
+    the worker waits on; the platform's next run is enqueued instead)."""
+    end = time.monotonic() + timeout_s
+    while store.log_length(match_id) <= turn:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.005)
+    return True
 
 
 def finish(store, match_id: str) -> dict:

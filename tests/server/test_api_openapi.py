@@ -74,7 +74,8 @@ def test_no_input_makes_a_server_error(live_schema, api):
     bots = [api.bot(token, f"f{bot}", game="toy-high") for bot in range(2)]
     match = api.match(token, "toy-high", [b["id"] for b in bots], seed=1)
     decision, bot_id = next_decision(api.store, match["id"])
-    api.store.publish_decision(bot_id, {**decision, "deadline_ms": 3_600_000})  # polls answer at once
+    api.store.await_answer(match["id"], {**decision, "deadline_ms": 3_600_000},  # polls answer at once
+                           {"id": bot_id, "kind": "polling"})
     secret = next(b["secret"] for b in bots if b["id"] == bot_id)
     seen: dict[int, int] = {}
     operations = [result.ok() for result in live_schema.get_all_operations()]

@@ -94,7 +94,7 @@ def test_decision_pending_until_answered_or_expired(store):
     m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
     decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
                 "seat": 0, "view": {}, "legal_actions": [{"card": "1"}], "deadline_ms": 150}
-    store.publish_decision(a["id"], decision)
+    store.await_answer(m["id"], decision, a)  # as the match runner publishes it
     assert store.pending_decisions(a["id"]) == [decision]
     assert store.pending_decisions(b["id"]) == []
     time.sleep(0.2)
@@ -106,7 +106,7 @@ def test_wait_decisions_wakes_on_publish_and_times_out(store):
     m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
     decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
                 "seat": 0, "view": {}, "legal_actions": [{"card": "1"}], "deadline_ms": 5000}
-    timer = threading.Timer(0.3, store.publish_decision, (a["id"], decision))
+    timer = threading.Timer(0.3, store.await_answer, (m["id"], decision, a))
     start = time.monotonic()
     timer.start()
     got = store.wait_decisions(a["id"], 5)
@@ -115,22 +115,6 @@ def test_wait_decisions_wakes_on_publish_and_times_out(store):
     start = time.monotonic()
     assert store.wait_decisions(b["id"], 0.4) == []
     assert time.monotonic() - start >= 0.39
-
-
-def test_wait_answer_returns_when_the_turn_is_appended(store):
-    _, a, b = two_bots(store)
-    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
-    action = store.replay(m["id"]).legal_actions()[0]
-
-    def answer():
-        store.append_entry(m["id"], {"turn": 0, "seat": 0, "action": action})
-        store.notify_answer(m["id"], 0)
-
-    threading.Timer(0.2, answer).start()
-    start = time.monotonic()
-    assert store.wait_answer(m["id"], 0, 5) is True
-    assert time.monotonic() - start < 2
-    assert store.wait_answer(m["id"], 1, 0.2) is False
 
 
 def test_last_tournament_match_is_reported_once(store):

@@ -62,18 +62,18 @@ def test_long_poll_needs_the_bot_secret_and_a_wait_up_to_30(api, running):
     assert api.get("/bots/me/turns", token=a["secret"], params={"wait": -1}).status_code == 422
 
 
-def test_answer_is_appended_and_wakes_the_worker(api, running):
+def test_answer_is_appended_and_enqueues_the_matchs_next_run(api, running):
+    from rq import Queue
+
+    from server.store.jobs import job_id
+
     mid, a, _ = running
     decision, bot_id = publish_next(api.store, mid)
     assert bot_id == a["id"]
-    woke = {}
-    waiter = threading.Thread(target=lambda: woke.update(ok=api.store.wait_answer(mid, 0, 10)))
-    waiter.start()
     action = decision["legal_actions"][-1]
     body = api.ok(api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"]), 200)
     assert body == {"match_id": mid, "turn": 0, "action": action}
-    waiter.join(5)
-    assert woke == {"ok": True}
+    assert job_id("match", mid, 1) in Queue(api.store.queue, connection=api.store.r).get_job_ids()
     [entry] = api.store.match_log(mid)
     assert {k: v for k, v in entry.items() if k != "ms"} == {"turn": 0, "seat": 0, "action": action}
     assert 0 <= entry["ms"] < 60_000  # charged from the decision's publication to the answer
@@ -194,7 +194,7 @@ def test_decisions_hold_only_the_seats_own_view_over_whole_matches(api, game):
             decision = {"type": "turn", "protocol": 1, "match_id": mid, "game": game, "turn": turn,
                         "seat": seat, "view": state.view(seat), "legal_actions": state.legal_actions(),
                         "deadline_ms": 2000}
-            api.store.publish_decision(bot_id, decision)
+            api.store.await_answer(mid, decision, {"id": bot_id, "kind": "polling"})
             got = api.ok(api.get("/bots/me/turns", token=secret_of[bot_id]), 200)["turns"]
             assert got == [decision]
             # the other bots are sent nothing of it (at big tables, two of them in turn)
