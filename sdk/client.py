@@ -30,6 +30,8 @@ log = logging.getLogger("sdk.client")
 
 TIMEOUT = (5.0, 30.0)
 FINISHED = ("finished", "aborted")
+#: the statuses a comparison ends in
+COMPARISON_OVER = ("H0", "H1", "inconclusive", "aborted")
 
 
 class CardarenaError(Exception):
@@ -181,6 +183,44 @@ class Match:
         seats = [s["bot"] if isinstance(s, dict) else s for s in raw.get("seats") or []]
         return cls(id=raw["id"], status=raw["status"], game=raw.get("game"), seats=seats,
                    result=raw.get("result"), log=raw.get("log"), rated=raw.get("rated"), raw=raw)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A comparison (api.md §5): `status` queued, running, H0, H1, inconclusive or aborted."""
+
+    id: str
+    status: str
+    deals: int = 0
+    llr: float = 0.0
+    bounds: tuple[float, float] = (0.0, 0.0)
+    mean: float | None = None
+    ci95: tuple[float, float] | None = None
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def over(self) -> bool:
+        return self.status in COMPARISON_OVER
+
+    @property
+    def verdict(self) -> str:
+        """One line: what the test decided, after how many deals, with the mean's interval."""
+        c = self.raw
+        what = {"H1": f"{c.get('candidate')} is better than {c.get('baseline')}",
+                "H0": f"{c.get('candidate')} is not better than {c.get('baseline')}",
+                "inconclusive": "no decision within max_deals", "aborted": "aborted"}.get(self.status, self.status)
+        interval = "" if self.ci95 is None else f", 95% [{self.ci95[0]:+.3f}, {self.ci95[1]:+.3f}]"
+        mean = "" if self.mean is None else f"; mean {self.mean:+.3f}{interval}"
+        return (f"{self.status}: {what} after {self.deals} deals (llr {self.llr:.2f} within "
+                f"[{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]{mean})")
+
+    @classmethod
+    def of(cls, raw: dict) -> Comparison:
+        ci = raw.get("ci95")
+        bounds = raw.get("bounds") or (0.0, 0.0)
+        return cls(id=raw["id"], status=raw["status"], deals=raw.get("deals", 0), llr=raw.get("llr", 0.0),
+                   bounds=(bounds[0], bounds[1]), mean=raw.get("mean"), ci95=None if ci is None else (ci[0], ci[1]),
+                   raw=raw)
 
 
 @dataclass(frozen=True)
@@ -417,6 +457,44 @@ class Client:
             done = self._named(self._wait(step, timeout, poll))
         self._print_standings(done)
         return done
+
+    def compare(self, candidate: BotInfo | str, baseline: BotInfo | str, game: str | None = None,
+                opponents: list[BotInfo | str] | None = None, seats: int | None = None,
+                delta0: float | None = None, delta1: float | None = None, alpha: float | None = None,
+                beta: float | None = None, max_deals: int | None = None, seed: int | None = None,
+                options: dict | None = None, move_timeout_ms: int | None = None, progress: bool = True,
+                timeout: float | None = None, poll: float = 1.0) -> Comparison:
+        """Is `candidate` better than `baseline`? Plays deals until the sequential test decides
+        (api.md §5): head to head, or in a field of `opponents`; `progress` shows a bar of the
+        log-likelihood ratio between its bounds, then the one-line verdict. The game is the
+        candidate's when not given."""
+        if game is None:
+            game = candidate.game if isinstance(candidate, BotInfo) else self.bot(candidate).game
+        body = _fields(game=game, candidate=bot_id(candidate), baseline=bot_id(baseline),
+                       opponents=None if opponents is None else [bot_id(b) for b in opponents], seats=seats,
+                       delta0=delta0, delta1=delta1, alpha=alpha, beta=beta, max_deals=max_deals, seed=seed,
+                       options=options, move_timeout_ms=move_timeout_ms)
+        cid = self.request("POST", "/comparisons", body)["id"]
+        if not progress:
+            return self._wait(lambda: self.comparison(cid), timeout, poll)
+        from sdk import textout
+
+        with textout.progress(f"comparison {cid}", 100, file=sys.stdout, transient=False) as bar:
+
+            def step() -> Comparison:
+                c = self.comparison(cid)
+                lower, upper = c.bounds
+                share = 0.0 if upper == lower else (min(max(c.llr, lower), upper) - lower) / (upper - lower)
+                bar.update(completed=round(100 * share), total=100,
+                           description=f"comparison {cid}: {c.deals} deals, llr {c.llr:+.2f} ({c.status})")
+                return c
+
+            done = self._wait(step, timeout, poll)
+        print(done.verdict, flush=True)
+        return done
+
+    def comparison(self, id: Comparison | str) -> Comparison:
+        return Comparison.of(self.request("GET", f"/comparisons/{_id(id)}"))
 
     def _named(self, t: Tournament) -> Tournament:
         """`t` with each standing's bot name (a retired bot keeps its name; one unknown stays None)."""

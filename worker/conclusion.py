@@ -1,4 +1,5 @@
-"""What follows a match's end: its tournament's standings and end, the ladder, the next twin.
+"""What follows a match's end: its tournament's standings and end, its comparison's next
+deal or decision, the ladder, the next twin.
 
 `match_concluded` runs after `Store.conclude_match` has ended the match (once);
 it only ever recomputes things or enqueues a job with a fixed id, so the
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from server.store import Store
+from worker.comparisons import comparison_match_concluded
 from worker.ratings import update_ratings
 from worker.standings import standings_from_tallies
 
@@ -32,6 +34,8 @@ def match_concluded(store: Store, match: dict) -> None:
     """After a match's end: its tournament's standings (and end), the ladder. Repeatable."""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
+    if match.get("comparison"):  # its deal's statistic, the test's decision, the next deal
+        comparison_match_concluded(store, match)
     tid = match.get("tournament")
     if tid:
         refresh_standings(store, tid)

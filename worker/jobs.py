@@ -2,6 +2,7 @@
 
     run_tournament(tid)  expand the round-robin (or gauntlet) into matches, one run_match job each
     run_match(mid)       referee one match (worker/match_runner.py)
+    run_comparison(cid)  schedule a comparison's deals (worker/comparisons.py)
 
 What follows a match's end is worker/conclusion.py's.
 
@@ -20,6 +21,7 @@ import os
 import redis
 
 from server.store import Store, secret_key
+from worker import comparisons
 from worker.conclusion import OVER, due_twin, finish_tournament_if_complete
 from worker.lease import Lease
 from worker.match_runner import MatchRunner
@@ -114,3 +116,11 @@ def run_tournament(tid: str) -> str:
     if not to_run:
         finish_tournament_if_complete(store, tid)
     return "expanded"
+
+
+def run_comparison(cid: str) -> str:
+    """Start (or settle again) a comparison: its first deals, then each deal's end schedules more."""
+    store = store_for()
+    status = comparisons.run_comparison(store, cid)
+    store.job_done("comparison", cid)
+    return status

@@ -20,8 +20,10 @@ import json
 import logging
 import time
 
+from server.store.comparisons import OVER as COMPARISON_OVER
 from server.store.jobs import enqueue_continuation, intermediate_queue, job_id, job_ident, lease_key
 from server.store.keys import text
+from worker.comparisons import settle_comparison
 from worker.conclusion import finish_tournament_if_complete, match_concluded
 from worker.ratings import update_ratings
 
@@ -92,7 +94,7 @@ def sweep(store) -> list[tuple[str, str]]:
             store.job_done(kind, ident)
             continue
         status = json.loads(status)
-        if status in ("finished", "aborted"):
+        if status in ("finished", "aborted") or (kind == "comparison" and status in COMPARISON_OVER):
             if kind == "match":
                 match_concluded(store, store.get_match(ident))  # whatever its runner did not get to
             else:
@@ -124,6 +126,8 @@ def sweep(store) -> list[tuple[str, str]]:
         else:
             store.enqueue(kind, [ident])
         again.append((kind, ident))
+    for cid in store.running_comparisons():  # a deal's end whose counting a dead worker dropped
+        settle_comparison(store, cid)
     for game in _games_with_queued_ratings(store):
         update_ratings(store, game)
     return again

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from server.api import accounts, bots, events, exports, games, lists, matches, rankings, tournaments, turns
+from server.api import (
+    accounts,
+    bots,
+    comparisons,
+    events,
+    exports,
+    games,
+    lists,
+    matches,
+    rankings,
+    tournaments,
+    turns,
+)
 
 BLUEPRINTS = [games.blp, rankings.blp, accounts.blp, bots.blp, turns.blp, matches.blp, tournaments.blp, lists.blp,
-              events.blp, exports.blp]
+              events.blp, exports.blp, comparisons.blp]
 
 #: OpenAPI components no operation names directly (the event streams' data)
 SCHEMAS = dict(events.SCHEMAS)

@@ -5,7 +5,8 @@
 One module per concept, each naming its own Redis keys: `accounts`, `bots`,
 `matches` (the event log), `decisions` (polling bots' pending turns),
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
-`tournaments`, `ratings`, `jobs` (the queue and leases), `slots` (no bot in more matches
+`tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
+`jobs` (the queue and leases), `slots` (no bot in more matches
 at once than it allows), `lists` (finding matches and
 tournaments by game and bot), `events` (wake-ups of the event streams). `Store` only puts them
 behind one object, so the server, the workers and the web pages share one
@@ -19,6 +20,7 @@ import secrets
 
 from server.store.accounts import Accounts
 from server.store.bots import Bots
+from server.store.comparisons import Comparisons
 from server.store.decisions import Decisions
 from server.store.jobs import Jobs, queue_name
 from server.store.lists import Lists
@@ -44,7 +46,7 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Matches, Decisions, Waits, Tournaments, Ratings, Jobs, Lists, Slots):
+class Store(Accounts, Bots, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

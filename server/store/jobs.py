@@ -1,7 +1,7 @@
 """Jobs: what the worker pool must run, and which runner holds each one now.
 
 Keys:
-    jobs:active            set of "match:{id}" and "tournament:{id}" still to run to their end
+    jobs:active            set of "match:{id}", "tournament:{id}" and "comparison:{id}" still to run
                            (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
     rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`), read and written
@@ -34,8 +34,9 @@ QUEUE = "cardarena"
 QUEUE_ENV = "CARDARENA_QUEUE"
 _QUEUE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: what each kind of job calls, and how long RQ lets it run
-JOB_FUNCS = {"match": "worker.jobs.run_match", "tournament": "worker.jobs.run_tournament"}
-JOB_TIMEOUTS = {"match": 4 * 3600, "tournament": 3600}
+JOB_FUNCS = {"match": "worker.jobs.run_match", "tournament": "worker.jobs.run_tournament",
+             "comparison": "worker.jobs.run_comparison"}
+JOB_TIMEOUTS = {"match": 4 * 3600, "tournament": 3600, "comparison": 600}
 KINDS = tuple(JOB_FUNCS)
 
 #: KEYS[1] the lease; ARGV[1] token, ARGV[2] ttl ms

@@ -3,7 +3,7 @@
 Keys:
     match:{id}        hash (JSON values): id, game, seats, seed, options, status,
                       move_timeout_ms, max_faults, time_bank_ms (null: from before
-                      the time bank), tournament, rated, owner,
+                      the time bank), tournament, rated, owner, twins?, comparison? and deal?,
                       result, created, started, finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
                       (each append and each change of status is announced on the
@@ -90,14 +90,15 @@ class Matches:
                      move_timeout_ms: int = 2000, max_faults: int = 3, time_bank_ms: int | None = 10000,
                      tournament_id: str | None = None, rated: bool = False,
                      owner: str | None = None, match_id: str | None = None,
-                     twins: list[str] | None = None) -> dict:
+                     twins: list[str] | None = None, comparison: tuple[str, int] | None = None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
 
         `owner` is the account that asked for it: its queued matches count
         toward the per-account limit until the match starts. `match_id` lets a
         tournament derive its matches' ids, so a retried expansion finds them.
         `twins` are the ids of the rotations of its deal, itself included, in
-        playing order (worker/schedules.py `twin_groups`).
+        playing order (worker/schedules.py `twin_groups`). `comparison` is (comparison id,
+        deal number) for a match of a comparison (server/store/comparisons.py).
         """
         match_id = match_id or new_id("m")
         match = {
@@ -109,6 +110,8 @@ class Matches:
         }
         if twins:
             match["twins"] = list(twins)
+        if comparison:
+            match["comparison"], match["deal"] = comparison
         seq = self.r.incr("matches:seq")
         pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(match))

@@ -1,4 +1,7 @@
-"""The rating history chart: an inline SVG whose geometry is computed here.
+"""The charts of the pages: inline SVGs whose geometry is computed here.
+
+`rating_chart` (a bot's page) and `llr_chart` (a comparison's page: the
+log-likelihood ratio after each deal, between the test's two bounds).
 
 The page draws what this returns (numbers only, no user text), so the chart
 needs no script and no library: the band is μ ± 3σ, the solid line μ, the
@@ -58,6 +61,32 @@ def rating_chart(history: list[dict]) -> dict | None:
         "y_ticks": [{"y": y(v), "label": f"{v:g}"} for v in _ticks(bottom, top) if bottom <= v <= top],
         "x_ticks": [{"x": x(i), "label": str(i)} for i in x_ticks],
         "last": points[-1],
+    }
+
+
+def llr_chart(history: list[list[float]], bounds: tuple[float, float]) -> dict:
+    """Coordinates for a comparison's chart: the LLR path from 0 at deal 0, and the bounds'
+    lines (H1 at the upper, H0 at the lower)."""
+    points = [(0.0, 0.0)] + [(float(d), float(v)) for d, v in history]
+    lower, upper = bounds
+    top = max(upper, *(v for _, v in points)) + 0.2
+    bottom = min(lower, *(v for _, v in points)) - 0.2
+    last = max(1.0, points[-1][0])
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(deal: float) -> float:
+        return round(LEFT + plot_w * deal / last, 1)
+
+    def y(value: float) -> float:
+        return round(TOP + plot_h * (top - value) / (top - bottom), 1)
+
+    return {
+        "width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP,
+        "bottom": HEIGHT - BOTTOM, "path": " ".join(f"{x(d)},{y(v)}" for d, v in points),
+        "upper": y(upper), "lower": y(lower), "zero": y(0.0),
+        "upper_label": f"H1 {upper:.2f}", "lower_label": f"H0 {lower:.2f}",
+        "y_ticks": [{"y": y(v), "label": f"{v:g}"} for v in _ticks(bottom, top) if bottom <= v <= top],
+        "x_ticks": [{"x": x(d), "label": f"{d:g}"} for d in sorted({0.0, last, round(last / 2)})],
     }
 
 

@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 import games
 from sdk.referee import seat_times
 from server.api.bots import recent_matches, shown
+from server.api.comparisons import comparison_record
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
 from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
@@ -22,7 +23,7 @@ from server.api.tournaments import crosstable_of, match_list_page
 from server.auth import store
 from server.tables import table_of
 from server.web import bp
-from server.web.chart import interval_bars, rating_chart
+from server.web.chart import interval_bars, llr_chart, rating_chart
 from server.web.table import regions, winners
 
 RECENT = 20
@@ -138,6 +139,16 @@ def bot_page(bot_id: str):
     chart = rating_chart(store().rating_history(bot_id))
     bot = {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id)}
     return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
+
+
+@bp.get("/comparisons/<string:cid>")
+def comparison_page(cid: str):
+    """JSON twin: GET /api/v1/comparisons/{id}. The log-likelihood ratio drawn against its bounds."""
+    c = comparison_record(cid)
+    if c is None:
+        abort(404, f"There is no comparison {cid!r}.")
+    names = names_of([c["candidate"], c["baseline"], *(c.get("opponents") or [])])
+    return render("web/comparison.html", c=c, names=names, chart=llr_chart(c["history"], tuple(c["bounds"])))
 
 
 @bp.get("/tournaments/<string:tid>")

@@ -1,0 +1,165 @@
+"""Running a comparison (api.md §5 "Comparisons"): deals played until the SPRT decides.
+
+    run_comparison(store, cid)        schedule deals up to the window (the RQ job's body)
+    comparison_match_concluded(store, match)   after each of its matches ends
+
+Without `opponents` (2-seat games) it is head to head: each deal is played in
+both rotations, one after the other (twins), and its statistic is the
+candidate's match points over the two, minus 1, halved. With `opponents`,
+each deal is played at each table of opponents (`gauntlet_tables`) twice, the
+candidate and then the baseline in the same seat (the seat turning with the
+deal), the two in a seeded order and never at once (the opponents hold the
+same hands in both); the statistic is the candidate's match points minus the
+baseline's, averaged over the tables.
+
+`WINDOW` deals are in play at once: each deal's end counts its statistic once
+(server/store/comparisons.py), updates the log-likelihood ratio
+(`sdk.stats.Sprt`) and either decides — H1, H0, or inconclusive at
+`max_deals` — aborting what is still in play, or schedules the next deal. All
+of it is repeatable, so the recovery sweep may call `settle_comparison` again.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from games.rng import derive_seed
+from sdk.referee import seat_records
+from sdk.stats import Sprt
+from server.schedule_size import gauntlet_tables
+
+log = logging.getLogger("cardarena.worker")
+
+#: deals in play at once
+WINDOW = 4
+OVER_MATCH = ("finished", "aborted")
+
+
+def deal_plan(c: dict, deal: int) -> list[dict]:
+    """The matches of one deal: {"id", "seats", "twins", "who"} ("who": candidate or baseline),
+    the same every time (a retried job finds the matches it made)."""
+    seed = derive_seed(c["seed"], "deal", deal)
+    cand, base = c["candidate"], c["baseline"]
+    stem = f"m_{c['id'].removeprefix('c_')}_d{deal}"
+    plans = []
+    if not c.get("opponents"):
+        ids = [f"{stem}_{j}" for j in range(2)]
+        order = ids[:]
+        random.Random(derive_seed(c["seed"], "twins", deal)).shuffle(order)
+        for mid, seats in zip(ids, ([cand, base], [base, cand]), strict=True):  # the candidate holds each hand
+            plans.append({"id": mid, "seats": seats, "twins": order, "who": "candidate", "seed": seed, "table": 0})
+        return plans
+    seats_n = c["seats"]
+    for t, table in enumerate(gauntlet_tables(list(c["opponents"]), seats_n - 1)):
+        seat = (deal + t) % seats_n
+        ids = [f"{stem}_{t}_{j}" for j in range(2)]
+        order = ids[:]
+        random.Random(derive_seed(c["seed"], "twins", deal, t)).shuffle(order)
+        for mid, (who, bot) in zip(ids, (("candidate", cand), ("baseline", base)), strict=True):
+            seats = list(table)
+            seats.insert(seat, bot)
+            plans.append({"id": mid, "seats": seats, "twins": order, "who": who, "seed": seed, "table": t,
+                          "seat": seat})
+    return plans
+
+
+def run_comparison(store, cid: str) -> str:
+    """Settle what ended, then schedule deals up to the window; the comparison's status."""
+    c = store.get_comparison(cid)
+    if c is None:
+        return "missing"
+    if c["status"] == "queued":
+        store.set_comparison(cid, status="running")
+    return settle_comparison(store, cid)
+
+
+def settle_comparison(store, cid: str) -> str:
+    """Count every deal in play whose matches are all over, decide, or top the window up."""
+    c = store.get_comparison(cid)
+    if c is None:
+        return "missing"
+    done = store.deals_done(cid)
+    for deal in range(int(c.get("started_deals") or 0)):
+        if deal not in done:
+            _count_if_over(store, c, deal)
+    c = store.get_comparison(cid)
+    if c["status"] in ("queued", "running"):
+        _decide_or_top_up(store, c)
+    return store.get_comparison(cid)["status"]
+
+
+def comparison_match_concluded(store, match: dict) -> None:
+    """A match of a comparison ended: its deal counted once all of the deal's matches have."""
+    c = store.get_comparison(match["comparison"])
+    if c is None or c["status"] not in ("queued", "running"):
+        return
+    if _count_if_over(store, c, int(match["deal"])):
+        _decide_or_top_up(store, store.get_comparison(c["id"]))
+
+
+def _count_if_over(store, c: dict, deal: int) -> bool:
+    """Count the deal's statistic if all its matches are over (once); whether it is over."""
+    plans = deal_plan(c, deal)
+    matches = [store.get_match(p["id"]) for p in plans]
+    if any(m is None or m["status"] not in OVER_MATCH for m in matches):
+        return False
+    statistic = deal_statistic(c, plans, matches)
+    sums = store.count_deal(c["id"], deal, statistic)
+    if sums is not None and statistic is not None:
+        store.note_llr(c["id"], sums[0], _sprt(c).llr(*sums))
+    return True
+
+
+def deal_statistic(c: dict, plans: list[dict], matches: list[dict]) -> float | None:
+    """The deal's statistic (see the module's docstring); None if one of its matches was aborted."""
+    if any(m["status"] != "finished" or not m.get("result") for m in matches):
+        return None
+    points = []
+    for plan, match in zip(plans, matches, strict=True):
+        bot = c["candidate"] if plan["who"] == "candidate" else c["baseline"]
+        records = seat_records(match["result"], match["seats"])
+        points.append(next(r["points"] for r in records if r["bot"] == bot))
+    if not c.get("opponents"):
+        return (points[0] + points[1] - 1) / 2
+    diffs = [points[i] - points[i + 1] for i in range(0, len(points), 2)]
+    return sum(diffs) / len(diffs)
+
+
+def _sprt(c: dict) -> Sprt:
+    return Sprt(c["delta0"], c["delta1"], c["alpha"], c["beta"], span=2.0 if c.get("opponents") else 1.0)
+
+
+def _decide_or_top_up(store, c: dict) -> None:
+    cid = c["id"]
+    n, total, squares = store.comparison_sums(cid)
+    done = len(store.deals_done(cid))
+    decision = _sprt(c).decide(n, total, squares, c["max_deals"])
+    if decision is None and done >= c["max_deals"]:
+        decision = "inconclusive"  # void deals count toward max_deals: it never runs for ever
+    if decision is not None:
+        if store.finish_comparison(cid, decision):
+            log.info("comparison %s: %s after %d deals", cid, decision, n)
+            _abort_in_play(store, store.get_comparison(cid))
+        return
+    want = min(c["max_deals"], done + WINDOW)
+    new = store.claim_deals(cid, want)
+    to_run = []
+    for deal in new:
+        for plan in deal_plan(c, deal):
+            match = store.get_match(plan["id"]) or store.create_match(
+                c["game"], plan["seats"], plan["seed"], c["options"], move_timeout_ms=c["move_timeout_ms"],
+                time_bank_ms=c["time_bank_ms"], max_faults=c.get("max_faults", 3), owner=None,
+                match_id=plan["id"], twins=plan["twins"], comparison=(cid, deal))
+            if match["status"] not in OVER_MATCH and plan["twins"][0] == plan["id"]:
+                to_run.append(plan["id"])  # of each pair, the first in its seeded order; the other follows
+    store.enqueue("match", to_run)
+
+
+def _abort_in_play(store, c: dict) -> None:
+    """A decided comparison stops: what is still in play ends aborted (it counts for nobody)."""
+    for deal in range(int(c.get("started_deals") or 0)):
+        for plan in deal_plan(c, deal):
+            match = store.get_match(plan["id"])
+            if match is not None and match["status"] not in OVER_MATCH:
+                store.conclude_match(plan["id"], "aborted", None, reason=f"its comparison was decided: {c['status']}")
