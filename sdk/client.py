@@ -211,8 +211,8 @@ class Comparison:
                 "inconclusive": "no decision within max_deals", "aborted": "aborted"}.get(self.status, self.status)
         interval = "" if self.ci95 is None else f", 95% [{self.ci95[0]:+.3f}, {self.ci95[1]:+.3f}]"
         mean = "" if self.mean is None else f"; mean {self.mean:+.3f}{interval}"
-        return (f"{self.status}: {what} after {self.deals} deals (llr {self.llr:.2f} within "
-                f"[{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]{mean})")
+        return (f"{self.status}: {what} after {self.deals} deals (llr {self.llr:.2f}, bounds "
+                f"{self.bounds[0]:.2f} and {self.bounds[1]:.2f}{mean})")
 
     @classmethod
     def of(cls, raw: dict) -> Comparison:
