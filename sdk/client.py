@@ -206,8 +206,8 @@ class Comparison:
     def verdict(self) -> str:
         """One line: what the test decided, after how many deals, with the mean's interval."""
         c = self.raw
-        what = {"H1": f"{c.get('candidate')} is better than {c.get('baseline')}",
-                "H0": f"{c.get('candidate')} is not better than {c.get('baseline')}",
+        cand, base = (c.get(f"{who}_name") or c.get(who) for who in ("candidate", "baseline"))
+        what = {"H1": f"{cand} is better than {base}", "H0": f"{cand} is not better than {base}",
                 "inconclusive": "no decision within max_deals", "aborted": "aborted"}.get(self.status, self.status)
         interval = "" if self.ci95 is None else f", 95% [{self.ci95[0]:+.3f}, {self.ci95[1]:+.3f}]"
         mean = "" if self.mean is None else f"; mean {self.mean:+.3f}{interval}"
@@ -490,8 +490,21 @@ class Client:
                 return c
 
             done = self._wait(step, timeout, poll)
-        print(done.verdict, flush=True)
+        print(self._named_comparison(done, candidate, baseline).verdict, flush=True)
         return done
+
+    def _named_comparison(self, c: Comparison, *bots: BotInfo | str) -> Comparison:
+        """`c` whose verdict names its bots (a BotInfo's name, else the API's; an id if neither)."""
+        raw = dict(c.raw)
+        for who, bot in zip(("candidate", "baseline"), bots, strict=True):
+            name = bot.name if isinstance(bot, BotInfo) else None
+            if name is None:
+                try:
+                    name = self.bot(bot_id(bot)).name
+                except CardarenaError:
+                    name = None
+            raw[f"{who}_name"] = f"{name} ({bot_id(bot)})" if name else bot_id(bot)
+        return replace(c, raw=raw)
 
     def comparison(self, id: Comparison | str) -> Comparison:
         return Comparison.of(self.request("GET", f"/comparisons/{_id(id)}"))

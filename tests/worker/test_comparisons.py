@@ -89,6 +89,11 @@ def test_the_api_refuses_a_comparison_it_cannot_run(api, bots):
         r = api.post("/comparisons", body, token=token)
         assert r.status_code == 422 and r.json()["error"]["code"] == code, (body, r.text)
     assert api.get("/comparisons/c_nosuchthing").status_code == 404
+    queued = api.ok(api.post("/comparisons", {"game": GAME, "candidate": a, "baseline": b}, token=token), 202)
+    shown = api.ok(api.get(f"/comparisons/{queued['id']}"), 200)
+    assert (shown["status"], shown["deals"], shown["llr"], shown["history"]) == ("queued", 0, 0.0, [])
+    page = requests.get(f"{api.live.url}/comparisons/{queued['id']}", timeout=10).text
+    assert 'http-equiv="refresh"' in page  # a page people watch: it reloads itself until decided
 
 
 def test_the_heuristic_is_better_than_random_and_a_bot_is_not_better_than_its_copy(api, bots, worker_pool):
@@ -107,6 +112,7 @@ def test_the_heuristic_is_better_than_random_and_a_bot_is_not_better_than_its_co
     assert [d for d, _ in history] == list(range(1, better.deals + 1))
     page = requests.get(f"{api.live.url}/comparisons/{better.id}", timeout=10)
     assert page.status_code == 200 and 'id="llr-path"' in page.text and ">H1<" in page.text
+    assert 'http-equiv="refresh"' not in page.text
     assert requests.get(f"{api.live.url}/comparisons/c_nosuchthing", timeout=10).status_code == 404
     # decided: nothing of it is still in play
     assert all(m["status"] in ("finished", "aborted")
@@ -121,5 +127,7 @@ def test_in_a_field_the_candidate_is_compared_at_the_baselines_seat(api, bots, w
     done = client.compare(heuristic, random_bot, GAME, opponents=field, options={"deal_only": True}, seed=5,
                           max_deals=200, progress=True, timeout=240)
     assert done.status == "H1", done.verdict
-    assert done.verdict in capsys.readouterr().out  # the progress bar ends in the one-line verdict
+    printed = capsys.readouterr().out.strip().splitlines()[-1]  # by name, as registered
+    assert printed.startswith(f"H1: heuristic ({heuristic}) is better than random ({random_bot}) after "
+                              f"{done.deals} deals"), printed
     assert done.verdict.startswith(f"H1: {heuristic} is better than {random_bot} after {done.deals} deals")
