@@ -144,6 +144,8 @@ def _decide_or_top_up(store, c: dict) -> None:
         return
     want = min(c["max_deals"], done + WINDOW)
     new = store.claim_deals(cid, want)
+    if new and c["status"] == "queued":  # the sweep got here before the comparison's own job
+        store.set_comparison(cid, status="running")
     to_run = []
     for deal in new:
         for plan in deal_plan(c, deal):

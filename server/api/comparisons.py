@@ -37,6 +37,8 @@ blp = Blueprint("comparisons", __name__, description="Is the candidate better th
 MAX_DEALS = 20_000
 #: opponents a substitution comparison may name
 MAX_OPPONENTS = 16
+#: comparisons one account may have deciding at once (the admin: no cap)
+MAX_RUNNING = 3
 
 
 class ComparisonRequestSchema(ma.Schema):
@@ -98,11 +100,16 @@ class ComparisonSchema(ma.Schema):
 @blp.post("/comparisons")
 @blp.arguments(ComparisonRequestSchema)
 @blp.response(202, QueuedComparisonSchema)
-@errors(blp, 401, 422)
+@errors(blp, 401, 422, 429)
 def create_comparison(body):
     """Compare a candidate bot with a baseline until the sequential test decides."""
     account = require_account_or_admin()
     s = store()
+    if account is not None and sum(
+            1 for cid in s.running_comparisons() if (s.get_comparison(cid) or {}).get("owner") == account["id"]
+    ) >= MAX_RUNNING:
+        fail(429, "too_many_comparisons", f"at most {MAX_RUNNING} comparisons per account decide at once",
+             {"Retry-After": "60"})
     game = game_or_422(body["game"])
     cand, base, opponents = body["candidate"], body["baseline"], body.get("opponents") or []
     if cand == base:

@@ -94,6 +94,11 @@ def test_the_api_refuses_a_comparison_it_cannot_run(api, bots):
     assert (shown["status"], shown["deals"], shown["llr"], shown["history"]) == ("queued", 0, 0.0, [])
     page = requests.get(f"{api.live.url}/comparisons/{queued['id']}", timeout=10).text
     assert 'http-equiv="refresh"' in page  # a page people watch: it reloads itself until decided
+    for _ in range(2):  # no worker here: they stay undecided
+        api.ok(api.post("/comparisons", {"game": GAME, "candidate": a, "baseline": b}, token=token), 202)
+    r = api.post("/comparisons", {"game": GAME, "candidate": a, "baseline": b}, token=token)
+    assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_comparisons"
+    assert r.headers["Retry-After"] == "60"
 
 
 def test_the_heuristic_is_better_than_random_and_a_bot_is_not_better_than_its_copy(api, bots, worker_pool):
