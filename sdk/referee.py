@@ -251,6 +251,31 @@ class SeatTally:
         return out
 
 
+def judged_entry(turn: int, seat: int, legal: list[dict], deadline_ms: int, ms: int | None, answer: Any,
+                 failure: str | None, judge_answer) -> dict:
+    """The log entry of an asked seat's turn — the one fault policy, wherever the answer is judged
+    (`MatchReferee.answered` here, a remote bot's on the platform: server/answers.py).
+
+    Past the deadline, or a timeout `failure`, it is a timeout charged the whole deadline (`ms`
+    None: nobody answered); another `failure` plays `legal[0]`; else `judge_answer()` gives the
+    action played and its fault, if any.
+    """
+    if (ms is not None and ms > deadline_ms) or (failure is not None and fault_kind(failure) == "timeout"):
+        action = legal[0]
+        failure = failure or fault("timeout", f"answered after {ms} ms; the deadline was {deadline_ms} ms")
+        ms = deadline_ms
+    elif failure is None:
+        action, failure = judge_answer()
+    else:
+        action = legal[0]
+    entry = {"turn": turn, "seat": seat, "action": action}
+    if failure is not None:
+        entry["fault"] = failure
+    if ms is not None:
+        entry["ms"] = ms
+    return entry
+
+
 # -- a match -----------------------------------------------------------------
 
 class MatchReferee:
@@ -323,21 +348,9 @@ class MatchReferee:
         """
         seat = self.state.to_act
         legal = self.state.legal_actions()
-        deadline = self.clocks[seat].deadline_ms
-        if ms > deadline or (failure is not None and fault_kind(failure) == "timeout"):
-            action = legal[0]
-            failure = failure or fault("timeout", f"answered after {ms} ms; the deadline was {deadline} ms")
-            ms = deadline
-        elif failure is None:
-            offered = self._offered[1] if self._offered and self._offered[0] == self.turn else None
-            action, failure = judge(self.state, legal, answer, offered)
-        else:
-            action = legal[0]
-        entry = {"turn": self.turn, "seat": seat, "action": action}
-        if failure is not None:
-            entry["fault"] = failure
-        entry["ms"] = ms
-        return entry
+        offered = self._offered[1] if self._offered and self._offered[0] == self.turn else None
+        return judged_entry(self.turn, seat, legal, self.clocks[seat].deadline_ms, ms, answer, failure,
+                            lambda: judge(self.state, legal, answer, offered))
 
     def forfeit_entry(self) -> dict:
         """The entry the referee plays for a forfeited seat (no time: nobody was asked)."""

@@ -15,31 +15,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from sdk.referee import fault, fault_kind, judge, listed_action
+from sdk.referee import fault, judge, judged_entry, listed_action
 
 
 def answered(store, decision: dict, ms: int | None, action: Any = None, failure: str | None = None) -> dict:
     """The entry for `decision`'s turn: the bot's `action` judged, or its `failure` (a fault
     text); past the deadline, or a timeout failure, a timeout charged the whole deadline."""
     legal = decision["legal_actions"]
-    entry: dict = {"turn": decision["turn"], "seat": decision["seat"]}
-    deadline = int(decision["deadline_ms"])
-    if (failure is not None and fault_kind(failure) == "timeout") or (ms is not None and ms > deadline):
-        failure = failure or fault("timeout", f"answered after {ms} ms; the deadline was {deadline} ms")
-        entry.update(action=legal[0], fault=failure)
-        ms = deadline
-    elif failure is not None:
-        entry.update(action=legal[0], fault=failure)
-    else:
-        chosen = listed_action(legal, action)
-        if chosen is None:
-            state = store.replay(decision["match_id"], upto=decision["turn"])
-            chosen, failure = judge(state, state.legal_actions(), action)
-            entry["fault"] = failure
-        entry["action"] = chosen
-    if ms is not None:
-        entry["ms"] = ms
-    return entry
+
+    def judge_answer():
+        listed = listed_action(legal, action)
+        if listed is not None:
+            return listed, None
+        state = store.replay(decision["match_id"], upto=decision["turn"])  # for the engine's reason
+        return judge(state, state.legal_actions(), action)
+
+    return judged_entry(decision["turn"], decision["seat"], legal, int(decision["deadline_ms"]), ms, action,
+                        failure, judge_answer)
 
 
 def timed_out(decision: dict) -> dict:

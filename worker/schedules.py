@@ -59,12 +59,7 @@ class Schedule:
 def round_robin(bots: list[str], seats: int, deals: int, duplicate: bool, seed: int,
                 max_tables: int = MAX_TABLES) -> Schedule:
     """The round-robin of `bots` at tables of `seats`, `deals` seeds a table."""
-    if seats < 2 or len(bots) < seats:
-        raise ValueError(f"a round-robin at {seats} seats needs at least {seats} bots, not {len(bots)}")
-    if len(set(bots)) != len(bots):
-        raise ValueError("a bot may enter a tournament only once")
-    if deals < 1:
-        raise ValueError("deals must be at least 1")
+    _check("round-robin", bots, seats, deals)
     if table_count(len(bots), seats, max_tables) < math.comb(len(bots), seats):
         tables = balanced_sample(bots, seats, max_tables, seed)
         stats = table_stats(bots, tables)
@@ -85,17 +80,21 @@ def gauntlet(bots: list[str], candidate: str, seats: int, deals: int, duplicate:
     other entrants filling its other seats in turn (`gauntlet_tables`), `deals` seeds a table."""
     if candidate not in bots:
         raise ValueError(f"the candidate {candidate!r} is not an entrant")
-    if seats < 2 or len(bots) < seats:
-        raise ValueError(f"a gauntlet at {seats} seats needs at least {seats} bots, not {len(bots)}")
-    if len(set(bots)) != len(bots):
-        raise ValueError("a bot may enter a tournament only once")
-    if deals < 1:
-        raise ValueError("deals must be at least 1")
+    _check("gauntlet", bots, seats, deals)
     others = [b for b in bots if b != candidate]
     tables = [(candidate, *group) for group in gauntlet_tables(others, seats - 1)]
     description = f"gauntlet: {candidate} at each of {len(tables)} tables"
     return Schedule(tables, _matches(tables, seats, deals, duplicate, seed), description,
                     table_stats(bots, tables))
+
+
+def _check(format: str, bots: list[str], seats: int, deals: int) -> None:
+    if seats < 2 or len(bots) < seats:
+        raise ValueError(f"a {format} at {seats} seats needs at least {seats} bots, not {len(bots)}")
+    if len(set(bots)) != len(bots):
+        raise ValueError("a bot may enter a tournament only once")
+    if deals < 1:
+        raise ValueError("deals must be at least 1")
 
 
 def _matches(tables: list[tuple[str, ...]], seats: int, deals: int, duplicate: bool,
