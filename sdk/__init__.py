@@ -30,6 +30,7 @@ from sdk.client import (
     Rating,
     Standing,
     Tournament,
+    Version,
 )
 from sdk.export import ExportError
 from sdk.polling import Poller, PollStats, connect
@@ -60,6 +61,7 @@ __all__ = [
     "RerunRow",
     "Standing",
     "Tournament",
+    "Version",
     "connect",
     "load_bot_class",
     "load_replay",

@@ -110,6 +110,19 @@ class Account:
 
 
 @dataclass(frozen=True)
+class Version:
+    """One version of a bot, rated on its own (`BotInfo.versions`, newest first)."""
+
+    version: int
+    created: str | None = None
+    rating: Rating | None = None
+
+    @classmethod
+    def of(cls, raw: dict) -> Version:
+        return cls(version=raw["version"], created=raw.get("created"), rating=Rating.of(raw.get("rating")))
+
+
+@dataclass(frozen=True)
 class BotInfo:
     """A bot; `secret` is set only in `register_bot`'s answer (shown once)."""
 
@@ -134,6 +147,10 @@ class BotInfo:
     max_concurrent: int | None = None
     #: `register_bot`'s answer for a webhook bot: whether it answered a ping
     reachable: bool | None = None
+    #: its latest version (`Client.new_version`); `rating` is that version's
+    version: int = 1
+    #: every version with its own rating, newest first (`Client.bot` fills it; lists leave it empty)
+    versions: tuple[Version, ...] = ()
     raw: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -144,8 +161,8 @@ class BotInfo:
                    wins=raw.get("wins", 0), faults=raw.get("faults", 0),
                    status=raw.get("status", "unknown"), last_seen=raw.get("last_seen"),
                    paused=bool(raw.get("paused")), owner=raw.get("owner"), reachable=raw.get("reachable"),
-                   max_concurrent=raw.get("max_concurrent"),
-                   raw=raw)
+                   max_concurrent=raw.get("max_concurrent"), version=raw.get("version") or 1,
+                   versions=tuple(Version.of(v) for v in raw.get("versions") or ()), raw=raw)
 
 
 @dataclass(frozen=True)
@@ -278,6 +295,8 @@ class Ranking:
     matches: int
     wins: int
     name: str | None = None
+    #: the bot's latest version, whose rating this is
+    version: int = 1
 
 
 def bot_id(bot: BotInfo | str) -> str:
@@ -381,6 +400,13 @@ class Client:
         body = _fields(max_concurrent=max_concurrent, url=url)
         return BotInfo.of(self.request("PATCH", f"/bots/{_seg(bot_id(id))}", body))
 
+    def new_version(self, id: BotInfo | str, url: str | None = None, entrypoint: str | None = None) -> int:
+        """Start the next version of a bot you own (a webhook bot at a new `url` if given); its
+        number. It is rated on its own; `compare(bot, bot)` then asks whether it beats the one
+        before."""
+        body = _fields(url=url, entrypoint=entrypoint)
+        return int(self.request("POST", f"/bots/{_seg(bot_id(id))}/versions", body)["version"])
+
     def resume_bot(self, id: BotInfo | str) -> BotInfo:
         """Let a bot you own that is `paused` (5 rated forfeits in a row) play rated matches again."""
         return BotInfo.of(self.request("POST", f"/bots/{_seg(bot_id(id))}/resume"))
@@ -463,17 +489,20 @@ class Client:
                 delta0: float | None = None, delta1: float | None = None, alpha: float | None = None,
                 beta: float | None = None, max_deals: int | None = None, seed: int | None = None,
                 options: dict | None = None, move_timeout_ms: int | None = None, progress: bool = True,
-                timeout: float | None = None, poll: float = 1.0) -> Comparison:
+                timeout: float | None = None, poll: float = 1.0, candidate_version: int | None = None,
+                baseline_version: int | None = None) -> Comparison:
         """Is `candidate` better than `baseline`? Plays deals until the sequential test decides
         (api.md §5): head to head, or in a field of `opponents`; `progress` shows a bar of the
         log-likelihood ratio between its bounds, then the one-line verdict. The game is the
-        candidate's when not given."""
+        candidate's when not given. The same bot twice compares its latest version with the one
+        before (or the `candidate_version` and `baseline_version` given)."""
         if game is None:
             game = candidate.game if isinstance(candidate, BotInfo) else self.bot(candidate).game
         body = _fields(game=game, candidate=bot_id(candidate), baseline=bot_id(baseline),
                        opponents=None if opponents is None else [bot_id(b) for b in opponents], seats=seats,
                        delta0=delta0, delta1=delta1, alpha=alpha, beta=beta, max_deals=max_deals, seed=seed,
-                       options=options, move_timeout_ms=move_timeout_ms)
+                       options=options, move_timeout_ms=move_timeout_ms, candidate_version=candidate_version,
+                       baseline_version=baseline_version)
         cid = self.request("POST", "/comparisons", body)["id"]
         if not progress:
             return self._wait(lambda: self.comparison(cid), timeout, poll)
@@ -494,16 +523,20 @@ class Client:
         return done
 
     def _named_comparison(self, c: Comparison, *bots: BotInfo | str) -> Comparison:
-        """`c` whose verdict names its bots (a BotInfo's name, else the API's; an id if neither)."""
+        """`c` whose verdict names its bots (a BotInfo's name, else the API's; an id if neither),
+        with their versions when they are not both a first one."""
         raw = dict(c.raw)
-        for who, bot in zip(("candidate", "baseline"), bots, strict=True):
+        versions = [raw.get(f"{who}_version") for who in ("candidate", "baseline")]
+        show_versions = any(v not in (None, 1) for v in versions)
+        for who, bot, version in zip(("candidate", "baseline"), bots, versions, strict=True):
             name = bot.name if isinstance(bot, BotInfo) else None
             if name is None:
                 try:
                     name = self.bot(bot_id(bot)).name
                 except CardarenaError:
                     name = None
-            raw[f"{who}_name"] = f"{name} ({bot_id(bot)})" if name else bot_id(bot)
+            shown = f"{name} ({bot_id(bot)})" if name else bot_id(bot)
+            raw[f"{who}_name"] = f"{shown} v{version}" if show_versions and version else shown
         return replace(c, raw=raw)
 
     def comparison(self, id: Comparison | str) -> Comparison:
@@ -533,7 +566,8 @@ class Client:
 
     def rankings(self, game: str) -> list[Ranking]:
         raw = self.request("GET", f"/games/{_seg(game)}/rankings")
-        return [Ranking(r["rank"], r["bot"], Rating.of(r["rating"]), r["matches"], r["wins"], r.get("name"))
+        return [Ranking(r["rank"], r["bot"], Rating.of(r["rating"]), r["matches"], r["wins"], r.get("name"),
+                        r.get("version") or 1)
                 for r in raw["rankings"]]
 
     def _wait(self, fetch, timeout: float | None, poll: float):

@@ -37,30 +37,36 @@ OVER_MATCH = ("finished", "aborted")
 
 
 def deal_plan(c: dict, deal: int) -> list[dict]:
-    """The matches of one deal: {"id", "seats", "twins", "who"} ("who": candidate or baseline),
-    the same every time (a retried job finds the matches it made)."""
+    """The matches of one deal: {"id", "seats", "versions", "twins", "who", "seat"} ("who":
+    candidate or baseline, playing `seat`), the same every time (a retried job finds the matches
+    it made). The candidate and the baseline may be two versions of one bot: a seat is told
+    apart by its index, never by its bot."""
     seed = derive_seed(c["seed"], "deal", deal)
-    cand, base = c["candidate"], c["baseline"]
+    cand = (c["candidate"], c.get("candidate_version"))
+    base = (c["baseline"], c.get("baseline_version"))
     stem = f"m_{c['id'].removeprefix('c_')}_d{deal}"
     plans = []
     if not c.get("opponents"):
         ids = [f"{stem}_{j}" for j in range(2)]
         order = ids[:]
         random.Random(derive_seed(c["seed"], "twins", deal)).shuffle(order)
-        for mid, seats in zip(ids, ([cand, base], [base, cand]), strict=True):  # the candidate holds each hand
-            plans.append({"id": mid, "seats": seats, "twins": order, "who": "candidate", "seed": seed, "table": 0})
+        for j, (mid, entrants) in enumerate(zip(ids, ([cand, base], [base, cand]), strict=True)):
+            # the candidate holds each hand
+            plans.append({"id": mid, "seats": [b for b, _ in entrants], "versions": [v for _, v in entrants],
+                          "twins": order, "who": "candidate", "seat": j, "seed": seed, "table": 0})
         return plans
     seats_n = c["seats"]
+    pinned = dict(zip(c["opponents"], c.get("opponent_versions") or [None] * len(c["opponents"]), strict=True))
     for t, table in enumerate(gauntlet_tables(list(c["opponents"]), seats_n - 1)):
         seat = (deal + t) % seats_n
         ids = [f"{stem}_{t}_{j}" for j in range(2)]
         order = ids[:]
         random.Random(derive_seed(c["seed"], "twins", deal, t)).shuffle(order)
-        for mid, (who, bot) in zip(ids, (("candidate", cand), ("baseline", base)), strict=True):
-            seats = list(table)
-            seats.insert(seat, bot)
-            plans.append({"id": mid, "seats": seats, "twins": order, "who": who, "seed": seed, "table": t,
-                          "seat": seat})
+        for mid, (who, entrant) in zip(ids, (("candidate", cand), ("baseline", base)), strict=True):
+            entrants = [(b, pinned[b]) for b in table]
+            entrants.insert(seat, entrant)
+            plans.append({"id": mid, "seats": [b for b, _ in entrants], "versions": [v for _, v in entrants],
+                          "twins": order, "who": who, "seed": seed, "table": t, "seat": seat})
     return plans
 
 
@@ -115,11 +121,8 @@ def deal_statistic(c: dict, plans: list[dict], matches: list[dict]) -> float | N
     """The deal's statistic (see the module's docstring); None if one of its matches was aborted."""
     if any(m["status"] != "finished" or not m.get("result") for m in matches):
         return None
-    points = []
-    for plan, match in zip(plans, matches, strict=True):
-        bot = c["candidate"] if plan["who"] == "candidate" else c["baseline"]
-        records = seat_records(match["result"], match["seats"])
-        points.append(next(r["points"] for r in records if r["bot"] == bot))
+    points = [seat_records(match["result"], match["seats"])[plan["seat"]]["points"]
+              for plan, match in zip(plans, matches, strict=True)]
     if not c.get("opponents"):
         return (points[0] + points[1] - 1) / 2
     diffs = [points[i] - points[i + 1] for i in range(0, len(points), 2)]
@@ -152,7 +155,7 @@ def _decide_or_top_up(store, c: dict) -> None:
             match = store.get_match(plan["id"]) or store.create_match(
                 c["game"], plan["seats"], plan["seed"], c["options"], move_timeout_ms=c["move_timeout_ms"],
                 time_bank_ms=c["time_bank_ms"], max_faults=c.get("max_faults", 3), owner=None,
-                match_id=plan["id"], twins=plan["twins"], comparison=(cid, deal))
+                match_id=plan["id"], twins=plan["twins"], comparison=(cid, deal), versions=plan["versions"])
             if match["status"] not in OVER_MATCH and plan["twins"][0] == plan["id"]:
                 to_run.append(plan["id"])  # of each pair, the first in its seeded order; the other follows
     store.enqueue("match", to_run)

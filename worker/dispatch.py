@@ -155,7 +155,7 @@ class Dispatcher:
     def _call(self, item: dict) -> None:
         try:
             if item.get("notice"):
-                self.notify(item["bot"], item["message"])
+                self.notify(item["bot"], item["message"], item.get("version"))
             else:
                 self.call(item["match"], int(item["turn"]))
         except Exception:  # a platform error: the deadline's backstop settles the turn
@@ -172,7 +172,8 @@ class Dispatcher:
         called_at = now_ms()
         if not store.call_started(match_id, turn, called_at):
             return  # settled meanwhile (the match is over)
-        bot = store.bot_record(record["bot"]) or {"id": record["bot"]}
+        # reached as the version the match pinned (its own URL: server/store/versions.py)
+        bot = store.version_record(record["bot"], record.get("version")) or {"id": record["bot"]}
         driver = WebhookDriver(bot, store.bot_secret(record["bot"]), store=store)
         decision = record["decision"]
         began = time.monotonic()
@@ -184,8 +185,8 @@ class Dispatcher:
         if store.settle(match_id, entry, record) and fault_kind(entry.get("fault") or "") == "timeout":
             store.note_late(now_ms() - called_at - int(decision["deadline_ms"]))
 
-    def notify(self, bot_id: str, message: dict) -> None:
-        bot = self.store.bot_record(bot_id)
+    def notify(self, bot_id: str, message: dict, version: int | None = None) -> None:
+        bot = self.store.version_record(bot_id, version)
         if bot is None or bot.get("kind") != "webhook":
             return
         try:

@@ -98,7 +98,8 @@ def run_tournament(tid: str) -> str:
                     t["game"], list(planned.bots), planned.seed, t["options"],
                     move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
                     time_bank_ms=t.get("time_bank_ms"),
-                    tournament_id=tid, rated=bool(t.get("rated")), match_id=mid, twins=twins.get(index))
+                    tournament_id=tid, rated=bool(t.get("rated")), match_id=mid, twins=twins.get(index),
+                    versions=[(t.get("versions") or {}).get(b) for b in planned.bots])
             if mid not in listed:
                 store.add_tournament_match(tid, mid)
             if match["status"] not in OVER:

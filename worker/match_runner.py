@@ -117,8 +117,9 @@ class MatchRunner:
                 return "busy"
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
             # in its queue (server/store/slots.py) and the job end — no worker waits for a slot
-            self.bots = self.store.bot_records(list(dict.fromkeys(match["seats"])))
-            full = self.store.take_slots(self.match_id, list(self.bots.values()))
+            # each seat's bot as the version the match pinned is reached (server/store/versions.py)
+            self.seat_bots = self.store.seat_records(match)
+            full = self.store.take_slots(self.match_id, [b for b in self.seat_bots if b is not None])
             if full is not None:
                 log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
                          full.get("max_concurrent"))
@@ -201,8 +202,8 @@ class MatchRunner:
 
     def drivers(self, match: dict, context: Context) -> list[Driver]:
         out = []
-        for bot_id in match["seats"]:
-            bot = self.bots.get(bot_id) or {"id": bot_id, "kind": "missing"}
+        for bot_id, bot in zip(match["seats"], self.seat_bots, strict=True):
+            bot = bot or {"id": bot_id, "kind": "missing"}
             try:
                 out.append(driver_for(self.store, bot, context))
             except PLATFORM_ERRORS:

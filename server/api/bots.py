@@ -1,4 +1,4 @@
-"""Bots: register (`POST /bots`), look up, list, retire, resume.
+"""Bots: register (`POST /bots`), look up, list, retire, resume, new versions.
 
 A bot's record shows whether it is alive (`status`, `last_seen`:
 server/liveness.py; a webhook bot is pinged at registration, `reachable`)
@@ -9,6 +9,11 @@ Three kinds: `webhook` (the worker POSTs each decision to `url`), `polling`
 (the bot long-polls `GET /bots/me/turns`) and `python` (in-process code the
 operator installed, named `module:Class`; only the admin registers those,
 since it runs inside the workers).
+
+A bot's code changes by versions (`POST /bots/{id}/versions`): each is rated on
+its own, matches record the one that played, and a webhook or in-process
+version stays reachable as it was (its URL, its entrypoint), so "is the latest
+version better than the one before?" is one comparison (server/api/comparisons.py).
 """
 
 from __future__ import annotations
@@ -35,11 +40,14 @@ from server.errors import fail
 from server.store.bots import PROBATION, NameTaken, is_paused
 from server.store.keys import now_ms
 from server.store.slots import DEFAULT_MAX_CONCURRENT
+from server.store.versions import version_of
 from server.urls import public_url_problem, url_shape_problem
 
 blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
 
 MAX_CONCURRENT = validate.Range(min=1, max=64)
+#: the most versions one bot has
+MAX_VERSIONS = 1000
 
 KINDS = ("webhook", "polling", "python")
 
@@ -68,6 +76,24 @@ class BotPatchSchema(ma.Schema):
             raise ma.ValidationError("give max_concurrent, url or both")
 
 
+class NewVersionSchema(ma.Schema):
+    url = ma.fields.String(validate=validate.Length(min=1, max=2000), metadata={
+        "description": "webhook bots: where the new version is reached (default: the same URL)"})
+    entrypoint = ma.fields.String(validate=validate.Length(min=3, max=200), metadata={
+        "description": "python bots: the new version's module:Class (admin only; default: the same)"})
+
+
+class VersionCreatedSchema(ma.Schema):
+    bot = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True)
+
+
+class VersionSchema(ma.Schema):
+    version = ma.fields.Integer(required=True)
+    created = ma.fields.String(allow_none=True, required=True)
+    rating = ma.fields.Nested(RatingSchema, required=True, metadata={"description": "this version's own rating"})
+
+
 class BotSchema(ma.Schema):
     id = ma.fields.String(required=True)
     name = ma.fields.String(required=True)
@@ -78,7 +104,8 @@ class BotSchema(ma.Schema):
     entrypoint = ma.fields.String()
     created = ma.fields.String()
     retired = ma.fields.Boolean(required=True)
-    rating = ma.fields.Nested(RatingSchema, required=True)
+    version = ma.fields.Integer(required=True, metadata={"description": "its latest version (from 1)"})
+    rating = ma.fields.Nested(RatingSchema, required=True, metadata={"description": "its latest version's rating"})
     matches = ma.fields.Integer(required=True)
     wins = ma.fields.Integer(required=True)
     faults = ma.fields.Integer(required=True)
@@ -98,6 +125,8 @@ class BotSchema(ma.Schema):
 class BotDetailSchema(BotSchema):
     faults_by_kind = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(), required=True,
                                     metadata={"description": "its faults over its last 100 matches, by kind"})
+    versions = ma.fields.List(ma.fields.Nested(VersionSchema), required=True,
+                              metadata={"description": "every version, newest first, each with its own rating"})
 
 
 class NewBotSchema(BotSchema):
@@ -156,8 +185,9 @@ def ping_bots(bots: list[dict]) -> dict[str, str | None]:
 
 def shown(bot: dict) -> dict:
     """A bot's stored record as the API shows it: with `status`, `last_seen` and `paused`."""
-    return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT), "status": liveness.status(bot, now_ms()), "last_seen": liveness.iso(bot.get("last_seen")),
-            "paused": is_paused(bot)}
+    return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT),
+            "status": liveness.status(bot, now_ms()), "last_seen": liveness.iso(bot.get("last_seen")),
+            "paused": is_paused(bot), "version": version_of(bot)}
 
 
 def _check_url(url: str | None) -> None:
@@ -200,7 +230,7 @@ def list_bots(query):
 def get_bot(bot_id: str):
     """Public bot info: rating, record, liveness, faults by kind (never the secret)."""
     bot = _bot_or_404(bot_id)
-    return {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id)}
+    return {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id), "versions": store().bot_versions(bot)}
 
 
 @blp.patch("/bots/<string:bot_id>")
@@ -220,6 +250,36 @@ def update_bot(body, bot_id: str):
     if url is not None:
         ping_bots([store().get_bot(bot_id)])
     return shown(store().get_bot(bot_id))
+
+
+@blp.post("/bots/<string:bot_id>/versions")
+@blp.arguments(NewVersionSchema)
+@blp.response(201, VersionCreatedSchema)
+@errors(blp, 401, 403, 404, 409, 422)
+def new_version(body, bot_id: str):
+    """Start the bot's next version (its owner; a python bot's entrypoint: the admin). Matches
+    created from now on play it, rated on its own; the earlier versions stay reachable as they
+    were, for comparisons (POST /comparisons with the bot as candidate and baseline)."""
+    bot = _owned_or_403(bot_id, "version")
+    if bot["retired"]:
+        fail(409, "retired_bot", f"bot {bot_id!r} is retired: register a new bot")
+    url, entrypoint = body.get("url"), body.get("entrypoint")
+    if url is not None:
+        if bot["kind"] != "webhook":
+            fail(422, "invalid", f"url is only for webhook bots, not {bot['kind']}")
+        _check_url(url)
+    if entrypoint is not None:
+        if bot["kind"] != "python":
+            fail(422, "invalid", f"entrypoint is only for python bots, not {bot['kind']}")
+        if not is_admin():
+            fail(403, "forbidden", "only the admin names in-process python code")
+        _check_entrypoint(entrypoint, bot["game"])
+    if version_of(bot) >= MAX_VERSIONS:
+        fail(422, "too_many_versions", f"a bot has at most {MAX_VERSIONS} versions: register a new bot")
+    version = store().new_version(bot_id, url=url, entrypoint=entrypoint)
+    if url is not None:
+        ping_bots([store().get_bot(bot_id)])
+    return {"bot": bot_id, "version": version}
 
 
 @blp.post("/bots/<string:bot_id>/resume")
@@ -280,6 +340,7 @@ class BotMatchesQuerySchema(PageQuerySchema):
 
 class RatingPointSchema(RatingSchema):
     match = ma.fields.String(allow_none=True, metadata={"description": "the rated match that moved it"})
+    version = ma.fields.Integer(load_default=1, dump_default=1, metadata={"description": "the bot's version it rates"})
     at = ma.fields.String(allow_none=True)
 
 
@@ -287,7 +348,8 @@ class RatingHistorySchema(ma.Schema):
     bot = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
     history = ma.fields.List(ma.fields.Nested(RatingPointSchema), required=True,
-                             metadata={"description": "one point per rated match, oldest first"})
+                             metadata={"description": "one point per rated match, oldest first (every version's: "
+                                                      "each point says which)"})
 
 
 def _bot_or_404(bot_id: str) -> dict:

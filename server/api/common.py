@@ -9,6 +9,7 @@ from marshmallow import validate
 import games
 from server.errors import fail
 from server.store.bots import PROBATION, is_paused
+from server.store.versions import match_versions
 
 NAME = validate.Length(min=1, max=64)  # names of things the server defines (games, options)
 ID = validate.Length(min=1, max=64)
@@ -70,10 +71,13 @@ class RatingSchema(ma.Schema):
 class SeatSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
     bot = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True, metadata={"description": "the version of the bot that plays it"})
 
 
-def seats_of(bot_ids: list[str]) -> list[dict]:
-    return [{"seat": i, "bot": b} for i, b in enumerate(bot_ids)]
+def seats_of(match: dict) -> list[dict]:
+    """A match's seats as the API shows them: seat, bot, the bot's version."""
+    return [{"seat": i, "bot": b, "version": v}
+            for i, (b, v) in enumerate(zip(match["seats"], match_versions(match), strict=True))]
 
 
 def game_or_422(name: str):

@@ -6,6 +6,11 @@ baseline in the same seat — until a sequential probability ratio test on the
 mean of the per-deal statistic decides H1 (mean ≥ `delta1`) or H0 (mean ≤
 `delta0`) at error rates `alpha` and `beta`, or `max_deals` is reached
 (worker/comparisons.py). Comparisons are unrated.
+
+The candidate and the baseline may be two versions of one bot (server/store/versions.py):
+naming the same bot twice compares its latest version with the one before, or the
+versions `candidate_version` and `baseline_version` name. Every bot plays the version
+it had when the comparison was created.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from server.api.matches import draw_seed
 from server.auth import require_account_or_admin, store
 from server.errors import fail
 from server.schedule_size import gauntlet_tables
+from server.store.versions import version_of
 
 blp = Blueprint("comparisons", __name__, description="Is the candidate better than the baseline? (SPRT)")
 
@@ -45,6 +51,11 @@ class ComparisonRequestSchema(ma.Schema):
     game = ma.fields.String(required=True, validate=NAME)
     candidate = ma.fields.String(required=True, validate=ID)
     baseline = ma.fields.String(required=True, validate=ID)
+    candidate_version = ma.fields.Integer(strict=True, validate=validate.Range(min=1), metadata={
+        "description": "the candidate's version (default its latest)"})
+    baseline_version = ma.fields.Integer(strict=True, validate=validate.Range(min=1), metadata={
+        "description": "the baseline's version (default its latest; the candidate's version before "
+                       "when the baseline is the same bot)"})
     opponents = ma.fields.List(ma.fields.String(validate=ID), validate=validate.Length(min=1, max=MAX_OPPONENTS),
                                metadata={"description": "a field: each deal at each table of opponents, played "
                                                         "once with the candidate and once with the baseline"})
@@ -77,6 +88,8 @@ class ComparisonSchema(ma.Schema):
     game = ma.fields.String(required=True)
     candidate = ma.fields.String(required=True)
     baseline = ma.fields.String(required=True)
+    candidate_version = ma.fields.Integer(metadata={"description": "the version of the candidate that plays"})
+    baseline_version = ma.fields.Integer(metadata={"description": "the version of the baseline that plays"})
     opponents = ma.fields.List(ma.fields.String(), allow_none=True)
     status = ma.fields.String(required=True, metadata={
         "description": "queued, running, H0, H1, inconclusive (max_deals reached) or aborted"})
@@ -112,11 +125,10 @@ def create_comparison(body):
              {"Retry-After": "60"})
     game = game_or_422(body["game"])
     cand, base, opponents = body["candidate"], body["baseline"], body.get("opponents") or []
-    if cand == base:
-        fail(422, "invalid", "the candidate and the baseline must be two bots")
     if {cand, base} & set(opponents) or len(set(opponents)) != len(opponents):
         fail(422, "invalid", "the opponents are other bots than the candidate and the baseline, each once")
     check_entrants(s, game.name, [cand, base, *opponents])
+    versions = {**_versions(s, body), "opponent_versions": s.current_versions(opponents)}
     if opponents:
         seats = body.get("seats", game.min_seats)
         if not game.min_seats <= seats <= game.max_seats or not gauntlet_tables(opponents, seats - 1):
@@ -128,10 +140,35 @@ def create_comparison(body):
     seed = body.get("seed", draw_seed())
     fields = {k: body[k] for k in ("game", "candidate", "baseline", "delta0", "delta1", "alpha", "beta",
                                    "max_deals", "options", "move_timeout_ms", "time_bank_ms", "max_faults")}
-    comparison = s.create_comparison({**fields, "opponents": opponents, "seats": seats, "seed": seed},
+    comparison = s.create_comparison({**fields, **versions, "opponents": opponents, "seats": seats, "seed": seed},
                                      owner=account["id"] if account else None)
     enqueue("comparison", comparison["id"])
     return comparison
+
+
+def _versions(s, body: dict) -> dict:
+    """The versions that play: `candidate_version` and `baseline_version`, checked (422)."""
+    cand, base = s.get_bot(body["candidate"]), s.get_bot(body["baseline"])
+    latest_cand, latest_base = version_of(cand), version_of(base)
+    cand_v = body.get("candidate_version", latest_cand)
+    if cand["id"] != base["id"]:
+        base_v = body.get("baseline_version", latest_base)
+    else:
+        if cand["kind"] == "polling":
+            fail(422, "invalid", "a polling bot's versions are answered by one process: two of them cannot "
+                 "play each other (register the new code as a bot of its own to compare)")
+        if latest_cand == 1:
+            fail(422, "invalid", f"bot {cand['id']!r} has one version: a comparison needs two bots or two "
+                 "versions (POST /bots/{id}/versions)")
+        if "baseline_version" not in body and cand_v == 1:
+            fail(422, "invalid", "the candidate is version 1: name the baseline_version to compare it with")
+        base_v = body.get("baseline_version", cand_v - 1)
+        if cand_v == base_v:
+            fail(422, "invalid", "the candidate and the baseline must be two bots or two versions of one")
+    for who, bot, v, latest in (("candidate", cand, cand_v, latest_cand), ("baseline", base, base_v, latest_base)):
+        if not 1 <= v <= latest:
+            fail(422, "unknown_version", f"bot {bot['id']!r} has versions 1 to {latest}, not {v} ({who})")
+    return {"candidate_version": cand_v, "baseline_version": base_v}
 
 
 @blp.get("/comparisons/<string:cid>")

@@ -349,7 +349,7 @@ def _tournament_body(tid: str) -> Iterator[str]:
             for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]):
                 match = s.get_match(mid)
                 if match is not None and match.get("tournament") == tid:
-                    yield sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match["seats"])})
+                    yield sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)})
             left = end - time.monotonic()
             if left <= 0:
                 return

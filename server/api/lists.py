@@ -88,7 +88,7 @@ def list_page_of_matches(query: dict) -> dict:
     out = []
     for m, public in zip(matches, [True] * len(matches) if is_admin() else are_public(matches), strict=True):
         result = m.get("result") if public and isinstance(m.get("result"), dict) else None
-        out.append({"id": m["id"], "game": m["game"], "status": m["status"], "seats": seats_of(m["seats"]),
+        out.append({"id": m["id"], "game": m["game"], "status": m["status"], "seats": seats_of(m),
                     "tournament": m.get("tournament"), "rated": bool(m.get("rated")),
                     "created": m.get("created"), "finished": m.get("finished"), "public": public,
                     "result": {k: result[k] for k in ("scores", "ranks", "forfeits") if k in result}

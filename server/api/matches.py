@@ -177,7 +177,7 @@ def match_record(match: dict, admin: bool = False) -> dict:
     times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"))
     out = {
         "id": match["id"], "game": match["game"], "status": match["status"],
-        "seats": [{**seat, **time} for seat, time in zip(seats_of(match["seats"]), times, strict=True)],
+        "seats": [{**seat, **time} for seat, time in zip(seats_of(match), times, strict=True)],
         "rated": match["rated"],
         "tournament": match.get("tournament"), "public": public,
         "move_timeout_ms": match["move_timeout_ms"], "max_faults": match["max_faults"],

@@ -18,6 +18,7 @@ blp = Blueprint("rankings", __name__, description="The ladder: ratings from rate
 class RankingSchema(ma.Schema):
     rank = ma.fields.Integer(required=True)
     bot = ma.fields.String(required=True)
+    version = ma.fields.Integer(required=True, metadata={"description": "the bot's latest version, whose rating this is"})
     name = ma.fields.String()
     rating = ma.fields.Nested(RatingSchema, required=True)
     matches = ma.fields.Integer(required=True)

@@ -263,9 +263,9 @@ def match_list_page(tournament: dict, start: int, limit: int, admin: bool = Fals
     s = store()
     public = _finished(tournament) or admin
     ids, after = s.tournament_match_page(tournament["id"], start, limit)
-    out = [{"id": m["id"], "status": m["status"], "seats": seats_of(m["seats"]),
+    out = [{"id": m["id"], "status": m["status"], "seats": seats_of(m),
             "result": m.get("result") if public else None}
-           for m in s.get_matches(ids, ("id", "status", "seats", "result")) if m is not None]
+           for m in s.get_matches(ids, ("id", "status", "seats", "versions", "result")) if m is not None]
     return out, after
 
 

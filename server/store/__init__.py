@@ -2,7 +2,8 @@
 
     store = Store(redis.Redis.from_url(url), secret_key(client))
 
-One module per concept, each naming its own Redis keys: `accounts`, `bots`,
+One module per concept, each naming its own Redis keys: `accounts`, `bots`, `versions`
+(each version of a bot, how to reach it),
 `matches` (the event log), `decisions` (polling bots' pending turns),
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
@@ -28,6 +29,7 @@ from server.store.matches import Matches
 from server.store.ratings import Ratings
 from server.store.slots import Slots
 from server.store.tournaments import Tournaments
+from server.store.versions import Versions
 from server.store.waits import Waits
 
 SECRET_KEY_KEY = "cardarena:secret_key"
@@ -46,7 +48,7 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots):
+class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

@@ -5,7 +5,8 @@ Keys:
                       entrypoint?, created, retired, matches, wins, faults, nonce;
                       last_seen?, last_failed? (epoch ms: server/liveness.py);
                       forfeit_streak? (rated matches forfeited in a row: PROBATION pauses);
-                      max_concurrent? (its matches at once: server/store/slots.py)
+                      max_concurrent? (its matches at once: server/store/slots.py);
+                      version?, version_created? (its latest version: server/store/versions.py)
     bot:{id}:faults   list of `{kind: count}` of its last FAULT_MATCHES matches, newest first
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
@@ -31,7 +32,7 @@ import secrets
 import unicodedata
 
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, now_ms, text
-from server.store.ratings import rating_dict
+from server.store.ratings import entrant, rating_dict
 from server.store.slots import DEFAULT_MAX_CONCURRENT
 
 #: KEYS: the game's names, the bot's hash, `bots`, `bots:game:{game}`; ARGV: folded name,
@@ -77,7 +78,7 @@ def names_key(game: str) -> str:
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
     "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "forfeit_streak",
-    "max_concurrent",
+    "max_concurrent", "version", "version_created",
 )
 #: rated matches forfeited in a row that pause a bot from rated play until its owner resumes it
 PROBATION = 5
@@ -166,12 +167,12 @@ class Bots:
         return out
 
     def get_bot(self, bot_id: str) -> dict | None:
-        """The bot's public fields plus its `rating`, or None."""
+        """The bot's public fields plus its `rating` (its latest version's), or None."""
         bot = self._bot_record(bot_id)
         if bot is None:
             return None
         public = {k: bot[k] for k in PUBLIC_FIELDS if k in bot}
-        public["rating"] = self.bot_rating(bot["game"], bot_id)
+        public["rating"] = self.bot_rating(bot["game"], entrant(bot_id, bot.get("version")))
         return public
 
     def list_bots(self, game: str | None = None) -> list[dict]:
@@ -189,8 +190,8 @@ class Bots:
         return self.get_bots([text(i) for i, _ in found[:limit]]), int(found[limit - 1][1]) if more else None
 
     def get_bots(self, bot_ids: list[str]) -> list[dict]:
-        """The public records (rating included) of the bots that exist among `bot_ids`, in
-        two round trips."""
+        """The public records (their latest version's rating included) of the bots that exist
+        among `bot_ids`, in two round trips."""
         if not bot_ids:
             return []
         pipe = self.r.pipeline(transaction=False)
@@ -199,11 +200,12 @@ class Bots:
         records = [load_fields(raw) for raw in pipe.execute() if raw]
         by_game: dict[str, list[str]] = {}
         for bot in records:
-            by_game.setdefault(bot["game"], []).append(bot["id"])
+            by_game.setdefault(bot["game"], []).append(entrant(bot["id"], bot.get("version")))
         ratings = {}
-        for game, ids in by_game.items():
-            ratings.update({i: rating_dict(*r) for i, r in self.bot_ratings(game, ids).items()})
-        return [{**{k: bot[k] for k in PUBLIC_FIELDS if k in bot}, "rating": ratings[bot["id"]]} for bot in records]
+        for game, keys in by_game.items():
+            ratings.update({k: rating_dict(*r) for k, r in self.bot_ratings(game, keys).items()})
+        return [{**{k: bot[k] for k in PUBLIC_FIELDS if k in bot},
+                 "rating": ratings[entrant(bot["id"], bot.get("version"))]} for bot in records]
 
     def _derive_secret(self, bot_id: str, nonce: str) -> str:
         mac = hmac.new(self.secret_key, f"{bot_id}:{nonce}".encode(), hashlib.sha256).hexdigest()

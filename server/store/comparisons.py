@@ -2,7 +2,8 @@
 
 Keys:
     comparison:{id}           hash (JSON values): id, game, owner, candidate, baseline,
-                              opponents, seats, delta0, delta1, alpha, beta, max_deals, options,
+                              candidate_version, baseline_version, opponents, opponent_versions
+                              (the versions that play: server/store/versions.py), seats, delta0, delta1, alpha, beta, max_deals, options,
                               move_timeout_ms, time_bank_ms, seed, status, created, finished,
                               started_deals (deals scheduled so far)
     comparison:{id}:deals     hash deal number -> its statistic (JSON): counted once

@@ -1,7 +1,8 @@
 """Matches: a match is an event log.
 
 Keys:
-    match:{id}        hash (JSON values): id, game, seats, seed, options, status,
+    match:{id}        hash (JSON values): id, game, seats, versions (each seat's bot version:
+                      server/store/versions.py), seed, options, status,
                       move_timeout_ms, max_faults, time_bank_ms (null: from before
                       the time bank), tournament, rated, owner, twins?, comparison? and deal?,
                       result, created, started, finished, reason
@@ -35,7 +36,8 @@ from server.store import events
 from server.store.accounts import queued_key
 from server.store.bots import count_result
 from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
-from server.store.ratings import queue_for_rating
+from server.store.ratings import entrant, queue_for_rating
+from server.store.versions import match_versions
 
 OVER = ("finished", "aborted")
 
@@ -85,12 +87,14 @@ def game_matches_key(game: str) -> str:
 class Matches:
     r: object
     script: object
+    current_versions: object
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = 2000, max_faults: int = 3, time_bank_ms: int | None = 10000,
                      tournament_id: str | None = None, rated: bool = False,
                      owner: str | None = None, match_id: str | None = None,
-                     twins: list[str] | None = None, comparison: tuple[str, int] | None = None) -> dict:
+                     twins: list[str] | None = None, comparison: tuple[str, int] | None = None,
+                     versions: list[int | None] | None = None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
 
         `owner` is the account that asked for it: its queued matches count
@@ -98,11 +102,15 @@ class Matches:
         tournament derive its matches' ids, so a retried expansion finds them.
         `twins` are the ids of the rotations of its deal, itself included, in
         playing order (worker/schedules.py `twin_groups`). `comparison` is (comparison id,
-        deal number) for a match of a comparison (server/store/comparisons.py).
+        deal number) for a match of a comparison (server/store/comparisons.py). `versions`
+        pins each seat's bot version (None, or a None in it: the bot's latest now).
         """
         match_id = match_id or new_id("m")
+        latest = self.current_versions(list(seats))
+        versions = [int(v) if v is not None else n for v, n in zip(versions or [None] * len(seats), latest,
+                                                                     strict=True)]
         match = {
-            "id": match_id, "game": game, "seats": list(seats), "seed": seed,
+            "id": match_id, "game": game, "seats": list(seats), "versions": versions, "seed": seed,
             "options": options or {}, "status": "queued",
             "move_timeout_ms": move_timeout_ms, "max_faults": max_faults, "time_bank_ms": time_bank_ms,
             "tournament": tournament_id, "rated": bool(rated), "owner": owner,
@@ -252,14 +260,18 @@ class Matches:
         run_ended(self.r, match_id)
 
     def match_ranks(self, match_ids: list[str]) -> list[tuple[str | None, list, list | None]]:
-        """(status, seats, ranks) of each match, in one round trip (what the ratings worker needs)."""
+        """(status, entrants, ranks) of each match, in one round trip (what the ratings worker
+        needs): its seats' bots as the versions it pinned (server/store/ratings.py `entrant`)."""
         pipe = self.r.pipeline(transaction=False)
         for match_id in match_ids:
-            pipe.hmget(f"match:{match_id}", "status", "seats", "result")
+            pipe.hmget(f"match:{match_id}", "status", "seats", "versions", "result")
         out = []
-        for status, seats, result in pipe.execute():
+        for status, seats, versions, result in pipe.execute():
             result = json.loads(result) if result else None
-            out.append((json.loads(status) if status else None, json.loads(seats) if seats else [],
+            seats = json.loads(seats) if seats else []
+            pinned = match_versions({"seats": seats, "versions": json.loads(versions) if versions else None})
+            out.append((json.loads(status) if status else None,
+                        [entrant(b, v) for b, v in zip(seats, pinned, strict=True)],
                         result.get("ranks") if isinstance(result, dict) else None))
         return out
 

@@ -1,11 +1,16 @@
 """Ladder storage: ratings, the queue of matches to rate, rating histories.
 
 Keys:
-    rating:{game}           hash bot id -> {"mu", "sigma"}
-    ladder:{game}           sorted set bot id -> ordinal (mu - 3 sigma)
+    rating:{game}           hash entrant -> {"mu", "sigma"}
+    ladder:{game}           sorted set entrant -> ordinal (mu - 3 sigma)
     ratings:queue:{game}    list of finished rated match ids, oldest first
     ratings:lock:{game}     the lock the rating worker holds while consuming
-    bot:{id}:ratings        list of {"mu", "sigma", "ordinal", "match", "at"}
+    bot:{id}:ratings        list of {"mu", "sigma", "ordinal", "match", "at", "version"?}
+                            (every version's points, in the order they were rated)
+
+A rating belongs to an *entrant*, a version of a bot (server/store/versions.py):
+`entrant(bot, version)` is the bot id for version 1 — the ratings stored before
+versions existed are version 1's — and `{bot}@{n}` for version n.
 
 The computation (openskill) is the worker's. It must consume the queue in
 order under the lock: `with store.rating_lock(game): for mid in
@@ -25,8 +30,8 @@ DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
 
 
-#: KEYS: queue, rating hash, ladder, then each rated bot's history list;
-#: ARGV: match id, then per bot: id, {"mu","sigma"}, ordinal, history point
+#: KEYS: queue, rating hash, ladder, then each rated entrant's history list;
+#: ARGV: match id, then per entrant: its key, {"mu","sigma"}, ordinal, history point
 APPLY_LUA = """
 if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
 for i = 0, (#ARGV - 1) / 4 - 1 do
@@ -38,6 +43,17 @@ end
 redis.call('LPOP', KEYS[1])
 return 1
 """
+
+
+def entrant(bot_id: str, version: int | None) -> str:
+    """Who a rating belongs to: the bot id for its version 1, `{bot}@{n}` for version n."""
+    return bot_id if version in (None, 1) else f"{bot_id}@{int(version)}"
+
+
+def entrant_version(key: str) -> tuple[str, int]:
+    """(bot id, version) of an entrant: `entrant`'s inverse."""
+    bot_id, _, version = key.partition("@")
+    return bot_id, int(version) if version else 1
 
 
 def rating_queue_key(game: str) -> str:
@@ -63,21 +79,23 @@ class Ratings:
     script: object
     bot_records: object
 
-    def bot_rating(self, game: str, bot_id: str) -> dict:
-        """The bot's rating {mu, sigma, ordinal}, the default one if never rated."""
-        raw = self.r.hget(f"rating:{game}", bot_id)
+    def bot_rating(self, game: str, key: str) -> dict:
+        """An entrant's rating {mu, sigma, ordinal} (a bot id: its version 1), the default
+        one if never rated."""
+        raw = self.r.hget(f"rating:{game}", key)
         if raw is None:
             return rating_dict(DEFAULT_MU, DEFAULT_SIGMA)
         stored = json.loads(raw)
         return rating_dict(stored["mu"], stored["sigma"])
 
-    def save_rating(self, game: str, bot_id: str, mu: float, sigma: float,
+    def save_rating(self, game: str, key: str, mu: float, sigma: float,
                     match_id: str | None = None) -> None:
-        """Store a new rating and add it to the bot's history."""
-        point = {**rating_dict(mu, sigma), "match": match_id, "at": now_iso()}
+        """Store an entrant's new rating (a bot id: its version 1) and add it to the bot's history."""
+        bot_id, version = entrant_version(key)
+        point = {**rating_dict(mu, sigma), "match": match_id, "at": now_iso(), "version": version}
         pipe = self.r.pipeline()
-        pipe.hset(f"rating:{game}", bot_id, json.dumps({"mu": mu, "sigma": sigma}))
-        pipe.zadd(f"ladder:{game}", {bot_id: ordinal(mu, sigma)})
+        pipe.hset(f"rating:{game}", key, json.dumps({"mu": mu, "sigma": sigma}))
+        pipe.zadd(f"ladder:{game}", {key: ordinal(mu, sigma)})
         pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
         pipe.execute()
 
@@ -85,20 +103,23 @@ class Ratings:
         return [json.loads(p) for p in self.r.lrange(f"bot:{bot_id}:ratings", 0, -1)]
 
     def rankings(self, game: str) -> list[dict]:
-        """The ladder: rated bots that are not retired, best ordinal first.
+        """The ladder: the latest version of each rated bot that is not retired, best ordinal
+        first (a version not yet rated is not on it).
 
         Ties (same ordinal) share a rank and the next rank is skipped.
         """
-        ids = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
-        if not ids:
+        keys = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
+        if not keys:
             return []
-        bots = self.bot_records(ids)  # the bots' own records are theirs (server/store/bots.py)
-        ratings = self.r.hmget(f"rating:{game}", ids)
+        # the bots' own records are theirs (server/store/bots.py)
+        bots = self.bot_records(list(dict.fromkeys(entrant_version(k)[0] for k in keys)))
+        ratings = self.r.hmget(f"rating:{game}", keys)
         out: list[dict] = []
-        for bot_id, rating in zip(ids, ratings, strict=True):
+        for key, rating in zip(keys, ratings, strict=True):
+            bot_id, version = entrant_version(key)
             bot = bots.get(bot_id) or {}
             name, matches, wins, faults = (bot.get(k) for k in ("name", "matches", "wins", "faults"))
-            if name is None or bot.get("retired") or rating is None:
+            if name is None or bot.get("retired") or rating is None or version != int(bot.get("version") or 1):
                 continue
             stored = json.loads(rating)
             rating = rating_dict(stored["mu"], stored["sigma"])
@@ -106,7 +127,7 @@ class Ratings:
                 rank = out[-1]["rank"]
             else:
                 rank = len(out) + 1
-            out.append({"rank": rank, "bot": bot_id, "name": name, "rating": rating,
+            out.append({"rank": rank, "bot": bot_id, "version": version, "name": name, "rating": rating,
                         "matches": matches or 0, "wins": wins or 0, "faults": faults or 0})
         return out
 
@@ -119,7 +140,7 @@ class Ratings:
         self.r.lrem(rating_queue_key(game), 1, match_id)
 
     def apply_rating_event(self, game: str, match_id: str, ratings: dict[str, tuple[float, float]]) -> bool:
-        """Save the ratings `match_id` produced and drop it from the queue, atomically.
+        """Save the ratings `match_id` produced (by entrant) and drop it from the queue, atomically.
 
         Only while `match_id` is still the head of the queue (one Lua step): an
         event is applied once, in queue order, even if a lock holder stalled
@@ -128,15 +149,17 @@ class Ratings:
         at = now_iso()
         keys = [rating_queue_key(game), f"rating:{game}", f"ladder:{game}"]
         args = [match_id]
-        for bot_id, (mu, sigma) in ratings.items():
-            point = {**rating_dict(mu, sigma), "match": match_id, "at": at}
+        for key, (mu, sigma) in ratings.items():
+            bot_id, version = entrant_version(key)
+            point = {**rating_dict(mu, sigma), "match": match_id, "at": at, "version": version}
             keys.append(f"bot:{bot_id}:ratings")
-            args += [bot_id, json.dumps({"mu": mu, "sigma": sigma}), repr(ordinal(mu, sigma)),
+            args += [key, json.dumps({"mu": mu, "sigma": sigma}), repr(ordinal(mu, sigma)),
                      json.dumps(point, separators=(",", ":"))]
         return bool(self.script(APPLY_LUA)(keys=keys, args=args))
 
     def bot_ratings(self, game: str, bot_ids: list[str]) -> dict[str, tuple[float, float]]:
-        """(mu, sigma) of each bot, the default for a bot never rated, in one round trip."""
+        """(mu, sigma) of each entrant (a bot id: its version 1), the default for one never
+        rated, in one round trip."""
         if not bot_ids:
             return {}
         raw = self.r.hmget(f"rating:{game}", bot_ids)

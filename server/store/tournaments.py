@@ -3,8 +3,8 @@
 Keys:
     tournament:{id}           hash (JSON values): id, game, owner, bots, format, seats,
                               deals, duplicate, seed, options, move_timeout_ms, time_bank_ms,
-                              max_faults, status, created, started, finished,
-                              total?, schedule?, standings
+                              max_faults, status, created, started, finished, versions
+                              ({bot: version} pinned at creation), total?, schedule?, standings
     tournament:{id}:matches   list of match ids in schedule order
     tournament:{id}:done      set of the match ids that are over
     tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
@@ -44,6 +44,7 @@ def bot_tournaments_key(bot_id: str) -> str:
 class Tournaments:
     r: object
     script: object
+    current_versions: object
 
     def create_tournament(self, game: str, bots: list[str], seats: int, deals: int,
                           duplicate: bool, seed: int, options: dict,
@@ -57,7 +58,9 @@ class Tournaments:
             "seats": seats, "deals": deals, "duplicate": duplicate, "seed": seed,
             "options": options or {}, "move_timeout_ms": move_timeout_ms,
             "time_bank_ms": time_bank_ms, "max_faults": max_faults, "status": "queued", "created": now_iso(),
-            "started": None, "finished": None, "standings": [], **extra,
+            "started": None, "finished": None, "standings": [],
+            # each entrant's version now: every match of the tournament plays it (server/store/versions.py)
+            "versions": dict(zip(bots, self.current_versions(list(bots)), strict=True)), **extra,
         }
         seq = self.r.incr("tournaments:seq")
         pipe = self.r.pipeline()

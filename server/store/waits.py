@@ -1,7 +1,7 @@
 """Waits: a match between two runs, waiting for a remote bot's answer or its deadline.
 
 Keys:
-    match:{id}:waiting      hash: "record" (JSON {"turn", "seat", "bot", "kind", "queue",
+    match:{id}:waiting      hash: "record" (JSON {"turn", "seat", "bot", "version", "kind", "queue",
                             "sent_at", "deadline_at", "decision"}, epoch ms), "called_at" (epoch
                             ms, a webhook call under way), "called_again" (it was lost once);
                             from the first remote decision to the match's end: the match holds
@@ -92,8 +92,9 @@ class Waits:
         sent_at = now_ms()
         deadline_at = sent_at + int(decision["deadline_ms"])
         turn = decision["turn"]
-        record = {"turn": turn, "seat": decision["seat"], "bot": bot["id"], "kind": bot["kind"],
-                  "queue": self.queue, "sent_at": sent_at, "deadline_at": deadline_at, "decision": decision}
+        record = {"turn": turn, "seat": decision["seat"], "bot": bot["id"], "version": bot.get("version"),
+                  "kind": bot["kind"], "queue": self.queue, "sent_at": sent_at, "deadline_at": deadline_at,
+                  "decision": decision}
         judge_at = deadline_at if bot["kind"] == "polling" else deadline_at + CALL_SLACK_MS
         pipe = self.r.pipeline()
         run_ended(pipe, match_id)  # the run that asks ends cleanly
@@ -193,9 +194,11 @@ class Waits:
         got = self.r.blpop([calls_key(self.queue)], timeout=timeout_s)
         return None if got is None else json.loads(got[1])
 
-    def push_notice(self, bot_id: str, message: dict) -> None:
-        """A best-effort message for a webhook bot (`match_over`), sent by a dispatcher's caller."""
-        self.r.rpush(calls_key(self.queue), json.dumps({"notice": True, "bot": bot_id, "message": message}))
+    def push_notice(self, bot_id: str, message: dict, version: int | None = None) -> None:
+        """A best-effort message for a webhook bot (`match_over`) as `version` is reached, sent
+        by a dispatcher's caller."""
+        self.r.rpush(calls_key(self.queue), json.dumps({"notice": True, "bot": bot_id, "version": version,
+                                                        "message": message}))
 
     def forget_wait(self, match_id: str) -> None:
         """The match is over: no turn of it is pending any more (a late answer finds it over)."""

@@ -136,8 +136,9 @@ def bot_page(bot_id: str):
         abort(404, f"There is no bot {bot_id!r}.")
     matches, _ = recent_matches(bot_id, RECENT)
     names = names_of([b for m in matches for b in m["seats"]])
-    chart = rating_chart(store().rating_history(bot_id))
-    bot = {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id)}
+    latest = shown(bot)["version"]
+    chart = rating_chart([p for p in store().rating_history(bot_id) if p.get("version", 1) == latest])
+    bot = {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id), "versions": store().bot_versions(bot)}
     return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
 
 

@@ -164,7 +164,8 @@ def test_a_tournament_stream_sends_progress_match_changes_and_over(api):
             mids.append(mid)
             started = stream.until("match")[-1]
             assert started.data == {"id": mid, "status": "running",
-                                    "seats": [{"seat": 0, "bot": bots[0]}, {"seat": 1, "bot": bots[1]}]}
+                                    "seats": [{"seat": 0, "bot": bots[0], "version": 1},
+                                              {"seat": 1, "bot": bots[1], "version": 1}]}
             rng = random.Random(seed)
             while not state.is_over:
                 step(store, mid, state, rng)

@@ -38,7 +38,7 @@ def test_matches_are_listed_newest_first_a_page_at_a_time_and_filtered(api):
     assert [m["id"] for m in by_bot] == [m for m in newest_first if ducks[0] in store.get_match(m)["seats"]]
     assert walk(api, "/matches", "matches", 5, bot=ducks[0], game="double-carre") == []
     first = api.ok(api.get("/matches", params={"limit": 1}), 200)["matches"][0]
-    assert first["seats"] == [{"seat": 0, "bot": ducks[0]}, {"seat": 1, "bot": ducks[1]}]  # i = 6
+    assert first["seats"] == [{"seat": 0, "bot": ducks[0], "version": 1}, {"seat": 1, "bot": ducks[1], "version": 1}]  # i = 6
     assert (first["status"], first["public"], first["result"]) == ("queued", False, None)
 
 

@@ -100,7 +100,8 @@ def test_match_shows_no_actions_until_finished(api, owner):
     queued = api.ok(api.get(f"/matches/{mid}"), 200)
     assert queued["status"] == "queued" and queued["log"] is None and queued["result"] is None
     unplayed = {"latency_ms": {"p50": None, "max": None}, "bank_ms": 10000}
-    assert queued["seats"] == [{"seat": 0, "bot": a["id"], **unplayed}, {"seat": 1, "bot": b["id"], **unplayed}]
+    assert queued["seats"] == [{"seat": 0, "bot": a["id"], "version": 1, **unplayed},
+                               {"seat": 1, "bot": b["id"], "version": 1, **unplayed}]
     assert "seed" not in queued or queued["seed"] is None
     api.store.set_match_status(mid, "running")
     state = api.store.replay(mid)

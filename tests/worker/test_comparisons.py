@@ -136,3 +136,46 @@ def test_in_a_field_the_candidate_is_compared_at_the_baselines_seat(api, bots, w
     assert printed.startswith(f"H1: heuristic ({heuristic}) is better than random ({random_bot}) after "
                               f"{done.deals} deals"), printed
     assert done.verdict.startswith(f"H1: {heuristic} is better than {random_bot} after {done.deals} deals")
+
+
+def _version_seats(api, cid: str) -> set[tuple]:
+    """(bot, version) per seat of each of the comparison's first deal's matches."""
+    mids = [f"m_{cid.removeprefix('c_')}_d0_{j}" for j in range(2)]
+    return {tuple((s["bot"], s["version"]) for s in api.ok(api.get(f"/matches/{m}"), 200)["seats"]) for m in mids}
+
+
+def test_the_latest_version_against_the_one_before_is_one_call(api, bots, worker_pool, capsys):
+    client = Client(api.live.url, token=ADMIN_TOKEN)
+    evolving = bots("evolving", "example_bots.random:RandomBot")
+    assert client.new_version(evolving, entrypoint="example_bots.duck_soup:DuckSoupHeuristic") == 2
+    done = client.compare(evolving, evolving, options={"deal_only": True}, seed=3, max_deals=200, timeout=240)
+    assert done.status == "H1", done.verdict  # version 2 (the heuristic) beats version 1 (random)
+    printed = capsys.readouterr().out.strip().splitlines()[-1]
+    assert printed.startswith(f"H1: evolving ({evolving}) v2 is better than evolving ({evolving}) v1"), printed
+    assert _version_seats(api, done.id) == {((evolving, 2), (evolving, 1)), ((evolving, 1), (evolving, 2))}
+
+
+def test_each_webhook_version_is_called_at_its_own_url(api, worker_pool):
+    from example_bots.duck_soup import DuckSoupHeuristic
+    from example_bots.random import RandomBot
+    from sdk import serve
+
+    token = api.account("author")
+    client = Client(api.live.url, token=token)
+    hook = client.register_bot("hook", GAME, url="http://127.0.0.1:9/unused-until-a-server-starts")
+    old = serve(RandomBot(), port=0, secret=hook.secret, block=False)
+    new = serve(DuckSoupHeuristic(), port=0, secret=hook.secret, block=False)
+    try:
+        client.update_bot(hook, url=old.url)
+        assert client.new_version(hook, url=new.url) == 2
+        done = client.compare(hook, hook, options={"deal_only": True}, seed=3, max_deals=200, progress=False,
+                              timeout=240)
+    finally:
+        old.stop()
+        new.stop()
+    # the heuristic at the new URL beats random at the old one (both at one URL would be a draw: H0)
+    assert done.status == "H1", done.verdict
+    assert _version_seats(api, done.id) == {((hook.id, 2), (hook.id, 1)), ((hook.id, 1), (hook.id, 2))}
+    faults = [e for m in api.ok(api.get("/matches", params={"limit": 100}), 200)["matches"]
+              for e in api.ok(api.get(f"/matches/{m['id']}"), 200).get("log") or [] if "fault" in e]
+    assert faults == []

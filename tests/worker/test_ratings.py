@@ -30,9 +30,9 @@ def record(bot: str, rank: int, ranks: list[int]) -> dict:
             "score": 0.0, "draw": rank == 1 and ranks.count(1) > 1, "forfeit": False}
 
 
-def finish_rated(store, seats: list[str], ranks: list[int]) -> str:
+def finish_rated(store, seats: list[str], ranks: list[int], versions: list[int] | None = None) -> str:
     """A rated match, concluded as the runner concludes one: queued for the ladder."""
-    match = store.create_match(GAME, seats, seed=1, options={}, rated=True)
+    match = store.create_match(GAME, seats, seed=1, options={}, rated=True, versions=versions)
     result = {"scores": [float(-r) for r in ranks], "ranks": ranks}
     assert store.conclude_match(match["id"], "finished", result,
                                 records=[record(b, r, ranks) for b, r in zip(seats, ranks, strict=True)])
@@ -139,6 +139,25 @@ def test_a_match_with_the_same_bot_twice_is_dequeued_without_ratings(store):
     assert store.rating_history(a) == []
     assert store.bot_rating(GAME, a)["mu"] == DEFAULT_MU
     assert store.rankings(GAME) == []
+
+
+def test_each_version_is_rated_on_its_own_and_the_ladder_shows_the_latest(store):
+    a, b = make_bots(store, 2)
+    first = finish_rated(store, [a, b], [1, 2])  # a's version 1 beats b
+    assert store.new_version(a) == 2
+    second = finish_rated(store, [b, a], [1, 2])  # b beats a's version 2, which starts afresh
+    duel = finish_rated(store, [a, a], [1, 2], versions=[2, 1])  # version 2 beats version 1: two entrants
+    assert update_ratings(store, GAME) == 3
+    expected = sequential([([a, b], [1, 2]), ([b, f"{a}@2"], [1, 2]), ([f"{a}@2", a], [1, 2])])
+    assert_same_ratings(stored(store, [a, f"{a}@2", b]), expected)
+    assert [(p["version"], p["match"]) for p in store.rating_history(a)] == [
+        (1, first), (2, second), (2, duel), (1, duel)]
+    assert store.get_bot(a)["rating"]["mu"] == pytest.approx(expected[f"{a}@2"][0])
+    ladder = store.rankings(GAME)
+    assert sorted((r["bot"], r["version"]) for r in ladder) == sorted([(a, 2), (b, 1)])  # one row a bot
+    versions = store.bot_versions(store.get_bot(a))
+    assert [(v["version"], v["rating"]["mu"]) for v in versions] == [
+        (2, pytest.approx(expected[f"{a}@2"][0])), (1, pytest.approx(expected[a][0]))]
 
 
 def test_a_self_match_between_rated_ones_does_not_stop_the_queue(store):

@@ -47,4 +47,5 @@ class Remote(Driver):
 
     def match_over(self, match_id: str, result: dict) -> None:
         if self.bot.get("kind") == "webhook":  # sent by a dispatcher: no worker waits on it either
-            self.store.push_notice(self.bot["id"], {"type": "match_over", "match_id": match_id, "result": result})
+            self.store.push_notice(self.bot["id"], {"type": "match_over", "match_id": match_id, "result": result},
+                                   self.bot.get("version"))

@@ -1,0 +1,124 @@
+"""Bot versions: a bot's code changes, its history stays and each version is rated on its own.
+
+Keys:
+    bot:{id}            (server/store/bots.py) `version` (the latest, 1 when absent) and
+                        `version_created`; its `url`/`entrypoint` are the latest version's
+    bot:{id}:versions   hash version -> JSON {"version", "created", "url"?, "entrypoint"?}
+                        of each version superseded by a newer one: how to reach it still
+
+A match records the version of each seat (`versions`, pinned when the match, its
+tournament or its comparison is created), and the referee reaches a seat the way
+that version is reached (`seat_records`): a webhook version at its own URL, an
+in-process version through its own entrypoint. A polling bot's versions are
+labels (one process answers for the bot): its matches and ratings are kept
+apart, but two of its versions cannot play each other.
+
+Ratings are per *entrant* (server/store/ratings.py `entrant(bot, version)`): version 1
+under the bare bot id, as before versions existed, version n > 1 as `{bot}@{n}`.
+The ladder shows each bot's latest version.
+"""
+
+from __future__ import annotations
+
+import json
+
+from server.store.keys import now_iso
+from server.store.ratings import entrant, rating_dict
+
+#: KEYS[1] the bot's hash, KEYS[2] its versions; ARGV: now (JSON), the new url, the new
+#: entrypoint (JSON, "" when unchanged). The latest version is written down as it is
+#: reached now, then superseded; the new version's number is returned.
+NEW_VERSION_LUA = """
+local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '1')
+local created = redis.call('HGET', KEYS[1], 'version_created') or redis.call('HGET', KEYS[1], 'created')
+local url = redis.call('HGET', KEYS[1], 'url')
+local entrypoint = redis.call('HGET', KEYS[1], 'entrypoint')
+local old = '{"version":' .. current .. ',"created":' .. (created or 'null')
+if url then old = old .. ',"url":' .. url end
+if entrypoint then old = old .. ',"entrypoint":' .. entrypoint end
+redis.call('HSET', KEYS[2], current, old .. '}')
+redis.call('HSET', KEYS[1], 'version', current + 1, 'version_created', ARGV[1])
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'url', ARGV[2]) end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'entrypoint', ARGV[3]) end
+return current + 1
+"""
+
+
+def versions_key(bot_id: str) -> str:
+    return f"bot:{bot_id}:versions"
+
+
+def version_of(bot: dict) -> int:
+    """A bot record's latest version (1 for a bot from before versions)."""
+    return int(bot.get("version") or 1)
+
+
+def match_versions(match: dict) -> list[int]:
+    """The version each seat of a match played (1 for a match from before versions)."""
+    versions = match.get("versions")
+    n = len(match.get("seats") or [])
+    return [int(v) for v in versions] if isinstance(versions, list) and len(versions) == n else [1] * n
+
+
+class Versions:
+    r: object
+    script: object
+    bot_record: object
+    bot_records: object
+    bot_ratings: object
+
+    def new_version(self, bot_id: str, url: str | None = None, entrypoint: str | None = None) -> int:
+        """Start the bot's next version (reached at `url` or through `entrypoint` if given,
+        else as the latest is now); its number. Matches already created keep theirs."""
+        args = [json.dumps(now_iso()), json.dumps(url) if url is not None else "",
+                json.dumps(entrypoint) if entrypoint is not None else ""]
+        return int(self.script(NEW_VERSION_LUA)(keys=[f"bot:{bot_id}", versions_key(bot_id)], args=args))
+
+    def bot_versions(self, bot: dict) -> list[dict]:
+        """Every version of `bot` (its record), newest first: {"version", "created", "rating"}."""
+        latest = version_of(bot)
+        old = {int(k): json.loads(v) for k, v in self.r.hgetall(versions_key(bot["id"])).items()}
+        created = {n: (old.get(n) or {}).get("created") for n in range(1, latest)}
+        created[latest] = bot.get("version_created") or bot.get("created")
+        if latest == 1:
+            created[1] = bot.get("created")
+        keys = [entrant(bot["id"], n) for n in range(latest, 0, -1)]
+        ratings = self.bot_ratings(bot["game"], keys)
+        return [{"version": n, "created": created.get(n), "rating": rating_dict(*ratings[key])}
+                for n, key in zip(range(latest, 0, -1), keys, strict=True)]
+
+    def current_versions(self, bot_ids: list[str]) -> list[int]:
+        """The latest version of each bot, in order (1 for one that does not exist)."""
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(f"bot:{bot_id}", "version")
+        return [int(v) if v else 1 for v in pipe.execute()]
+
+    def version_record(self, bot_id: str, version: int | None) -> dict | None:
+        """The bot's record as its `version` is reached (its url or entrypoint then), with
+        `version`; None if there is no such bot. The latest version for None or an unknown one."""
+        bot = self.bot_record(bot_id)
+        return None if bot is None else self._as_version(bot, version)
+
+    def seat_records(self, match: dict) -> list[dict | None]:
+        """Each seat's bot record as the version the match pinned is reached, in seat order
+        (None for a bot that no longer exists), in two round trips."""
+        seats = list(match["seats"])
+        bots = self.bot_records(list(dict.fromkeys(seats)))
+        return [None if b not in bots else self._as_version(bots[b], v)
+                for b, v in zip(seats, match_versions(match), strict=True)]
+
+    def _as_version(self, bot: dict, version: int | None) -> dict:
+        latest = version_of(bot)
+        if version is None or int(version) == latest:
+            return {**bot, "version": latest}
+        raw = self.r.hget(versions_key(bot["id"]), int(version))
+        if raw is None:
+            return {**bot, "version": latest}
+        old = json.loads(raw)
+        out = {k: v for k, v in bot.items() if k not in ("url", "entrypoint")}
+        out.update({k: old[k] for k in ("url", "entrypoint") if k in old})
+        return {**out, "version": int(version)}
+
+
+__all__ = ["Versions", "match_versions", "version_of", "versions_key"]
