@@ -40,7 +40,7 @@ from server.errors import fail
 from server.store.bots import PROBATION, NameTaken, is_paused
 from server.store.keys import now_ms
 from server.store.slots import DEFAULT_MAX_CONCURRENT
-from server.store.versions import version_of
+from server.store.versions import match_versions, version_of
 from server.urls import public_url_problem, url_shape_problem
 
 blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
@@ -318,6 +318,7 @@ class BotMatchSchema(ma.Schema):
     game = ma.fields.String(required=True)
     status = ma.fields.String(required=True)
     seat = ma.fields.Integer(required=True, metadata={"description": "this bot's seat (its first, if it holds several)"})
+    version = ma.fields.Integer(required=True, metadata={"description": "the bot's version in that seat"})
     seats = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "bot ids in seat order"})
     tournament = ma.fields.String(allow_none=True)
     rated = ma.fields.Boolean()
@@ -371,6 +372,7 @@ def recent_matches(bot_id: str, limit: int, before: int | None = None) -> tuple[
         seat = match["seats"].index(bot_id)
         ranks = (result or {}).get("ranks") if isinstance(result, dict) else None
         out.append({"id": match["id"], "game": match["game"], "status": match["status"], "seat": seat,
+                    "version": match_versions(match)[seat],
                     "seats": list(match["seats"]), "tournament": match.get("tournament"),
                     "rated": match.get("rated", False), "created": match.get("created"),
                     "finished": match.get("finished"), "public": public,

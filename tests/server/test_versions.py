@@ -93,6 +93,8 @@ def test_matches_pin_the_version_that_plays_and_reach_it_as_it_was(api):
     assert urls == [["http://127.0.0.1:9/v1", None], [None, "http://127.0.0.1:9/v2b"]]
     listed = api.ok(api.get("/matches", params={"bot": hook["id"]}), 200)["matches"]
     assert sorted(s["version"] for m in listed for s in m["seats"] if s["bot"] == hook["id"]) == [1, 2]
+    rows = api.ok(api.get(f"/bots/{hook['id']}/matches"), 200)["matches"]  # newest first
+    assert [(r["id"], r["version"]) for r in rows] == [(late["id"], 2), (early["id"], 1)]
 
 
 def test_a_comparison_of_two_versions_is_one_call(api):
