@@ -106,9 +106,11 @@ class Matches:
         pins each seat's bot version (None, or a None in it: the bot's latest now).
         """
         match_id = match_id or new_id("m")
-        latest = self.current_versions(list(seats))
-        versions = [int(v) if v is not None else n for v, n in zip(versions or [None] * len(seats), latest,
-                                                                     strict=True)]
+        versions = list(versions or [None] * len(seats))
+        if None in versions:  # the bots' latest, read now (one round trip)
+            latest = self.current_versions(list(seats))
+            versions = [n if v is None else v for v, n in zip(versions, latest, strict=True)]
+        versions = [int(v) for v in versions]
         match = {
             "id": match_id, "game": game, "seats": list(seats), "versions": versions, "seed": seed,
             "options": options or {}, "status": "queued",
