@@ -1,8 +1,10 @@
 """`cardarena play`: local matches refereed as the platform does, standings as it shows them.
 
 Every deal (one seed) is played once per seat rotation (`sdk.referee.rotations`:
-duplicate play, so each bot holds each hand and card luck cancels). The deals
-are a function of `--seed` alone. Each match runs under the platform's rules
+duplicate play, so each bot holds each hand and card luck cancels), the rotations
+in a seeded order as the platform plays twins. The deals are a function of
+`--seed` alone. As on the platform, each row's `memory` says whether a bot scores
+better on deals it has already played (it remembers them: `sdk.referee.memory_differences`). Each match runs under the platform's rules
 (`sdk.local.play_local`): the same deadlines and time bank, fault kinds and
 forfeits, and the standings are the platform's rows (`sdk.referee`).
 
@@ -21,12 +23,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import games
-from games.rng import derive_seed
+from games.rng import Rng, derive_seed
 from games.seats import rotate
 from sdk import export
 from sdk.bot import Bot, load_bot_class
 from sdk.local import MAX_FAULTS, MOVE_TIMEOUT_MS, TIME_BANK_MS, LocalFault, play_local
-from sdk.referee import TALLY_FIELDS, rotations, seat_records, standings_from_tallies, tally_increments
+from sdk.referee import (
+    TALLY_FIELDS,
+    memory_differences,
+    rotations,
+    seat_records,
+    standings_from_tallies,
+    tally_increments,
+)
 from sdk.textout import print_table, progress
 
 HELP = "play local matches between bots, refereed as the platform does (no server needed)"
@@ -84,6 +93,11 @@ class Record:
             self.tally[name] += value
         self.scores.append(record["score"])
 
+    def add_memory(self, difference: float) -> None:
+        """One deal's memory difference (the platform tallies the same three sums)."""
+        for name, value in (("memory_n", 1.0), ("memory", difference), ("memory2", difference * difference)):
+            self.tally[name] = self.tally.get(name, 0.0) + value
+
     @property
     def matches(self) -> int:
         return int(self.tally["matches"])
@@ -136,15 +150,21 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
     records = [Record(label) for label in labels]
     n = len(bots)
     played = 0
+    by_label = dict(zip(labels, records, strict=True))
     for deal in range(deals):
         deal_seed = derive_seed(seed, "deal", deal)
-        for r in rotations(n, duplicate, deal):
+        # the rotations in a seeded order, as the platform orders a deal's twins: a bot meets
+        # the deal first in any seat, so its memory figure measures memory, not a seat's edge
+        order = Rng(seed, "twins", deal).shuffled(rotations(n, duplicate, deal))
+        played_rotations = []
+        for r in order:
             entrants = rotate(list(range(n)), r)  # seat i is entrant entrants[i]
             played += 1
             outcome = play_local(game, [bots[e] for e in entrants], deal_seed, options, max_faults,
                                  move_timeout_ms, time_bank_ms, match_id=f"local-{played}")
             seated = [labels[e] for e in entrants]
-            for seat, record in enumerate(seat_records(outcome.result, seated)):
+            played_rotations.append(seat_records(outcome.result, seated))
+            for seat, record in enumerate(played_rotations[-1]):
                 records[entrants[seat]].add(record)
             if on_match and outcome.export is not None:
                 on_match({**outcome.export, "seats": [{"seat": i, "bot": b} for i, b in enumerate(seated)]})
@@ -154,6 +174,8 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
                     on_fault(FaultSeen(played, deal, r, labels[entrants[f.seat]], f))
             if progress:
                 progress()
+        for label, difference in memory_differences(played_rotations).items():
+            by_label[label].add_memory(difference)
     return records
 
 
@@ -251,6 +273,12 @@ def run(args: argparse.Namespace) -> int:
                       f"{row['mean_score']:.2f} ± {ci}", str(row["faults"]), str(row["forfeits"])))
     print_table(f"{args.game} — {args.games} deals × {per_deal} rotations, seed {args.seed}, "
                 f"{args.move_timeout_ms} ms a move + {args.time_bank_ms} ms bank", columns, table)
+    for row in rows:
+        m = row["memory"]
+        if m["flag"]:
+            print(f"memory: {row['bot']} scores {m['diff']:+.2f} match points a deal better on deals it has "
+                  f"already played (99% interval above 0; 95% [{m['ci95'][0]:+.2f}, {m['ci95'][1]:+.2f}]): "
+                  "it remembers deals, and the platform flags it in every standings row")
     kinds = sum((rec.faults_by_kind for rec in records), Counter())
     if kinds and not args.verbose:
         print(f"{kinds.total()} faults ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}): "

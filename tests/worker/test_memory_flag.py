@@ -8,10 +8,14 @@ flagged; the example bots, over the same deals, are not.
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from sdk.referee import memory_differences, standings_from_tallies
 from tests.live import ADMIN_TOKEN
+from tests.sdk.test_sdk_play import cardarena_command
 from tests.worker.test_worker_e2e import OUTPUT, tournament, wait_finished
 
 GAME = "duck-soup"
@@ -99,3 +103,23 @@ def test_a_bot_that_remembers_deals_is_flagged_and_the_example_bots_are_not(api,
     honest = _memory_by_bot(api, [heuristic, other], seed=21)
     assert not any(m["flag"] for m in honest.values()), honest
     assert all(m["diff"] is not None for m in honest.values())
+
+
+def test_local_play_flags_the_cheater_too_and_not_the_honest_heuristic(tmp_path, monkeypatch):
+    """`cardarena play` tallies the platform's memory figure (its rotations in the same seeded order)."""
+    from sdk.play import run_matches, standings_rows
+
+    monkeypatch.setenv("CARDARENA_TEST_CHEATER_FILE", str(tmp_path / "deals-seen.txt"))
+    specs = ["tests.worker.e2e_bots:Cheater", "example_bots.duck_soup:DuckSoupHeuristic"]
+    rows = {r["bot"]: r["memory"] for r in standings_rows(
+        run_matches(GAME, specs, deals=60, seed=21, options={"deal_only": True}))}
+    assert rows[specs[0]]["flag"] and rows[specs[0]]["diff"] > 0.2, rows
+    assert not rows[specs[1]]["flag"], rows
+    honest = standings_rows(run_matches(GAME, [specs[1], specs[1]], deals=60, seed=21, options={"deal_only": True}))
+    assert not any(r["memory"]["flag"] for r in honest) and all(r["memory"]["diff"] is not None for r in honest)
+    (tmp_path / "deals-seen.txt").unlink()
+    printed = subprocess.run([*cardarena_command(), "play", GAME, *specs, "--games", "60", "--seed", "21",
+                              "--option", "deal_only=true"], capture_output=True, text=True, timeout=300,
+                             cwd=Path(__file__).resolve().parents[2])  # the checkout: tests.worker imports
+    assert printed.returncode == 0, printed.stderr
+    assert f"memory: {specs[0]} scores +0.30 match points a deal better" in printed.stdout, printed.stdout
