@@ -110,6 +110,8 @@ class TournamentSchema(ma.Schema):
     format = ma.fields.String()
     candidate = ma.fields.String(metadata={"description": "a gauntlet's candidate"})
     bots = ma.fields.List(ma.fields.String())
+    versions = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(), metadata={
+        "description": "each bot's version, as it was when the tournament was created: every match plays it"})
     seats = ma.fields.Integer()
     deals = ma.fields.Integer()
     duplicate = ma.fields.Boolean()

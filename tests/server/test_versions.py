@@ -141,3 +141,4 @@ def test_a_tournament_plays_the_versions_its_bots_had_when_it_was_created(api, m
     assert run_tournament(tid) == "expanded"
     matches = api.ok(api.get(f"/tournaments/{tid}/matches"), 200)["matches"]
     assert len(matches) == 2 and {(s["bot"], s["version"]) for m in matches for s in m["seats"]} == {(a, 2), (b, 1)}
+    assert api.ok(api.get(f"/tournaments/{tid}"), 200)["versions"] == {a: 2, b: 1}
