@@ -4,8 +4,11 @@
     connect(MyBot(), "http://127.0.0.1:5000", secret=SECRET)   # blocks; Ctrl-C stops it
 
 The loop long-polls `GET /bots/me/turns?wait=S` (one poll at a time),
-calls `act` for each decision and posts the answer to
-`POST /matches/{id}/turns/{turn}`. A decision stays pending on the server
+calls `act` for each decision (up to `concurrency` at once, in threads) and
+posts the answer to `POST /matches/{id}/turns/{turn}`. While some are being
+answered the poll names them (`held=`), so the server leaves them out and the
+long-poll waits for a new one: a decision of another match reaches the bot as
+soon as it is published, with no busy polling. A decision stays pending on the server
 until answered or its deadline passes, so nothing is lost when the server is
 briefly away: the loop retries with exponential backoff (connection errors,
 timeouts, 5xx), and re-posts the action it already chose when the same
@@ -46,7 +49,7 @@ log = logging.getLogger("sdk.connect")
 MAX_WAIT = 30.0
 #: the most decisions (of different matches) answered at once
 MAX_CONCURRENCY = 64
-#: while the bot thinks, how often it looks for decisions of its other matches (seconds)
+#: while every answerer is busy, the longest wait for one to finish before looking again (seconds)
 BUSY_POLL_S = 0.25
 #: backoff when the server is away: first delay, cap
 BACKOFF_START = 0.5
@@ -141,10 +144,11 @@ class Poller:
                     with self._answered:
                         self._answered.wait(BUSY_POLL_S)
                     continue
+                held = self._held()
                 try:
-                    # while the bot thinks, a decision it holds stays pending (a long-poll would
-                    # return at once): look for new ones without waiting, a few times a second
-                    decisions = self._poll(wait=0 if self._busy() else None)
+                    # while the bot thinks, the decisions it holds stay pending: the long-poll
+                    # names them (`held`), so it waits for another one instead of returning them
+                    decisions = self._poll(held=held)
                     self._back()
                 except _Away as away:
                     self._sleep(self._retry_delay(away))
@@ -154,12 +158,9 @@ class Poller:
                     if self.stop_event.is_set():
                         break
                     started += self._start(pool, decision)
-                self._check_over({d["match_id"] for d in decisions})
+                self._check_over({d["match_id"] for d in decisions} | {m for m, _ in held})
                 if not decisions and self.until_idle and not self._busy():
                     break
-                if self._busy() and not started:
-                    with self._answered:  # until an answer is sent, or a moment passes
-                        self._answered.wait(BUSY_POLL_S)
         finally:
             pool.shutdown(wait=True)
             self.session.close()
@@ -206,9 +207,12 @@ class Poller:
         except _Away as away:
             log.warning("server away (%s); the loop will retry", away)
 
-    def _poll(self, wait: float | None = None) -> list[dict]:
+    def _poll(self, wait: float | None = None, held: set[tuple[str, int]] = frozenset()) -> list[dict]:
         wait = self.wait if wait is None else wait
-        response = self._call("GET", "/bots/me/turns", timeout=wait + 15, params={"wait": wait})
+        params: dict = {"wait": wait}
+        if held:
+            params["held"] = ",".join(f"{m}:{t}" for m, t in sorted(held))
+        response = self._call("GET", "/bots/me/turns", timeout=wait + 15, params=params)
         if response.status_code != 200:
             raise CardarenaError.from_response(response)
         self.stats.polls += 1
@@ -239,6 +243,11 @@ class Poller:
             if len(self._thinking) >= self.concurrency:
                 return False
             return self.max_turns is None or self.stats.answered + len(self._thinking) < self.max_turns
+
+    def _held(self) -> set[tuple[str, int]]:
+        """The decisions being answered now: (match id, turn)."""
+        with self._lock:
+            return set(self._thinking)
 
     def _busy(self) -> bool:
         with self._lock:

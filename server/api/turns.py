@@ -19,6 +19,8 @@ rather than queued behind the others.
 
 from __future__ import annotations
 
+import re
+
 import marshmallow as ma
 from flask import current_app, g
 from flask_smorest import Blueprint
@@ -65,9 +67,29 @@ class TurnsSchema(ma.Schema):
     turns = ma.fields.List(ma.fields.Nested(DecisionSchema), required=True)
 
 
+#: the most decisions a poll may say it holds (a bot plays at most 64 matches at once)
+MAX_HELD = 64
+HELD_ITEM = re.compile(r"[A-Za-z0-9_-]{1,64}:[0-9]{1,9}")
+
+
+def held_decisions(text: str) -> set[tuple[str, int]]:
+    """`MATCH_ID:TURN,…` as a set of (match id, turn); a ValidationError if malformed."""
+    items = [item for item in text.split(",") if item] if text else []
+    if len(items) > MAX_HELD:
+        raise ma.ValidationError(f"at most {MAX_HELD} decisions")
+    bad = next((item for item in items if not HELD_ITEM.fullmatch(item)), None)
+    if bad is not None:
+        raise ma.ValidationError(f"{bad[:80]!r} is not MATCH_ID:TURN")
+    return {(m, int(t)) for m, _, t in (item.rpartition(":") for item in items)}
+
+
 class WaitSchema(ma.Schema):
     wait = ma.fields.Float(load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_S),
                            metadata={"description": "seconds to wait for a turn (≤ 30)"})
+    held = ma.fields.String(load_default="", validate=[validate.Length(max=MAX_HELD * 80), held_decisions],
+                            metadata={"description": "MATCH_ID:TURN,…: decisions the bot holds already (it is "
+                                                     "thinking): they are left out, and a long-poll waits for "
+                                                     "another"})
 
 
 class AnswerSchema(ma.Schema):
@@ -96,7 +118,8 @@ def my_turns(query):
     (429 when the bot already holds its share of waiting polls, 503 when the server does)."""
     bot = require_bot()
     s, wait = store(), query["wait"]
-    pending = s.pending_decisions(bot["id"])
+    held = held_decisions(query["held"])
+    pending = unheld(s.pending_decisions(bot["id"]), held)
     if pending or wait <= 0:
         g.turn_traffic_useful = bool(pending)
         return {"turns": pending}
@@ -111,13 +134,18 @@ def my_turns(query):
             fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
                  {"Retry-After": "1"})
         try:
-            turns = s.wait_decisions(bot["id"], wait)
+            turns = s.wait_decisions(bot["id"], wait, skip=held)
         finally:
             slots.release()
     finally:
         s.release_poll_slot(bot["id"], token)
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
     return {"turns": turns}
+
+
+def unheld(decisions: list[dict], held: set[tuple[str, int]]) -> list[dict]:
+    """The decisions the bot does not hold already."""
+    return [d for d in decisions if (d["match_id"], d["turn"]) not in held] if held else decisions
 
 
 @blp.post("/matches/<string:match_id>/turns/<int:turn>")

@@ -94,14 +94,15 @@ class Decisions:
             return None
         return record
 
-    def wait_decisions(self, bot_id: str, timeout_s: float) -> list[dict]:
-        """Pending decisions, blocking up to `timeout_s` until there is one."""
+    def wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]] = frozenset()) -> list[dict]:
+        """Pending decisions, blocking up to `timeout_s` until there is one not in `skip`
+        ((match id, turn) of those the bot holds already); those are left out."""
         pubsub = self.r.pubsub(ignore_subscribe_messages=True)
         try:
             pubsub.subscribe(wake_channel(bot_id))
             end = time.monotonic() + max(0.0, timeout_s)
             while True:
-                pending = self.pending_decisions(bot_id)
+                pending = [d for d in self.pending_decisions(bot_id) if (d["match_id"], d["turn"]) not in skip]
                 remaining = end - time.monotonic()
                 if pending or remaining <= 0:
                     return pending

@@ -287,3 +287,44 @@ def test_connect_answers_the_decisions_of_several_matches_at_once(api, worker_po
     assert poller.stats.refused == 0 and poller.stats.bot_errors == 0
     faults = [api.ok(api.get(f"/matches/{m}"), 200)["result"]["faults"] for m in ids]
     assert faults == [[0, 0]] * 3
+
+
+class SlowOnFirst(Bot):
+    """Thinks until told to stop on the first match it sees; answers others at once."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.slow: str | None = None
+        self.answered: list[str] = []
+
+    def decide(self, decision):
+        if self.slow in (None, decision["match_id"]):
+            self.slow = decision["match_id"]
+            self.release.wait(30)
+        self.answered.append(decision["match_id"])
+        return decision["legal_actions"][0]
+
+
+def test_while_the_bot_thinks_the_poll_waits_for_new_decisions_instead_of_spinning(api):
+    token = api.account()
+    mine = api.bot(token, "mine", game=GAME, kind="polling")
+    rival = api.bot(token, "rival", game=GAME, kind="polling")
+    matches = [api.match(token, GAME, [rival["id"], mine["id"]], seed=11, move_timeout_ms=10000)["id"]
+               for _ in range(2)]
+    bot = SlowOnFirst()
+    first, who = publish_next(api.store, matches[0])
+    assert who == mine["id"]  # seat 1 acts first in this seeded deal
+    poller = connect(bot, api.live.url, secret=mine["secret"], wait=5, block=False, concurrency=2)
+    try:
+        _wait_for(lambda: bot.slow == matches[0])
+        time.sleep(1.0)  # the bot thinks: a spinning loop would poll a few times a second here
+        polls_while_thinking = poller.stats.polls
+        publish_next(api.store, matches[1])
+        _wait_for(lambda: bot.answered == [matches[1]])  # the other match's decision, answered meanwhile
+        assert polls_while_thinking <= 3, polls_while_thinking  # its first poll, and one long-poll waiting
+        bot.release.set()
+        _wait_for(lambda: bot.answered == [matches[1], matches[0]])
+    finally:
+        bot.release.set()
+        poller.stop(timeout=10)
+    assert poller.stats.answered == 2 and poller.stats.refused == 0

@@ -45,6 +45,35 @@ def test_long_poll_returns_when_a_turn_is_published(api, running):
     assert time.monotonic() - start < 1
 
 
+def test_a_poll_leaves_out_the_decisions_the_bot_holds_and_waits_for_another(api, owner, running):
+    mid, a, b = running
+    token = owner[0]
+    first, who = publish_next(api.store, mid)
+    assert who == a["id"]  # a's seat acts first in this seeded toy match (so in each below)
+    other = api.match(token, "toy-high", [a["id"], b["id"]], seed=3)["id"]
+    api.store.set_match_status(other, "running")
+    second, _ = publish_next(api.store, other)
+    held = f"{mid}:{first['turn']}"
+    body = api.ok(api.get("/bots/me/turns", token=a["secret"], params={"held": held}), 200)
+    assert body == {"turns": [second]}  # the one it holds is left out
+    both = f"{held},{other}:{second['turn']}"
+    third = api.match(token, "toy-high", [a["id"], b["id"]], seed=3)["id"]
+    api.store.set_match_status(third, "running")
+    published = {}
+
+    def worker_side():
+        published["decision"], _ = publish_next(api.store, third)
+
+    threading.Timer(0.5, worker_side).start()
+    start = time.monotonic()
+    body = api.ok(api.get("/bots/me/turns", token=a["secret"], params={"wait": 10, "held": both}), 200)
+    assert body == {"turns": [published["decision"]]}  # it waited for a new one, and only that came
+    assert 0.4 < time.monotonic() - start < 3
+    for bad in ("nocolon", f"{mid}:x", ",".join(f"m_{i}:1" for i in range(65)), "a" * 70 + ":1"):
+        r = api.get("/bots/me/turns", token=a["secret"], params={"held": bad})
+        assert r.status_code == 422 and error_code(r) == "invalid", bad
+
+
 def test_long_poll_is_empty_after_wait_seconds(api, running):
     _, _, b = running
     start = time.monotonic()
