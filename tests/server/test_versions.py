@@ -116,6 +116,8 @@ def test_a_comparison_of_two_versions_is_one_call(api):
     queued = api.ok(api.post("/comparisons", same, token=token), 202)
     shown = api.ok(api.get(f"/comparisons/{queued['id']}"), 200)
     assert (shown["candidate_version"], shown["baseline_version"]) == (2, 1)
+    page = requests.get(f"{api.live.url}/comparisons/{queued['id']}", timeout=10).text
+    assert '<span class="version">v2</span> better than' in page and '<span class="version">v1</span>?' in page
     older = api.ok(api.post("/comparisons", {**same, "candidate_version": 1, "baseline_version": 2}, token=token),
                    202)
     assert api.ok(api.get(f"/comparisons/{older['id']}"), 200)["candidate_version"] == 1
