@@ -5,7 +5,8 @@
 Starts what a deployment runs (a private Redis, `cardarena serve`, `cardarena worker -n 2`:
 bench/connect.py) and, for every game, compares its heuristic example bot (candidate)
 with the random one (baseline), head to head, at the API's defaults (delta0 0, delta1
-0.05, alpha = beta = 0.05): the verdict and the deals it took. Then `--copies` seeded
+0.05, alpha = beta = 0.05): the verdict and the deals it took; the same for a bot's version 2
+(the heuristic) against its version 1 (random), asked in one call. Then `--copies` seeded
 comparisons of the random bot against another registration of itself in duck-soup: at
 alpha 0.05 about one in twenty may wrongly reach H1 — the count is printed.
 """
@@ -48,6 +49,13 @@ def main() -> int:
             c = author.compare(heuristic, random_bot, name, seed=1, max_deals=args.max_deals, progress=False,
                                timeout=1800)
             print(f"{name}: heuristic vs random: {c.verdict} [{time.monotonic() - began:.0f} s]", flush=True)
+        # versions (the same bot twice: its latest version against the one before), in one call
+        evolving = admin.register_bot("evolving", "duck-soup", kind="python", entrypoint=games.get("duck-soup").bots["random"])
+        admin.new_version(evolving, entrypoint=games.get("duck-soup").bots["heuristic"])
+        began = time.monotonic()
+        c = author.compare(evolving, evolving, seed=1, max_deals=args.max_deals, progress=False, timeout=1800)
+        print(f"duck-soup: version 2 (heuristic) vs version 1 (random) of one bot: {c.verdict} "
+              f"[{time.monotonic() - began:.0f} s]", flush=True)
         first = admin.register_bot("copy-a", "duck-soup", kind="python", entrypoint="example_bots.random:RandomBot")
         second = admin.register_bot("copy-b", "duck-soup", kind="python", entrypoint="example_bots.random:RandomBot")
         verdicts = []
