@@ -27,6 +27,13 @@ round is printed, to show how steady the machine was.
 Figures per row: decisions/s, games/s, decisions per game and the ratio of
 decisions/s to oh_hell's. Target: >= 1.0x oh_hell's decisions/s.
 
+What the target leaves a game: at 1.0x, a whole random game may take (its
+decisions per game) / (oh_hell's decisions/s). Dealing alone — `new()`: the
+seeded streams and shuffles every deal is drawn from, the same on every machine
+and Python version (api.md, games/rng.py) — is timed too, and printed as a share
+of that budget: a game whose deal alone takes more than its whole budget cannot
+reach the target without changing every deal.
+
 It also measures `game.sample(view, seed)` (api.md §5), the call a search bot
 makes thousands of times a decision: calls per second for one mid-deal
 position of each game (a seeded game played `SAMPLE_DEPTH` decisions in,
@@ -98,6 +105,24 @@ def playout_engine(name: str, seats: int, seconds: float, seed: int, options: di
         if now >= end:
             break
     return _row(name, seats, decisions, played, now - start)
+
+
+def measure_dealing(name: str, seats: int, seconds: float, seed: int) -> dict:
+    """`game.new(seats, seed)` alone, for about `seconds`: microseconds a deal."""
+    new = games.get(name).new
+    rng = random.Random(f"deal:{seed}:{name}:{seats}")
+    getrandbits = rng.getrandbits
+    deals = 0
+    clock = time.perf_counter
+    start = clock()
+    end = start + seconds
+    while True:
+        new(seats, getrandbits(62), {})
+        deals += 1
+        now = clock()
+        if now >= end:
+            break
+    return {"game": name, "seats": seats, "deals": deals, "deal_us": (now - start) / deals * 1e6}
 
 
 def mid_deal_view(name: str, seats: int, seed: int) -> dict:
@@ -260,11 +285,13 @@ def run(seconds: float, seed: int, targets: Sequence[tuple[str, int]] | None = N
         playout_engine(name, seats, 0.0, seed, part=-1)
     parts: dict[tuple[str, int], list[dict]] = {target: [] for target in targets}
     base_parts = []
+    deal_parts: dict[tuple[str, int], list[dict]] = {target: [] for target in targets}
     for part in range(rounds):
         if available:
             base_parts.append(playout_oh_hell(slice_, seed, part=part))
         for name, seats in targets:
             parts[(name, seats)].append(playout_engine(name, seats, slice_, seed, part=part))
+            deal_parts[(name, seats)].append(measure_dealing(name, seats, slice_ / 4, seed + part))
     rows = [merge(parts[target]) for target in targets]
     base = merge(base_parts) if available else None
     report["samples"] = [measure_sample(name, seats, slice_, seed) for name, seats in targets
@@ -272,9 +299,14 @@ def run(seconds: float, seed: int, targets: Sequence[tuple[str, int]] | None = N
     report["sample_target"] = SAMPLE_TARGET
     report["baseline"] = base
     for row in rows:
+        dealt = deal_parts[(row["game"], row["seats"])]  # in the same rounds as the playouts
+        row["deal_us"] = sum(d["deal_us"] * d["deals"] for d in dealt) / sum(d["deals"] for d in dealt)
         if base:
             row["ratio"] = row["decisions_per_s"] / base["decisions_per_s"]
             row["target_met"] = row["ratio"] >= TARGET
+            # the time 1.0x allows one whole game, and what dealing alone takes of it
+            row["budget_us"] = row["decisions_per_game"] / base["decisions_per_s"] * 1e6
+            row["deal_share"] = row["deal_us"] / row["budget_us"]
         else:
             row["ratio"] = None
             row["target_met"] = None
@@ -319,6 +351,13 @@ def format_report(report: dict) -> str:
         below = [r["game"] for r in report["rows"] if not r["target_met"]]
         lines.append("target met by every engine" if not below
                      else f"below target: {', '.join(below)}")
+    if base:
+        lines.append("dealing alone (new(): the seeded streams and shuffles of a deal) against the time "
+                     f"{report['target']:.1f}x of oh_hell allows a whole game")
+        for row in report["rows"]:
+            verdict = "out of reach without changing every deal" if row["deal_share"] >= 1 else "within it"
+            lines.append(f"{row['game']:<26} {row['seats']:>5} {row['deal_us']:>9.1f} us a deal, "
+                         f"{row['budget_us']:>8.1f} us a game allowed: {100 * row['deal_share']:5.0f}%  {verdict}")
     if report.get("samples"):
         lines.append(f"sample(view, seed) at a mid-deal position (the view of the seat to act), "
                      f"target >= {report['sample_target']:,}/s")

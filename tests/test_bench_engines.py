@@ -72,6 +72,12 @@ def test_json_report(monkeypatch, capsys):
     (row,) = report["rows"]
     assert (row["game"], row["seats"], row["ratio"]) == ("double", 4, None)
     assert len(row["parts"]) == 2 and row["decisions"] > 0
+    assert row["deal_us"] > 0 and "deal_share" not in row  # a share of a budget needs the baseline
+
+
+def test_dealing_alone_is_timed_per_deal():
+    dealt = bench.measure_dealing("soupe-gertrude", 3, 0.0, seed=2)
+    assert dealt["deals"] == 1 and dealt["deal_us"] > 0
 
 
 def test_oh_hell_baseline_when_installed(capsys):
