@@ -210,8 +210,10 @@ def test_bot_page_shows_recent_matches_and_its_rating_chart(api, worker_pool, pa
     shown = page.eval_on_selector_all(
         "table.matches tbody tr",
         "trs => trs.map(tr => [tr.querySelector('a').getAttribute('href'), tr.cells[1].innerText.trim(),"
-        " tr.cells[3].innerText.trim(), tr.querySelector('small a').getAttribute('href')])")
-    assert shown == [[f"/matches/{m['id']}", "finished", str(m["rank"]), f"/tournaments/{tid}"] for m in recent]
+        " tr.cells[2].innerText.trim(), tr.cells[4].innerText.trim(),"
+        " tr.querySelector('small a').getAttribute('href')])")
+    assert shown == [[f"/matches/{m['id']}", "finished", "1", str(m["rank"]), f"/tournaments/{tid}"]
+                     for m in recent]  # its version 1 played every match
     assert all(m["rank"] in (1, 2) for m in recent)  # the tournament is over: results are public
 
     chart = page.locator("svg.chart")
