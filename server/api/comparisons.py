@@ -168,6 +168,13 @@ def _versions(s, body: dict) -> dict:
     for who, bot, v, latest in (("candidate", cand, cand_v, latest_cand), ("baseline", base, base_v, latest_base)):
         if not 1 <= v <= latest:
             fail(422, "unknown_version", f"bot {bot['id']!r} has versions 1 to {latest}, not {v} ({who})")
+    if cand["id"] == base["id"]:
+        reached = [s.version_record(cand["id"], v) for v in (cand_v, base_v)]
+        where = [(r.get("url"), r.get("entrypoint")) for r in reached]
+        if where[0] == where[1]:
+            fail(422, "invalid", f"versions {cand_v} and {base_v} of bot {cand['id']!r} are reached the same way "
+                 f"({where[0][0] or where[0][1]}): the same code would play both seats. Give the new version "
+                 "its own url (POST /bots/{id}/versions {\"url\": ...}) while the old one is still served")
     return {"candidate_version": cand_v, "baseline_version": base_v}
 
 

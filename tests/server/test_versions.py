@@ -106,19 +106,23 @@ def test_a_comparison_of_two_versions_is_one_call(api):
     r = api.post("/comparisons", same, token=token)
     assert r.status_code == 422 and "one version" in r.json()["error"]["message"]
     api.ok(api.post(f"/bots/{python['id']}/versions", {}, token=ADMIN_TOKEN), 201)
+    r = api.post("/comparisons", same, token=token)  # version 2 runs the same code as version 1
+    assert r.status_code == 422 and "the same code would play both seats" in r.json()["error"]["message"]
+    api.ok(api.post(f"/bots/{python['id']}/versions", {"entrypoint": "tests.worker.bots:First"},
+                    token=ADMIN_TOKEN), 201)  # version 3
     api.ok(api.post(f"/bots/{polling['id']}/versions", {}, token=token), 201)
     r = api.post("/comparisons", {**same, "candidate": polling["id"], "baseline": polling["id"]}, token=token)
     assert r.status_code == 422 and "polling" in r.json()["error"]["message"]
-    for extra, code in [({"baseline_version": 3}, "unknown_version"), ({"candidate_version": 1}, "invalid"),
+    for extra, code in [({"baseline_version": 4}, "unknown_version"), ({"candidate_version": 1}, "invalid"),
                         ({"candidate_version": 2, "baseline_version": 2}, "invalid")]:
         r = api.post("/comparisons", {**same, **extra}, token=token)
         assert r.status_code == 422 and error_code(r) == code, (extra, r.text)
     queued = api.ok(api.post("/comparisons", same, token=token), 202)
     shown = api.ok(api.get(f"/comparisons/{queued['id']}"), 200)
-    assert (shown["candidate_version"], shown["baseline_version"]) == (2, 1)
+    assert (shown["candidate_version"], shown["baseline_version"]) == (3, 2)
     page = requests.get(f"{api.live.url}/comparisons/{queued['id']}", timeout=10).text
-    assert '<span class="version">v2</span> better than' in page and '<span class="version">v1</span>?' in page
-    older = api.ok(api.post("/comparisons", {**same, "candidate_version": 1, "baseline_version": 2}, token=token),
+    assert '<span class="version">v3</span> better than' in page and '<span class="version">v2</span>?' in page
+    older = api.ok(api.post("/comparisons", {**same, "candidate_version": 1, "baseline_version": 3}, token=token),
                    202)
     assert api.ok(api.get(f"/comparisons/{older['id']}"), 200)["candidate_version"] == 1
 
