@@ -223,7 +223,7 @@ class Comparison:
     def verdict(self) -> str:
         """One line: what the test decided, after how many deals, with the mean's interval."""
         c = self.raw
-        cand, base = (c.get(f"{who}_name") or c.get(who) for who in ("candidate", "baseline"))
+        cand, base = (c.get(f"{who}_name") or _with_version(c, who, c.get(who)) for who in ("candidate", "baseline"))
         what = {"H1": f"{cand} is better than {base}", "H0": f"{cand} is not better than {base}",
                 "inconclusive": "no decision within max_deals", "aborted": "aborted"}.get(self.status, self.status)
         interval = "" if self.ci95 is None else f", 95% [{self.ci95[0]:+.3f}, {self.ci95[1]:+.3f}]"
@@ -526,17 +526,14 @@ class Client:
         """`c` whose verdict names its bots (a BotInfo's name, else the API's; an id if neither),
         with their versions when they are not both a first one."""
         raw = dict(c.raw)
-        versions = [raw.get(f"{who}_version") for who in ("candidate", "baseline")]
-        show_versions = any(v not in (None, 1) for v in versions)
-        for who, bot, version in zip(("candidate", "baseline"), bots, versions, strict=True):
+        for who, bot in zip(("candidate", "baseline"), bots, strict=True):
             name = bot.name if isinstance(bot, BotInfo) else None
             if name is None:
                 try:
                     name = self.bot(bot_id(bot)).name
                 except CardarenaError:
                     name = None
-            shown = f"{name} ({bot_id(bot)})" if name else bot_id(bot)
-            raw[f"{who}_name"] = f"{shown} v{version}" if show_versions and version else shown
+            raw[f"{who}_name"] = _with_version(raw, who, f"{name} ({bot_id(bot)})" if name else bot_id(bot))
         return replace(c, raw=raw)
 
     def comparison(self, id: Comparison | str) -> Comparison:
@@ -585,6 +582,13 @@ class Client:
             if deadline is not None and time.monotonic() > deadline:
                 raise CardarenaError(None, "timeout", f"{thing.id} is still {thing.status} after {timeout}s")
             time.sleep(poll)
+
+
+def _with_version(comparison: dict, who: str, label: str) -> str:
+    """`label` of the comparison's candidate or baseline, with its version unless both are a first one."""
+    versions = [comparison.get(f"{w}_version") for w in ("candidate", "baseline")]
+    version = comparison.get(f"{who}_version")
+    return f"{label} v{version}" if version and any(v not in (None, 1) for v in versions) else label
 
 
 def _id(thing: Any) -> str:

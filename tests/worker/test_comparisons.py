@@ -152,6 +152,7 @@ def test_the_latest_version_against_the_one_before_is_one_call(api, bots, worker
     assert done.status == "H1", done.verdict  # version 2 (the heuristic) beats version 1 (random)
     printed = capsys.readouterr().out.strip().splitlines()[-1]
     assert printed.startswith(f"H1: evolving ({evolving}) v2 is better than evolving ({evolving}) v1"), printed
+    assert done.verdict.startswith(f"H1: {evolving} v2 is better than {evolving} v1"), done.verdict  # unnamed
     assert _version_seats(api, done.id) == {((evolving, 2), (evolving, 1)), ((evolving, 1), (evolving, 2))}
 
 
