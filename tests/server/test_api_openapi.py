@@ -50,7 +50,8 @@ def test_openapi_document_describes_every_endpoint(api):
         ("GET", "/api/v1/tournaments/{tid}"), ("GET", "/api/v1/tournaments/{tid}/matches"),
         ("GET", "/api/v1/matches"), ("GET", "/api/v1/tournaments"), ("GET", "/api/v1/matches/{match_id}/events"),
         ("GET", "/api/v1/tournaments/{tid}/events"), ("GET", "/api/v1/matches/{match_id}/export"),
-        ("GET", "/api/v1/tournaments/{tid}/export"),
+        ("GET", "/api/v1/tournaments/{tid}/export"), ("POST", "/api/v1/bots/{bot_id}/versions"),
+        ("POST", "/api/v1/comparisons"), ("GET", "/api/v1/comparisons/{cid}"),
     }
     schemas = document["components"]["schemas"]
     assert {"MatchStepEvent", "MatchOverEvent", "TournamentProgressEvent", "TournamentMatchEvent", "Table",
