@@ -56,10 +56,15 @@ class ExportError(ValueError):
 # -- writing -----------------------------------------------------------------
 
 def document(id: str, game: str, seats: list[str], seed: int, options: dict, log: list[dict],
-             result: dict | None, move_timeout_ms: int, time_bank_ms: int, max_faults: int) -> dict:
-    """A match as its export document; `seats[i]` names the bot in seat i."""
+             result: dict | None, move_timeout_ms: int, time_bank_ms: int, max_faults: int,
+             versions: list[int] | None = None) -> dict:
+    """A match as its export document; `seats[i]` names the bot in seat i (and, on the
+    platform, `versions[i]` the version of it that played)."""
+    shown = [{"seat": i, "bot": bot} for i, bot in enumerate(seats)]
+    if versions is not None:
+        shown = [{**seat, "version": v} for seat, v in zip(shown, versions, strict=True)]
     return {"format": FORMAT, "version": VERSION, "id": id, "game": game, "options": options,
-            "seed": seed, "seats": [{"seat": i, "bot": bot} for i, bot in enumerate(seats)],
+            "seed": seed, "seats": shown,
             "log": log, "result": result,
             "decks": result.get("decks") if isinstance(result, dict) else None,
             "move_timeout_ms": move_timeout_ms, "time_bank_ms": time_bank_ms, "max_faults": max_faults}

@@ -37,6 +37,7 @@ from server.api.table_schema import TableSchema
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 from server.store.matches import OVER
+from server.store.versions import match_versions
 from server.tables import table_of
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
@@ -258,7 +259,7 @@ def match_document(match: dict, log: list[dict]) -> dict:
     """The export of one match (the format is sdk/export.py's, which the SDK's replay reads)."""
     return export.document(match["id"], match["game"], match["seats"], match["seed"], match["options"], log,
                            match.get("result"), match.get("move_timeout_ms"), match.get("time_bank_ms"),
-                           match.get("max_faults"))
+                           match.get("max_faults"), match_versions(match))
 
 
 @blp.get("/matches/<string:match_id>/steps/<int:step>")

@@ -21,6 +21,7 @@ def test_a_public_match_exports_a_document_that_rebuilds_it(api):
     assert (doc["move_timeout_ms"], doc["max_faults"]) == (2000, 3)  # the rules a replay needs
     assert (doc["format"], doc["version"], doc["id"], doc["game"]) == ("cardarena-match", 1, mid, GAME)
     assert doc["log"] == store.match_log(mid)
+    assert [(s["seat"], s["version"]) for s in doc["seats"]] == [(0, 1), (1, 1)]  # which version played
     referee = MatchReferee(doc["game"], len(doc["seats"]), doc["seed"], doc["options"], doc["max_faults"],
                            doc["move_timeout_ms"]).replay(doc["log"])  # the document rebuilds the result
     assert referee.outcome() == doc["result"] and doc["decks"] == doc["result"]["decks"]
