@@ -108,22 +108,26 @@ def playout_engine(name: str, seats: int, seconds: float, seed: int, options: di
     return _row(name, seats, decisions, played, now - start)
 
 
-def measure_dealing(name: str, seats: int, seconds: float, seed: int) -> dict:
-    """`game.new(seats, seed)` alone, for about `seconds`: microseconds a deal."""
-    new = games.get(name).new
-    rng = random.Random(f"deal:{seed}:{name}:{seats}")
-    getrandbits = rng.getrandbits
-    deals = 0
+def repeat(call, seconds: float) -> tuple[int, float]:
+    """Call `call(i)` for i = 0, 1, … until `seconds` have passed (at least once): (calls, elapsed)."""
+    calls = 0
     clock = time.perf_counter
     start = clock()
     end = start + seconds
     while True:
-        new(seats, getrandbits(62), {})
-        deals += 1
+        call(calls)
+        calls += 1
         now = clock()
         if now >= end:
-            break
-    return {"game": name, "seats": seats, "deals": deals, "deal_us": (now - start) / deals * 1e6}
+            return calls, now - start
+
+
+def measure_dealing(name: str, seats: int, seconds: float, seed: int) -> dict:
+    """`game.new(seats, seed)` alone, for about `seconds`: microseconds a deal."""
+    new = games.get(name).new
+    getrandbits = random.Random(f"deal:{seed}:{name}:{seats}").getrandbits
+    deals, elapsed = repeat(lambda _: new(seats, getrandbits(62), {}), seconds)
+    return {"game": name, "seats": seats, "deals": deals, "deal_us": elapsed / deals * 1e6}
 
 
 def mid_deal_view(name: str, seats: int, seed: int) -> dict:
@@ -146,21 +150,11 @@ def mid_deal_view(name: str, seats: int, seed: int) -> dict:
 
 def measure_sample(name: str, seats: int, seconds: float, seed: int) -> dict:
     """`game.sample(view, s)` calls per second at a mid-deal position (distinct seeds)."""
-    game = games.get(name)
     view = mid_deal_view(name, seats, seed)
-    sample = game.sample
-    calls = 0
-    clock = time.perf_counter
-    start = clock()
-    end = start + seconds
-    while True:
-        sample(view, calls)
-        calls += 1
-        now = clock()
-        if now >= end:
-            break
-    return {"game": name, "seats": seats, "calls": calls, "elapsed": now - start,
-            "samples_per_s": calls / max(now - start, 1e-9)}
+    sample = games.get(name).sample
+    calls, elapsed = repeat(lambda i: sample(view, i), seconds)
+    return {"game": name, "seats": seats, "calls": calls, "elapsed": elapsed,
+            "samples_per_s": calls / max(elapsed, 1e-9)}
 
 
 def baseline_available() -> tuple[bool, str]:

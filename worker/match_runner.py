@@ -118,7 +118,7 @@ class MatchRunner:
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
             # in its queue (server/store/slots.py) and the job end — no worker waits for a slot
             # each seat's bot as the version the match pinned is reached (server/store/versions.py)
-            self.seat_bots = self.store.seat_records(match)
+            self.seat_bots = self.store.seat_bots(match)
             full = self.store.take_slots(self.match_id, [b for b in self.seat_bots if b is not None])
             if full is not None:
                 log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],

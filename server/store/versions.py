@@ -8,7 +8,7 @@ Keys:
 
 A match records the version of each seat (`versions`, pinned when the match, its
 tournament or its comparison is created), and the referee reaches a seat the way
-that version is reached (`seat_records`): a webhook version at its own URL, an
+that version is reached (`seat_bots`): a webhook version at its own URL, an
 in-process version through its own entrypoint. A polling bot's versions are
 labels (one process answers for the bot): its matches and ratings are kept
 apart, but two of its versions cannot play each other.
@@ -100,7 +100,7 @@ class Versions:
         bot = self.bot_record(bot_id)
         return None if bot is None else self._as_version(bot, version)
 
-    def seat_records(self, match: dict) -> list[dict | None]:
+    def seat_bots(self, match: dict) -> list[dict | None]:
         """Each seat's bot record as the version the match pinned is reached, in seat order
         (None for a bot that no longer exists), in two round trips."""
         seats = list(match["seats"])

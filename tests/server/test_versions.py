@@ -88,7 +88,7 @@ def test_matches_pin_the_version_that_plays_and_reach_it_as_it_was(api):
     seats = {mid: api.ok(api.get(f"/matches/{mid}"), 200)["seats"] for mid in (early["id"], late["id"])}
     assert [(s["bot"], s["version"]) for s in seats[early["id"]]] == [(hook["id"], 1), (rival["id"], 1)]
     assert [(s["bot"], s["version"]) for s in seats[late["id"]]] == [(rival["id"], 1), (hook["id"], 2)]
-    urls = [[b and b.get("url") for b in api.store.seat_records(api.store.get_match(mid))]
+    urls = [[b and b.get("url") for b in api.store.seat_bots(api.store.get_match(mid))]
             for mid in (early["id"], late["id"])]
     assert urls == [["http://127.0.0.1:9/v1", None], [None, "http://127.0.0.1:9/v2b"]]
     listed = api.ok(api.get("/matches", params={"bot": hook["id"]}), 200)["matches"]
