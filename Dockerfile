@@ -6,6 +6,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY games ./games
+COPY core ./core
 COPY server ./server
 COPY worker ./worker
 COPY sdk ./sdk

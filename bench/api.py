@@ -40,8 +40,8 @@ import requests
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import games  # noqa: E402
-from server.redis_server import EmbeddedRedis, free_port  # noqa: E402
-from server.store import Store, secret_key  # noqa: E402
+from core.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from core.store import Store, secret_key  # noqa: E402
 
 #: as `cardarena serve` runs
 THREADS = 64
@@ -219,7 +219,7 @@ def finished_tournament(store: Store, game: str, matches: int = 2800) -> str:
                     store.start_match(mid)
                     store.conclude_match(mid, "finished", result, records=records)
                     index += 1
-    from worker.standings import standings_from_tallies
+    from sdk.standings import standings_from_tallies
 
     store.save_standings(t["id"], standings_from_tallies(store.tournament_tallies(t["id"])))
     store.set_tournament(t["id"], status="finished")

@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 import requests  # noqa: E402
 
+from core.redis_server import EmbeddedRedis, free_port  # noqa: E402
 from sdk import Bot, Client, connect  # noqa: E402
-from server.redis_server import EmbeddedRedis, free_port  # noqa: E402
 
 ADMIN = "bench-admin-token-0123456789"
 #: the polling bot's max_concurrent (the default) and `connect`'s concurrency: its matches at once

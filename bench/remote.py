@@ -21,7 +21,7 @@ it stops the tournament and prints, all measured in this run:
   machine has, the bound is out of this machine's reach;
 * how late timeouts are recorded: one decision in `--late-every` sleeps past
   its deadline (`--move-ms`, no bank); the dispatcher notes how long after the
-  deadline each timeout landed in the log (server/store/waits.py `lateness`),
+  deadline each timeout landed in the log (core/store/waits.py `lateness`),
   p50 / p99 / max; target p99 ≤ 100 ms.
 """
 
@@ -42,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from connect import ADMIN, running_platform  # noqa: E402  (bench/connect.py: the platform's processes)
 
+from core.redis_server import free_port  # noqa: E402
 from sdk import Bot, Client, connect, serve  # noqa: E402
-from server.redis_server import free_port  # noqa: E402
 
 SLOTS = 4
 
@@ -74,7 +74,7 @@ def lateness(redis_url: str) -> list[int]:
     """How late the dispatcher recorded the run's timeouts (ms past their deadlines)."""
     import redis
 
-    from server.store import Store
+    from core.store import Store
 
     client = redis.Redis.from_url(redis_url)
     try:
@@ -90,7 +90,7 @@ def bots_alone(hooks: list[tuple[str, str]], game: str, seconds: float) -> float
     import threading
 
     import games
-    from server.calls import post_signed
+    from core.calls import post_signed
 
     state = games.get(game).new(2, 1, {})
     seat = state.to_act

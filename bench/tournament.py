@@ -28,12 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis  # noqa: E402
 
 import games  # noqa: E402
+from core.redis_server import EmbeddedRedis, free_port  # noqa: E402
+from core.store import Store, secret_key  # noqa: E402
+from core.store.jobs import enqueue_job  # noqa: E402
 from example_bots.random import RandomBot  # noqa: E402
 from sdk import serve, sign  # noqa: E402
 from sdk.local import play_local  # noqa: E402
-from server.redis_server import EmbeddedRedis, free_port  # noqa: E402
-from server.store import Store, secret_key  # noqa: E402
-from server.store.jobs import enqueue_job  # noqa: E402
 from worker.pool import WorkerPool  # noqa: E402
 from worker.schedules import round_robin  # noqa: E402
 

@@ -6,13 +6,13 @@ registers the example bots (in-process ones as the admin, one hosted with
 `sdk.serve` as a webhook bot, one polling with `sdk.connect`), schedules a
 round-robin per game, shows their progress, and prints the standings and the
 ladders. Everything it started is stopped on the way out, on Ctrl-C and
-SIGTERM too (server/signals.py); `--stay` keeps the platform up for
+SIGTERM too (core/signals.py); `--stay` keeps the platform up for
 browsing until then, and only then prints the URLs to browse.
 
 Isolation: by default the demo runs on a fresh embedded Redis of its own,
 whatever `REDIS_URL` says, and throws it away at the end. `--redis-url URL`
 runs it on another Redis explicitly, next to whatever platform uses it: its
-jobs then go to a queue of its own (server/store/jobs.py `queue_name`), so
+jobs then go to a queue of its own (core/store/jobs.py `queue_name`), so
 its workers take only its jobs and its sweep re-enqueues only its jobs; its
 bots carry the run's tag in their names, and at the end its unfinished
 tournaments are aborted, its bots retired (off the ladders) and its queue
@@ -95,8 +95,8 @@ def pick_port(wanted: int) -> int:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from core.signals import shielded, stop_on_signals
     from sdk import CardarenaError
-    from server.signals import shielded, stop_on_signals
 
     console = Console()
     platform = Platform()
@@ -143,11 +143,11 @@ def start(args, platform: Platform, console) -> Base:
     import redis
     from waitress.server import create_server
 
+    from core.redis_server import EmbeddedRedis, state_dir
+    from core.signals import shielded
     from sdk import Client
     from sdk.webhook import BotServer
     from server import create_app
-    from server.redis_server import EmbeddedRedis, state_dir
-    from server.signals import shielded
     from worker.pool import WorkerPool
 
     queue, tag = None, ""
@@ -213,8 +213,8 @@ def log_files(directory: Path) -> tuple[Path, Path]:
 def drop_queue_at(redis_url: str, queue: str) -> None:
     import redis
 
-    from server.store.jobs import drop_queue
-    from server.store.waits import drop_waits
+    from core.store.jobs import drop_queue
+    from core.store.waits import drop_waits
 
     client = redis.Redis.from_url(redis_url)
     try:
@@ -241,10 +241,10 @@ def withdraw(base: Base) -> None:
 
 def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict[str, object]]:
     """The entrants of every game: {game: {bot id: BotInfo}}; starts the hosted and polling ones."""
+    from core.signals import shielded
     from example_bots.random import RandomBot
     from sdk import connect, serve
     from sdk.bot import load_bot_class
-    from server.signals import shielded
 
     def add(client, name: str, game: str, **how):
         bot = client.register_bot(f"{name} (demo {base.tag})" if base.tag else name, game, **how)

@@ -11,7 +11,7 @@ import argparse
 import os
 import subprocess
 
-from server.redis_server import server_args, state_dir
+from core.redis_server import server_args, state_dir
 
 HELP = "run the embedded Redis server in the foreground"
 
@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from server.signals import shielded, stop_on_signals
+    from core.signals import shielded, stop_on_signals
 
     data_dir = args.dir or str(state_dir() / "redis-foreground")
     os.makedirs(data_dir, exist_ok=True)

@@ -33,3 +33,10 @@ def rotate(seq: list, k: int) -> list:
         return []
     k %= len(seq)
     return seq[k:] + seq[:k]
+
+
+def rotations(seats: int, duplicate: bool, deal: int) -> list[int]:
+    """The seat rotations deal number `deal` is played in: every one in duplicate
+    play (each entrant holds each hand), else one, advancing with the deal so
+    nobody keeps the first seat. Use with `rotate`."""
+    return list(range(seats)) if duplicate else [deal % seats]

@@ -32,7 +32,9 @@ from typing import Any
 
 from sdk import export
 from sdk.bot import Bot
-from sdk.referee import MatchReferee, elapsed_ms, fault, fault_kind
+from sdk.clock import elapsed_ms
+from sdk.faults import fault, fault_kind
+from sdk.referee import MatchReferee
 from sdk.watchdog import Overrun, watchdog
 
 #: the platform's defaults (api.md §3, §5)

@@ -1,12 +1,12 @@
 """`cardarena play`: local matches refereed as the platform does, standings as it shows them.
 
-Every deal (one seed) is played once per seat rotation (`sdk.referee.rotations`:
+Every deal (one seed) is played once per seat rotation (`games.seats.rotations`:
 duplicate play, so each bot holds each hand and card luck cancels), the rotations
 in a seeded order as the platform plays twins. The deals are a function of
 `--seed` alone. As on the platform, each row's `memory` says whether a bot scores
-better on deals it has already played (it remembers them: `sdk.referee.memory_differences`). Each match runs under the platform's rules
+better on deals it has already played (it remembers them: `sdk.standings.memory_differences`). Each match runs under the platform's rules
 (`sdk.local.play_local`): the same deadlines and time bank, fault kinds and
-forfeits, and the standings are the platform's rows (`sdk.referee`).
+forfeits, and the standings are the platform's rows (`sdk.standings`).
 
 A BOT is `module:Class`, importable from the current folder, or
 `path/to/file.py:Class`.
@@ -24,14 +24,13 @@ from dataclasses import dataclass, field
 
 import games
 from games.rng import Rng, derive_seed
-from games.seats import rotate
+from games.seats import rotate, rotations
 from sdk import export
 from sdk.bot import Bot, load_bot_class
 from sdk.local import MAX_FAULTS, MOVE_TIMEOUT_MS, TIME_BANK_MS, LocalFault, play_local
-from sdk.referee import (
+from sdk.standings import (
     TALLY_FIELDS,
     memory_differences,
-    rotations,
     seat_records,
     standings_from_tallies,
     tally_increments,
@@ -199,7 +198,7 @@ def make_bot(spec: str, cls: type[Bot]) -> Bot:
 
 
 def standings_rows(records: list[Record]) -> list[dict]:
-    """The platform's standings rows (`sdk.referee.standings_from_tallies`), plus each bot's
+    """The platform's standings rows (`sdk.standings.standings_from_tallies`), plus each bot's
     win rate and faults by kind."""
     by_label = {rec.label: rec for rec in records}
     rows = standings_from_tallies({rec.label: rec.tally for rec in records})

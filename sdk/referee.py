@@ -1,97 +1,36 @@
-"""The referee: how an answer is judged, a decision timed, a fault counted and a match scored.
+"""The referee: how an answer is judged, a decision asked and a match refereed to its end.
 
 Written once, for every place that referees: local play (`sdk.local`,
-`cardarena play`) and the platform (the worker's match flow, the turns API,
-the standings). Standard library and `games` only, so it ships with the SDK:
-a bot author's machine judges a bot exactly as the platform does.
+`cardarena play`) and the platform (the worker's match flow, the turns API).
+Standard library and `games` only, so it ships with the SDK: a bot author's
+machine judges a bot exactly as the platform does. Its parts, one module each:
 
-* **Answers** — `listed_action` (which listed action an answer is, or None;
-  never raises) and `judge` (that action, or `legal[0]` and the fault).
-* **Faults** — `"<kind>: <detail>"` strings (`fault`, `fault_kind`,
-  `KINDS`, `clean`); `SeatTally` counts them per seat and knows who forfeited.
-* **Time** — a `Clock` per seat: `move_ms` per decision plus a bank that pays
-  for overruns; a decision past `move_ms + bank` is a timeout and empties the bank.
-* **A match** — `MatchReferee`: state, tallies, clocks and turn, rebuilt from
-  the log alone (`replay`) and advanced only by `record(entry)`. A log entry is
-  `{"turn", "seat", "action"[, "fault"][, "ms"]}`; `"ms"`, the latency charged
-  to a seat that was asked, makes the log the truth for time too.
-* **The end** — `outcome` (the result with forfeits ranked last),
-  `seat_records`, `tally_increments` / `standings_from_tallies`, `mean_ci95`,
-  `rotations` for duplicate play, and `memory_differences` / `memory_figure`
-  (does a bot score better on deals it has already played?).
+* **Answers** (here) — `listed_action` (which listed action an answer is, or
+  None; never raises), `judge` (that action, or `legal[0]` and the fault) and
+  `judged_entry` (the one fault policy of an asked turn).
+* **Faults** — `sdk.faults`: `"<kind>: <detail>"` texts and `SeatTally`.
+* **Time** — `sdk.clock`: `TimeRules`, a `Clock` per seat (`move_ms` per
+  decision plus a bank that pays for overruns).
+* **A match** (here) — `MatchReferee`: state, tallies, clocks and turn, rebuilt
+  from the log alone (`replay`) and advanced only by `record(entry)`. A log
+  entry is `{"turn", "seat", "action"[, "fault"][, "ms"]}`; `"ms"`, the latency
+  charged to a seat that was asked, makes the log the truth for time too.
+  `outcome` is the result with forfeits ranked last.
+* **Records and standings** — `sdk.standings`.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
-import time
-from dataclasses import dataclass
 from typing import Any
 
 import games
 from games.base import canonical
-from games.ranking import alone_first, forfeit_ranks, match_points
-from sdk.stats import Z95, mean_ci, memory
+from games.ranking import forfeit_ranks
+from sdk.clock import Clock
+from sdk.faults import FORFEITED, SeatTally, fault, fault_kind
 
-#: the protocol version of the decisions the referee builds (api.md §3)
+#: the protocol version of the decisions the referee builds (docs/api.md §3)
 PROTOCOL = 1
-#: what a log entry's "fault" starts with (api.md §5): kind -> what it means
-KINDS: dict[str, str] = {
-    "timeout": "no complete answer within the decision's deadline",
-    "illegal": "an answer that is not one of the legal actions",
-    "bad_answer": "an answer that is not the protocol's {\"action\": …} (not JSON, wrong shape, too deep)",
-    "bot_error": "the bot failed: it raised, could not be loaded, or said it failed",
-    "http_error": "a webhook answered with an HTTP status other than 2xx (redirects are not followed)",
-    "unreachable": "the bot's address could not be reached (refused, reset, name not resolved)",
-    "too_large": "an answer over the size limit",
-    "refused_url": "the referee will not call this URL (malformed, or private with public URLs only)",
-}
-FAULT_KINDS = tuple(KINDS)
-FORFEITED = "forfeited"
-#: a fault's detail is cut to this many characters: it is stored and shown with every entry
-MAX_DETAIL = 200
-#: fault texts written before the kinds existed, by their prefix
-_LEGACY_KINDS = {"illegal action": "illegal", "error": "bot_error", "garbage": "bad_answer",
-                 "too large": "too_large", "refused URL": "refused_url"}
-
-
-# -- faults ------------------------------------------------------------------
-
-def fault(kind: str, detail: object = "") -> str:
-    """The fault text `"<kind>: <detail>"`, its detail on one line and at most `MAX_DETAIL` long."""
-    if kind not in FAULT_KINDS:
-        raise ValueError(f"unknown fault kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}")
-    text = clean(detail)
-    return f"{kind}: {text}" if text else kind
-
-
-def clean(text: object, limit: int = MAX_DETAIL) -> str:
-    """`text` as one printable line of at most `limit` characters.
-
-    Non-printable characters (controls, lone surrogates, line separators)
-    become spaces and runs of spaces one space, so whatever a bot put in its
-    answer (an engine's reason quotes it) cannot forge lines or break a page's encoding.
-    """
-    try:
-        text = str(text)
-    except Exception:  # a str() that raises (recursion in a hostile repr): say nothing rather
-        return "(unprintable)"
-    text = "".join(c if c.isprintable() else " " for c in text[: limit * 4])
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def fault_kind(text: str) -> str:
-    """The kind of a fault text (`FORFEITED` for a forfeited seat's turn)."""
-    if text == FORFEITED:
-        return FORFEITED
-    prefix = text.partition(":")[0].strip()
-    if prefix in FAULT_KINDS:
-        return prefix
-    if prefix.startswith("HTTP "):
-        return "http_error"
-    return _LEGACY_KINDS.get(prefix, "bot_error")
 
 
 # -- answers -----------------------------------------------------------------
@@ -168,93 +107,10 @@ def judge(state: games.State, legal: list[dict], answer: Any,
     raise AssertionError(f"the engine applied an action that is not listed: {answer!r:.200}")
 
 
-# -- time --------------------------------------------------------------------
-
-def elapsed_ms(since: float) -> int:
-    """Whole milliseconds since `since` (a `time.monotonic()`), rounded up: late is late."""
-    return max(0, math.ceil((time.monotonic() - since) * 1000))
-
-
-@dataclass
-class Clock:
-    """One seat's time in one match: `move_ms` for every decision, and a bank.
-
-    A decision may take up to `deadline_ms` = `move_ms` + what is left in the
-    bank; what it takes beyond `move_ms` is drawn from the bank. Past the
-    deadline it is a timeout, charged the whole deadline: the bank is empty.
-    """
-
-    move_ms: int
-    bank_ms: int
-    #: what the seat was charged for its previous decision in this match
-    last_latency_ms: int | None = None
-
-    @property
-    def deadline_ms(self) -> int:
-        return self.move_ms + self.bank_ms
-
-    def charge(self, ms: int) -> None:
-        """Charge a decision of `ms` (as logged, so a replay charges the same)."""
-        self.bank_ms = max(0, self.bank_ms - max(0, ms - self.move_ms))
-        self.last_latency_ms = ms
-
-
-def seat_times(log: list[dict], seats: int, move_ms: int, bank_ms: int | None) -> list[dict]:
-    """Each seat's time in a match, from its log: `{"latency_ms": {"p50", "max"}, "bank_ms"}`
-    (the latencies the referee charged its decisions, None before the first; the bank left,
-    None for a match from before the bank)."""
-    clocks = [Clock(move_ms, bank_ms or 0) for _ in range(seats)]
-    charged: list[list[int]] = [[] for _ in range(seats)]
-    for entry in log:
-        ms, seat = entry.get("ms"), entry.get("seat")
-        if type(ms) is int and type(seat) is int and 0 <= seat < seats:
-            clocks[seat].charge(ms)
-            charged[seat].append(ms)
-    return [{"latency_ms": {"p50": statistics.median_low(ms) if ms else None, "max": max(ms, default=None)},
-             "bank_ms": None if bank_ms is None else clock.bank_ms}
-            for clock, ms in zip(clocks, charged, strict=True)]
-
-
-# -- faults and forfeits -----------------------------------------------------
-
-class SeatTally:
-    """Faults per seat and per kind, and who has forfeited, as the log so far says.
-
-    `max_faults` faults forfeit the seat; the referee then plays for it
-    (entries marked `FORFEITED`, which are not faults).
-    """
-
-    def __init__(self, seats: int, max_faults: int) -> None:
-        self.max_faults = max_faults
-        self.faults = [0] * seats
-        self.forfeited: set[int] = set()
-        self.by_kind: list[dict[str, int]] = [{} for _ in range(seats)]
-
-    def count(self, entry: dict) -> None:
-        text = entry.get("fault")
-        if text is None or text == FORFEITED:
-            return
-        seat = entry["seat"]
-        self.faults[seat] += 1
-        kind = fault_kind(text)
-        self.by_kind[seat][kind] = self.by_kind[seat].get(kind, 0) + 1
-        if self.faults[seat] >= self.max_faults:
-            self.forfeited.add(seat)
-
-    def faults_by_kind(self, seat: int | None = None) -> dict[str, int]:
-        """`{kind: count}` for `seat`, or summed over the seats."""
-        seats = range(len(self.faults)) if seat is None else [seat]
-        out: dict[str, int] = {}
-        for s in seats:
-            for kind, n in self.by_kind[s].items():
-                out[kind] = out.get(kind, 0) + n
-        return out
-
-
 def judged_entry(turn: int, seat: int, legal: list[dict], deadline_ms: int, ms: int | None, answer: Any,
                  failure: str | None, judge_answer) -> dict:
     """The log entry of an asked seat's turn — the one fault policy, wherever the answer is judged
-    (`MatchReferee.answered` here, a remote bot's on the platform: server/answers.py).
+    (`MatchReferee.answered` here, a remote bot's on the platform: core/answers.py).
 
     Past the deadline, or a timeout `failure`, it is a timeout charged the whole deadline (`ms`
     None: nobody answered); another `failure` plays `legal[0]`; else `judge_answer()` gives the
@@ -374,93 +230,3 @@ def outcome(state: games.State, tally: SeatTally) -> dict:
     result["faults"] = list(tally.faults)
     return result
 
-
-def seat_records(result: dict, bots: list[str]) -> list[dict]:
-    """What each seat's bot gets from a finished match (`bots[i]` sat in seat i)."""
-    ranks, scores = result["ranks"], result["scores"]
-    forfeits = result.get("forfeits") or []
-    faults = result.get("faults") or [0] * len(bots)
-    return [{"bot": bot, "won": alone_first(ranks, seat), "faults": faults[seat],
-             "points": match_points(ranks, seat), "score": _number(scores[seat]),
-             "draw": ranks[seat] == 1 and ranks.count(1) > 1, "forfeit": seat in forfeits}
-            for seat, bot in enumerate(bots)]
-
-
-#: a bot's tally over many matches: sums only, so it can live in a Redis hash
-TALLY_FIELDS = ("points", "matches", "wins", "draws", "faults", "forfeits", "score", "score2")
-
-
-def tally_increments(record: dict) -> dict[str, float]:
-    """What one seat record adds to its bot's tally."""
-    score = _number(record.get("score"))
-    return {"points": float(record.get("points", 0.0)), "matches": 1,
-            "wins": int(bool(record["won"])), "draws": int(bool(record.get("draw"))),
-            "faults": int(record["faults"]), "forfeits": int(bool(record.get("forfeit"))),
-            "score": score, "score2": score * score}
-
-
-def mean_ci95(n: int, total: float, squares: float) -> tuple[float | None, float | None]:
-    """Mean and the half-width of its 95% confidence interval (normal approximation,
-    1.96 standard errors) from a count, a sum and a sum of squares (sdk/stats.py).
-
-    No interval from one value (None), neither from none.
-    """
-    return mean_ci(n, total, squares, Z95)
-
-
-def memory_differences(rotations: list[list[dict]]) -> dict[str, float]:
-    """Each bot's memory difference over one deal (api.md §5 "Scheduling"): its mean match
-    points in the rotations it played after its first one, minus its points in that first
-    one. `rotations`: the seat records of each rotation of the deal, in the order played;
-    a bot that played the deal once has none."""
-    points: dict[str, list[float]] = {}
-    for rotation in rotations:
-        for record in rotation:
-            points.setdefault(record["bot"], []).append(float(record.get("points", 0.0)))
-    return {bot: sum(p[1:]) / (len(p) - 1) - p[0] for bot, p in points.items() if len(p) >= 2}
-
-
-def standings_from_tallies(tallies: dict[str, dict[str, float]]) -> list[dict]:
-    """Standings rows from each bot's tally: by points, then mean score.
-
-    A bot's match points in a match = (seats it ranks above + ½ × seats it ties
-    with) / (seats − 1) (api.md §4); `wins` counts matches it alone ranked
-    first. Equal points share a rank (1, 1, 3); the mean score only orders rows.
-    """
-    rows = []
-    for bot, t in tallies.items():
-        n = int(t["matches"])
-        mean, ci = mean_ci95(n, t["score"], t["score2"])
-        rows.append({
-            "bot": bot, "points": round(t["points"], 6), "matches": n, "wins": int(t["wins"]),
-            "draws": int(t["draws"]), "mean_score": None if mean is None else round(mean, 4),
-            "ci95": None if ci is None else round(ci, 4), "faults": int(t["faults"]),
-            "forfeits": int(t["forfeits"]),
-            "memory": memory_figure(int(t.get("memory_n", 0)), t.get("memory", 0.0), t.get("memory2", 0.0)),
-        })
-    rows.sort(key=lambda r: (-r["points"], -(r["mean_score"] or 0.0), r["bot"]))
-    for i, row in enumerate(rows):
-        same = i and rows[i - 1]["points"] == row["points"]
-        row["rank"] = rows[i - 1]["rank"] if same else i + 1
-    return [{"rank": r.pop("rank"), **r} for r in rows]
-
-
-def memory_figure(n: int, total: float, squares: float) -> dict:
-    """A standings row's `memory`: {"diff", "ci95": [lo, hi], "flag"} (sdk/stats.py `memory`)."""
-    figure = memory(n, total, squares)
-    return {"diff": None if figure.diff is None else round(figure.diff, 4),
-            "ci95": None if figure.ci95 is None else [round(v, 4) for v in figure.ci95], "flag": figure.flag}
-
-
-def rotations(seats: int, duplicate: bool, deal: int) -> list[int]:
-    """The seat rotations deal number `deal` is played in: every one in duplicate
-    play (each entrant holds each hand), else one, advancing with the deal so
-    nobody keeps the first seat. Use with `games.seats.rotate`."""
-    return list(range(seats)) if duplicate else [deal % seats]
-
-
-def _number(value: Any) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return 0.0

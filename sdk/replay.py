@@ -27,8 +27,9 @@ from games.base import canonical
 from sdk import export
 from sdk.bot import Bot
 from sdk.export import ExportError
+from sdk.faults import FORFEITED
 from sdk.local import caller, timed
-from sdk.referee import FORFEITED, MatchReferee
+from sdk.referee import MatchReferee
 
 #: what a decision of a match from before the time bank did not hold
 _CLOCK_KEYS = ("clock", "last_latency_ms")

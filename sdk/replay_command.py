@@ -18,8 +18,8 @@ import sys
 from collections import Counter
 from typing import Any
 
+from sdk.faults import fault_kind
 from sdk.play import bot_class, make_bot
-from sdk.referee import fault_kind
 from sdk.replay import Replay, RerunRow, Step, load
 from sdk.textout import print_table
 

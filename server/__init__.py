@@ -3,7 +3,7 @@
     from server import create_app
     app = create_app({"REDIS_URL": "redis://127.0.0.1:6379/0"})
 
-`server.store` is importable on its own (the workers use it without Flask).
+The platform core it shares with the workers is `core` (the store, the conclusion of a match…).
 """
 
 from __future__ import annotations

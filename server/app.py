@@ -7,7 +7,7 @@ Config keys (all optional):
     ADMIN_TOKEN        env CARDARENA_ADMIN_TOKEN; empty = no admin
     PUBLIC_URLS_ONLY   env CARDARENA_PUBLIC_URLS_ONLY=1: refuse private webhook URLs
     QUEUE              the RQ queue jobs go to (env CARDARENA_QUEUE, else "cardarena";
-                       server/store/jobs.py `queue_name`)
+                       core/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
     ACCOUNTS_RATE_LIMIT, TOKEN_RATE_LIMIT   the two limits, in Flask-Limiter's syntax
     TURN_WASTE_LIMIT   a polling bot's requests that bring or settle no decision
@@ -34,11 +34,11 @@ from flask.json.provider import DefaultJSONProvider
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from core.jsonsafe import JSONTooComplex, is_json_mimetype, safe_loads
+from core.store import Store, secret_key
 from server import headers
 from server.auth import identity
 from server.errors import Api, fail
-from server.jsonsafe import JSONTooComplex, is_json_mimetype, safe_loads
-from server.store import Store, secret_key
 
 #: request bodies above this are refused with 413 before any parsing
 MAX_BODY = 64 * 1024
@@ -72,7 +72,7 @@ def build_app(config: dict | None = None) -> Flask:
     app.config["PUBLIC_URLS_ONLY"] = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
     app.config.update(config or {})
     if not app.config.get("REDIS_URL"):
-        from server.redis_server import shared_url
+        from core.redis_server import shared_url
 
         app.config["REDIS_URL"] = os.environ.get("REDIS_URL") or shared_url()
 

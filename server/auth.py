@@ -16,12 +16,12 @@ import hmac
 
 from flask import current_app, g, request
 
+from core.store import Store
+from core.store.keys import now_ms
 from server.errors import fail
-from server.store import Store
-from server.store.keys import now_ms
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="cardarena"'}
-#: a bot's requests note it seen at most this often (server/liveness.py reads it by the minute)
+#: a bot's requests note it seen at most this often (core/liveness.py reads it by the minute)
 SEEN_EVERY_MS = 1000
 
 
@@ -102,7 +102,7 @@ def require_admin() -> None:
 
 
 def require_bot() -> dict:
-    """The bot whose secret this request carries (seen now: server/liveness.py); 401 otherwise."""
+    """The bot whose secret this request carries (seen now: core/liveness.py); 401 otherwise."""
     bot = current_bot()
     if bot is None:
         fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)

@@ -36,9 +36,9 @@ def long_poll_slots(threads: int) -> int:
 def run(args: argparse.Namespace) -> int:
     from waitress.server import create_server
 
+    from core.redis_server import shared_redis
+    from core.signals import shielded, stop_on_signals
     from server import create_app
-    from server.redis_server import shared_redis
-    from server.signals import shielded, stop_on_signals
 
     with stop_on_signals(), shared_redis() as redis_url:
         server = create_server(create_app({"REDIS_URL": redis_url, "LONG_POLL_SLOTS": long_poll_slots(args.threads)}), host=args.host, port=args.port,

@@ -11,7 +11,7 @@ import os
 import pytest
 import redis as redis_lib
 
-from server.redis_server import EmbeddedRedis
+from core.redis_server import EmbeddedRedis
 
 
 @pytest.fixture(scope="session")

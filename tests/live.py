@@ -32,7 +32,7 @@ ADMIN_TOKEN = "test-admin-token-0123456789abcdef"
 
 def reset_db(redis_url: str) -> None:
     """FLUSHDB, keeping the server key so API and workers still agree."""
-    from server.store import SECRET_KEY_KEY
+    from core.store import SECRET_KEY_KEY
 
     client = redis_lib.Redis.from_url(redis_url)
     try:

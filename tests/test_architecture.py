@@ -11,14 +11,15 @@ from pathlib import Path
 import games
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("games", "sdk", "server", "worker", "example_bots", "cardarena")
+PACKAGES = ("games", "sdk", "core", "server", "worker", "example_bots", "cardarena")
 #: what each folder may import of the project (the table of docs/architecture.md)
 MAY_IMPORT = {
     "games": {"games"},
     "sdk": {"sdk", "games"},
     "example_bots": {"example_bots", "sdk", "games"},
-    "server": {"server", "sdk", "games"},
-    "worker": {"worker", "server", "sdk", "games"},
+    "core": {"core", "sdk", "games"},
+    "server": {"server", "core", "sdk", "games"},
+    "worker": {"worker", "core", "sdk", "games"},
     "cardarena": set(PACKAGES),
 }
 
@@ -124,7 +125,7 @@ def test_no_game_is_named_outside_the_games_and_their_bots():
     names = "|".join(re.escape(n) for n in games.names())
     quoted = re.compile(rf"""["']({names})["']""")
     found = [f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
-             for package in ("server", "worker", "sdk", "cardarena")
+             for package in ("core", "server", "worker", "sdk", "cardarena")
              for path in (ROOT / package).rglob("*.py")
              for i, line in enumerate(path.read_text().splitlines(), 1) if quoted.search(line)]
     assert found == []
@@ -139,7 +140,7 @@ def test_each_redis_key_lives_where_docs_architecture_says():
     assert len(rows) >= 12
     seen: dict[str, str] = {}
     for module, cell in rows:
-        source = (ROOT / "server" / "store" / module).read_text()
+        source = (ROOT / "core" / "store" / module).read_text()
         for key in re.findall(r"`([^`]+)`", cell):
             if key.endswith("…}"):  # a hashed part, shown shortened
                 key = key.split("{")[0]

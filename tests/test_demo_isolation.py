@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from server.redis_server import EmbeddedRedis
-from server.store import Store, secret_key
-from server.store.jobs import QUEUE
+from core.redis_server import EmbeddedRedis
+from core.store import Store, secret_key
+from core.store.jobs import QUEUE
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "duck-soup"

@@ -78,8 +78,8 @@ def test_the_dashboard_is_rq_dashboard_from_the_production_extra_and_reads_our_q
     assert any(re.match(r"rq-dashboard\b", d) for d in PROJECT["optional-dependencies"]["production"])
     from rq import Queue
 
-    from server.redis_server import free_port
-    from server.store.jobs import QUEUE
+    from core.redis_server import free_port
+    from core.store.jobs import QUEUE
 
     Queue(QUEUE, connection=redis_client).enqueue("worker.jobs.run_match", "m_none")  # on an emptied database
     port = free_port()

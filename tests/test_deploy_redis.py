@@ -19,7 +19,7 @@ import pytest
 import redis as redis_lib
 import yaml
 
-from server.redis_server import free_port, redis_binary, wait_for_ping
+from core.redis_server import free_port, redis_binary, wait_for_ping
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVICES = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]

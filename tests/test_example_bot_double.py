@@ -5,9 +5,9 @@ from __future__ import annotations
 import statistics
 
 import games
-from cardarena.play import run_matches
 from example_bots.double import DoubleHeuristic, best_bid, trick_distribution
 from sdk.local import play_local
+from sdk.play import run_matches
 from tests.games.test_double import bid_all, new, play
 
 RANDOM = "example_bots.random:RandomBot"

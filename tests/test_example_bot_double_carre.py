@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import games
-from cardarena.play import run_matches
 from example_bots.double_carre import DoubleCarreHeuristic, base_value
 from games.cards import deck_32
 from games.double_carre import pattern
+from sdk.play import run_matches
 
 RANDOM = "example_bots.random:RandomBot"
 HEURISTIC = "example_bots.double_carre:DoubleCarreHeuristic"

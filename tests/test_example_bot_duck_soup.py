@@ -6,11 +6,11 @@ import random
 import time
 
 import games
-from cardarena.play import run_matches
 from example_bots.duck_soup import DuckSoupHeuristic
 from example_bots.random import RandomBot
 from games.cards import RANKS_ACE_HIGH, deck_52
 from sdk.local import play_local
+from sdk.play import run_matches
 
 HEURISTIC = "example_bots.duck_soup:DuckSoupHeuristic"
 GAME = games.get("duck-soup")

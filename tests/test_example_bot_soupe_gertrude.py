@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from cardarena.play import run_matches
 from example_bots.soupe_gertrude import SoupeGertrudeHeuristic, known_vegetables
 from sdk.local import play_local
+from sdk.play import run_matches
 from tests.games.test_soupe_gertrude_support import GAME, act, new, sell
 
 RANDOM = "example_bots.random:RandomBot"

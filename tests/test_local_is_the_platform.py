@@ -10,8 +10,8 @@ import pytest
 
 import sdk
 from sdk import load_bot_class
+from sdk.faults import fault_kind
 from sdk.local import play_local
-from sdk.referee import fault_kind
 from tests.live import ADMIN_TOKEN
 
 CASES = [

@@ -23,7 +23,7 @@ import pytest
 import redis
 import requests
 
-from server.redis_server import free_port
+from core.redis_server import free_port
 from worker.pool import children_of
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,6 +12,6 @@ One concept per module: `jobs` (the RQ entry points), `match_runner`
 worker dropped) and `pool` (`cardarena worker -n N`).
 """
 
-from server.store.jobs import QUEUE
+from core.store.jobs import QUEUE
 
 __all__ = ["QUEUE"]

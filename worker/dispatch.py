@@ -4,16 +4,16 @@
     with Dispatcher(store): ...          # both parts, in threads of this process
 
 A match runner publishes a remote seat's decision and its run ends
-(server/store/waits.py). The dispatcher does the rest:
+(core/store/waits.py). The dispatcher does the rest:
 
 * **the clock** judges every deadline that passes (a polling bot's turn, or
   a webhook call lost with a dispatcher that died): a timeout, appended only
   if no answer landed first, the match's next run enqueued (`Store.settle`).
   It looks every `TICK_S`, so a timeout is recorded a few milliseconds after
   its deadline, whatever the load.
-* **the callers**: `calls` threads making the webhook calls (server/calls.py:
+* **the callers**: `calls` threads making the webhook calls (core/calls.py:
   a whole-answer deadline, a size limit, the URL checked again, signed),
-  each answer judged (server/answers.py) and settled the moment it comes;
+  each answer judged (core/answers.py) and settled the moment it comes;
   and the best-effort `match_over` notices. A thread takes a call from Redis
   only when it is free, so a busy dispatcher leaves calls to another, and
   a bot's time starts when its call is made, not when it was queued.
@@ -38,10 +38,11 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from sdk.referee import elapsed_ms, fault_kind
-from server.answers import answered, timed_out
-from server.store.keys import now_ms
-from server.store.waits import CALL_SLACK_MS, UNSENT_GRACE_MS
+from core.answers import answered, timed_out
+from core.store.keys import now_ms
+from core.store.waits import CALL_SLACK_MS, UNSENT_GRACE_MS
+from sdk.clock import elapsed_ms
+from sdk.faults import fault_kind
 from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver
 
 log = logging.getLogger("cardarena.dispatch")
@@ -172,7 +173,7 @@ class Dispatcher:
         called_at = now_ms()
         if not store.call_started(match_id, turn, called_at):
             return  # settled meanwhile (the match is over)
-        # reached as the version the match pinned (its own URL: server/store/versions.py)
+        # reached as the version the match pinned (its own URL: core/store/versions.py)
         bot = store.version_record(record["bot"], record.get("version")) or {"id": record["bot"]}
         driver = WebhookDriver(bot, store.bot_secret(record["bot"]), store=store)
         decision = record["decision"]
@@ -204,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     import redis
 
-    from server.signals import stop_on_signals
-    from server.store import Store, secret_key
+    from core.signals import stop_on_signals
+    from core.store import Store, secret_key
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     client = redis.Redis.from_url(args.redis_url)

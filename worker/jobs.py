@@ -2,9 +2,9 @@
 
     run_tournament(tid)  expand the round-robin (or gauntlet) into matches, one run_match job each
     run_match(mid)       referee one match (worker/match_runner.py)
-    run_comparison(cid)  schedule a comparison's deals (worker/comparisons.py)
+    run_comparison(cid)  schedule a comparison's deals (core/comparisons.py)
 
-What follows a match's end is worker/conclusion.py's.
+What follows a match's end is core/conclusion.py's.
 
 Both are safe to run twice or after a crash: the schedule is a function of
 the tournament alone (the same match ids every time), a match resumes from
@@ -20,9 +20,9 @@ import os
 
 import redis
 
-from server.store import Store, secret_key
-from worker import comparisons
-from worker.conclusion import OVER, due_twin, finish_tournament_if_complete
+from core import comparisons
+from core.conclusion import OVER, due_twin, finish_tournament_if_complete
+from core.store import Store, secret_key
 from worker.lease import Lease
 from worker.match_runner import MatchRunner
 from worker.schedules import gauntlet, round_robin, twin_groups
@@ -37,7 +37,7 @@ def connection() -> redis.Redis:
     job = get_current_job()
     if job is not None:
         return job.connection
-    from server.redis_server import shared_url
+    from core.redis_server import shared_url
 
     return redis.Redis.from_url(os.environ.get("REDIS_URL") or shared_url())
 

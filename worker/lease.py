@@ -1,4 +1,4 @@
-"""Holding a job's lease while working on it (see server/store/jobs.py).
+"""Holding a job's lease while working on it (see core/store/jobs.py).
 
 One renewer thread per process renews every lease the process holds, every
 third of the lease's life; starting a thread for each job would cost more

@@ -9,7 +9,7 @@ check (turn k lands only on a log of exactly k entries).
 
 Nobody waits on a bot (architecture idea 6). An in-process bot is asked
 here, under the watchdog. A remote bot's decision (webhook or polling) is
-published (`Store.await_answer`, server/store/waits.py) and the run ends:
+published (`Store.await_answer`, core/store/waits.py) and the run ends:
 whoever settles that turn — the API for a polling bot's answer, a
 dispatcher's caller for a webhook's, a dispatcher's clock at the deadline
 (worker/dispatch.py) — appends its entry and enqueues the match's next run,
@@ -45,11 +45,14 @@ from dataclasses import dataclass
 
 import redis
 
-from sdk.referee import MatchReferee, clean, elapsed_ms, fault, seat_records
-from worker.conclusion import match_concluded
+from core.conclusion import match_concluded
+from sdk.clock import elapsed_ms
+from sdk.faults import clean, fault
+from sdk.referee import MatchReferee
+from sdk.standings import seat_records
+from sdk.watchdog import Watchdog, watchdog
 from worker.drivers import Driver, Reply, driver_for
 from worker.lease import Lease
-from worker.watchdog import Watchdog, watchdog
 
 log = logging.getLogger("cardarena.worker")
 
@@ -116,8 +119,8 @@ class MatchRunner:
             if not lease.held:
                 return "busy"
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
-            # in its queue (server/store/slots.py) and the job end — no worker waits for a slot
-            # each seat's bot as the version the match pinned is reached (server/store/versions.py)
+            # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
+            # each seat's bot as the version the match pinned is reached (core/store/versions.py)
             self.seat_bots = self.store.seat_bots(match)
             full = self.store.take_slots(self.match_id, [b for b in self.seat_bots if b is not None])
             if full is not None:

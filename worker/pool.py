@@ -12,7 +12,7 @@ Stopping (Ctrl-C, SIGTERM, `WorkerPool.stop`): each worker is asked to stop
 after its current job; after `grace_s` seconds the jobs still running are
 interrupted (their matches resume from the log under the next pool), and
 anything left is killed, work horses included, so no process stays behind;
-then the command releases the shared embedded Redis (server/redis_server.py).
+then the command releases the shared embedded Redis (core/redis_server.py).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class WorkerPool:
     def __init__(self, redis_url: str, n: int = 2, sweep_every_s: float = 2.0,
                  log_path: str | None = None, grace_s: float = 10.0, env: dict | None = None,
                  fork: bool = False, queue: str | None = None) -> None:
-        from server.store.jobs import queue_name
+        from core.store.jobs import queue_name
 
         if n < 1:
             raise ValueError("a pool needs at least one worker")
@@ -135,7 +135,7 @@ class WorkerPool:
     def _sweep(self) -> None:
         import redis
 
-        from server.store import Store, secret_key
+        from core.store import Store, secret_key
         from worker.recovery import sweep_forever
 
         client = redis.Redis.from_url(self.redis_url)
@@ -225,8 +225,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from server.redis_server import shared_redis
-    from server.signals import shielded, stop_on_signals
+    from core.redis_server import shared_redis
+    from core.signals import shielded, stop_on_signals
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     with stop_on_signals(), shared_redis() as url:

@@ -29,7 +29,7 @@ def preload() -> None:
     import worker.drivers.webhook  # noqa: F401
     import worker.jobs  # noqa: F401
     import worker.match_runner  # noqa: F401
-    from worker.ratings import model
+    from core.ratings import model
 
     for name in games.names():  # each game and the bots it lists (module:Class), by name
         for entrypoint in games.get(name).bots.values():
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     import redis
     from rq import Queue, SimpleWorker, Worker
 
-    from server.store.jobs import queue_name
+    from core.store.jobs import queue_name
 
     preload()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

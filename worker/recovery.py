@@ -3,7 +3,7 @@
 RQ retries a job whose work horse died while its worker lived, but when a
 whole worker process is killed (`kill -9`, a lost machine) its job is left
 "started" with nobody on it. The pool's supervisor therefore sweeps every
-few seconds: every job still active (server/store/jobs.py) whose match or
+few seconds: every job still active (core/store/jobs.py) whose match or
 tournament is not over, that nobody holds the lease of, and that is not
 waiting in the queue, is enqueued again. The match runner resumes from the
 log; one whose job has started `MAX_ATTEMPTS` times is aborted.
@@ -20,12 +20,12 @@ import json
 import logging
 import time
 
-from server.store.comparisons import OVER as COMPARISON_OVER
-from server.store.jobs import enqueue_continuation, intermediate_queue, job_id, job_ident, lease_key
-from server.store.keys import text
-from worker.comparisons import settle_comparison
-from worker.conclusion import finish_tournament_if_complete, match_concluded
-from worker.ratings import update_ratings
+from core.comparisons import settle_comparison
+from core.conclusion import finish_tournament_if_complete, match_concluded
+from core.ratings import update_ratings
+from core.store.comparisons import OVER as COMPARISON_OVER
+from core.store.jobs import enqueue_continuation, intermediate_queue, job_id, job_ident, lease_key
+from core.store.keys import text
 
 log = logging.getLogger("cardarena.worker")
 

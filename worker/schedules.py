@@ -30,10 +30,9 @@ import math
 import random
 from dataclasses import dataclass, field
 
+from core.schedule_size import MAX_TABLES, gauntlet_tables, sample_size, table_count
 from games.rng import derive_seed
-from games.seats import rotate
-from sdk.referee import rotations
-from server.schedule_size import MAX_TABLES, gauntlet_tables, sample_size, table_count
+from games.seats import rotate, rotations
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ def _check(format: str, bots: list[str], seats: int, deals: int) -> None:
 
 def _matches(tables: list[tuple[str, ...]], seats: int, deals: int, duplicate: bool,
              seed: int) -> list[ScheduledMatch]:
-    """Each table's deals, in each rotation played (`sdk.referee.rotations`)."""
+    """Each table's deals, in each rotation played (`games.seats.rotations`)."""
     matches = []
     for t, table in enumerate(tables):
         for deal in range(deals):

@@ -1,8 +1,8 @@
 """Bots: register (`POST /bots`), look up, list, retire, resume, new versions.
 
 A bot's record shows whether it is alive (`status`, `last_seen`:
-server/liveness.py; a webhook bot is pinged at registration, `reachable`)
-and whether it is `paused` from rated play (server/store/bots.py PROBATION:
+core/liveness.py; a webhook bot is pinged at registration, `reachable`)
+and whether it is `paused` from rated play (core/store/bots.py PROBATION:
 forfeiting 5 rated matches in a row) until its owner resumes it.
 
 Three kinds: `webhook` (the worker POSTs each decision to `url`), `polling`
@@ -23,7 +23,12 @@ from flask import current_app
 from flask_smorest import Blueprint
 from marshmallow import validate
 
-from server import liveness
+from core import liveness
+from core.store.bots import PROBATION, NameTaken, is_paused
+from core.store.keys import now_ms
+from core.store.slots import DEFAULT_MAX_CONCURRENT
+from core.store.versions import match_versions, version_of
+from core.urls import public_url_problem, url_shape_problem
 from server.api.common import (
     NAME,
     Name,
@@ -37,11 +42,6 @@ from server.api.common import (
 from server.api.matches import are_public
 from server.auth import is_admin, require_account_or_admin, store
 from server.errors import fail
-from server.store.bots import PROBATION, NameTaken, is_paused
-from server.store.keys import now_ms
-from server.store.slots import DEFAULT_MAX_CONCURRENT
-from server.store.versions import match_versions, version_of
-from server.urls import public_url_problem, url_shape_problem
 
 blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
 

@@ -7,9 +7,9 @@ from flask import current_app
 from marshmallow import validate
 
 import games
+from core.store.bots import PROBATION, is_paused
+from core.store.versions import match_versions
 from server.errors import fail
-from server.store.bots import PROBATION, is_paused
-from server.store.versions import match_versions
 
 NAME = validate.Length(min=1, max=64)  # names of things the server defines (games, options)
 ID = validate.Length(min=1, max=64)

@@ -5,9 +5,9 @@ both rotations, or against a field of opponents with the candidate and the
 baseline in the same seat — until a sequential probability ratio test on the
 mean of the per-deal statistic decides H1 (mean ≥ `delta1`) or H0 (mean ≤
 `delta0`) at error rates `alpha` and `beta`, or `max_deals` is reached
-(worker/comparisons.py). Comparisons are unrated.
+(core/comparisons.py). Comparisons are unrated.
 
-The candidate and the baseline may be two versions of one bot (server/store/versions.py):
+The candidate and the baseline may be two versions of one bot (core/store/versions.py):
 naming the same bot twice compares its latest version with the one before, or the
 versions `candidate_version` and `baseline_version` name. Every bot plays the version
 it had when the comparison was created.
@@ -19,6 +19,8 @@ import marshmallow as ma
 from flask_smorest import Blueprint
 from marshmallow import validate
 
+from core.schedule_size import gauntlet_tables
+from core.store.versions import version_of
 from sdk.stats import Sprt, mean_ci
 from server.api.common import (
     ID,
@@ -34,8 +36,6 @@ from server.api.common import (
 from server.api.matches import draw_seed
 from server.auth import require_account_or_admin, store
 from server.errors import fail
-from server.schedule_size import gauntlet_tables
-from server.store.versions import version_of
 
 blp = Blueprint("comparisons", __name__, description="Is the candidate better than the baseline? (SPRT)")
 

@@ -17,7 +17,7 @@ thread, so at most `EVENT_STREAMS` streams are open at once (beyond, 503 at
 once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT` from one
 address (beyond, 429: one client cannot hold them all); each ends after
 `EVENT_STREAM_SECONDS` with a `retry:` hint (the browser reconnects and
-resumes), and a stream waits on Redis pub/sub (server/store/events.py) —
+resumes), and a stream waits on Redis pub/sub (core/store/events.py) —
 never a busy loop — looking again on its own every `EVENT_HEARTBEAT_SECONDS`
 and sending a comment then, which is also how a client that went away is
 noticed and its place given back.
@@ -37,13 +37,13 @@ from flask import Response, current_app, request, stream_with_context
 from flask_smorest import Blueprint
 from marshmallow import validate
 
+from core.store.events import TOURNAMENT, match_channel, tournament_channel
 from server.api.common import SeatSchema, errors, seats_of
 from server.api.matches import is_public, public_entry
 from server.api.table_schema import TableSchema
 from server.api.tournaments import ProgressSchema, StandingSchema, tournament_record
 from server.auth import store
 from server.errors import fail
-from server.store.events import TOURNAMENT, match_channel, tournament_channel
 from server.tables import table_of
 
 blp = Blueprint("events", __name__, description="Live event streams (text/event-stream)")

@@ -2,7 +2,7 @@
 
 `?limit=` (at most 100) and `?cursor=` (a page's `next_cursor`) page through
 the list; `?game=` and `?bot=` filter it. Each list is one sorted set of the
-store (server/store/lists.py), so a page costs the same however many records
+store (core/store/lists.py), so a page costs the same however many records
 there are. A match's result shows only once it is public, as everywhere.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import marshmallow as ma
 from flask_smorest import Blueprint
 
+from core.store.lists import MATCHES, TOURNAMENTS
 from server.api.common import (
     ID,
     NAME,
@@ -25,7 +26,6 @@ from server.api.common import (
 from server.api.matches import are_public
 from server.api.tournaments import TournamentSchema
 from server.auth import is_admin, store
-from server.store.lists import MATCHES, TOURNAMENTS
 
 blp = Blueprint("lists", __name__, description="Finding matches and tournaments")
 

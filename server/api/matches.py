@@ -16,8 +16,11 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from core.store.matches import OVER
+from core.store.versions import match_versions
 from sdk import export
-from sdk.referee import fault_kind, seat_times
+from sdk.clock import seat_times
+from sdk.faults import fault_kind
 from sdk.replay import Replay
 from server.api.common import (
     ID,
@@ -36,8 +39,6 @@ from server.api.common import (
 from server.api.table_schema import TableSchema
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
-from server.store.matches import OVER
-from server.store.versions import match_versions
 from server.tables import table_of
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")

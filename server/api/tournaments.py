@@ -15,7 +15,8 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
-from sdk.referee import standings_from_tallies
+from core.schedule_size import gauntlet_match_count, match_count
+from sdk.standings import standings_from_tallies
 from server import liveness
 from server.api.common import (
     ID,
@@ -38,7 +39,6 @@ from server.api.crosstable import crosstable
 from server.api.matches import draw_seed
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
-from server.schedule_size import gauntlet_match_count, match_count
 
 blp = Blueprint("tournaments", __name__, description="Round-robin tournaments with duplicate deals")
 

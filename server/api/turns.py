@@ -1,9 +1,9 @@
 """Polling bots: `GET /bots/me/turns` (long-poll) and `POST /matches/{id}/turns/{turn}`.
 
 The worker drives every match; for a polling seat it publishes the decision
-in the store and its run ends (server/store/waits.py). These two views are
+in the store and its run ends (core/store/waits.py). These two views are
 the bot's side of that exchange: fetch what is pending, answer it. An answer
-is judged against the decision the bot was sent (server/answers.py), then
+is judged against the decision the bot was sent (core/answers.py), then
 settled: appended with the store's atomic check, so it races the deadline's
 timeout safely (one of them wins), and the match's next run enqueued.
 
@@ -26,12 +26,12 @@ from flask import current_app, g
 from flask_smorest import Blueprint
 from marshmallow import validate
 
-from sdk.referee import fault, fault_kind
-from server.answers import answered
+from core.answers import answered
+from core.store.keys import now_ms
+from sdk.faults import fault, fault_kind
 from server.api.common import errors
 from server.auth import require_bot, store
 from server.errors import fail
-from server.store.keys import now_ms
 
 blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from server.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_dict
+from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_dict
 
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28

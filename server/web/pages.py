@@ -13,7 +13,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import games
-from sdk.referee import seat_times
+from sdk.clock import seat_times
 from server.api.bots import recent_matches, shown
 from server.api.comparisons import comparison_record
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments

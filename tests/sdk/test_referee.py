@@ -8,26 +8,11 @@ import statistics
 import pytest
 
 import games
-from games.seats import rotate
-from sdk.referee import (
-    FAULT_KINDS,
-    FORFEITED,
-    MAX_DETAIL,
-    Clock,
-    MatchReferee,
-    SeatTally,
-    fault,
-    fault_kind,
-    judge,
-    listed_action,
-    mean_ci95,
-    offer,
-    outcome,
-    rotations,
-    seat_records,
-    standings_from_tallies,
-    tally_increments,
-)
+from games.seats import rotate, rotations
+from sdk.clock import Clock
+from sdk.faults import FAULT_KINDS, FORFEITED, MAX_DETAIL, SeatTally, fault, fault_kind
+from sdk.referee import MatchReferee, judge, listed_action, offer, outcome
+from sdk.standings import mean_ci95, seat_records, standings_from_tallies, tally_increments
 
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 #: a chosen deal: the deck in suit order; seat 0 holds AS 2S 4S … KH, seat 1 3S 5S … QH

@@ -9,8 +9,9 @@ import pytest
 
 from sdk import Bot
 from sdk.cards import RANKS_ACE_HIGH, Card, parse_cards, rank_order
+from sdk.faults import FORFEITED, fault_kind
 from sdk.local import play_local
-from sdk.referee import FORFEITED, MatchReferee, fault_kind
+from sdk.referee import MatchReferee
 from tests.sdk.conftest import Recorder
 
 

@@ -24,8 +24,8 @@ import sdk
 from sdk import Bot, ExportError, Replay, load_replay
 from sdk.bot import load_bot_class
 from sdk.export import Writer, dumps, read
+from sdk.faults import FORFEITED
 from sdk.local import play_local
-from sdk.referee import FORFEITED
 from tests.live import ADMIN_TOKEN
 from tests.sdk.test_sdk_play import cardarena_command
 

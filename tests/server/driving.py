@@ -60,7 +60,8 @@ def conclude(store, match_id: str, state=None) -> dict:
     `Store.conclude_match` (the bots' records, the tournament's tallies, the ladder's queue).
     `state`, the caller's copy of the match, is only checked to be over."""
     assert state is None or state.is_over
-    from sdk.referee import MatchReferee, seat_records
+    from sdk.referee import MatchReferee
+    from sdk.standings import seat_records
 
     match = store.get_match(match_id)
     referee = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],

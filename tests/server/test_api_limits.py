@@ -20,8 +20,8 @@ from contextlib import contextmanager
 import pytest
 import requests
 
+from core.redis_server import EmbeddedRedis
 from server import create_app
-from server.redis_server import EmbeddedRedis
 from tests.live import ADMIN_TOKEN, serve_in_thread
 
 

@@ -86,8 +86,8 @@ def test_matches_stored_before_the_index_are_indexed_once(api, two_bots):
 
 def finished_tournament(api, token: str, bots: list[str], monkeypatch) -> str:
     """A round-robin of the toy game run to its end through the store, as the worker would."""
+    from core.conclusion import finish_tournament_if_complete
     from games.ranking import alone_first, match_points
-    from worker.conclusion import finish_tournament_if_complete
     from worker.jobs import run_tournament
 
     monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks

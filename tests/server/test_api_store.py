@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from server.store import Store, secret_key
+from core.store import Store, secret_key
 from tests.server import toygame
 
 

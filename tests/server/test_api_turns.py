@@ -94,7 +94,7 @@ def test_long_poll_needs_the_bot_secret_and_a_wait_up_to_30(api, running):
 def test_answer_is_appended_and_enqueues_the_matchs_next_run(api, running):
     from rq import Queue
 
-    from server.store.jobs import job_id
+    from core.store.jobs import job_id
 
     mid, a, _ = running
     decision, bot_id = publish_next(api.store, mid)

@@ -1,4 +1,4 @@
-"""A twin's result is counted only with its whole deal (server/store/matches.py conclude_match)."""
+"""A twin's result is counted only with its whole deal (core/store/matches.py conclude_match)."""
 
 from __future__ import annotations
 

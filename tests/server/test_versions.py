@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from server.store.ratings import DEFAULT_MU
+from core.store.ratings import DEFAULT_MU
 from tests.live import ADMIN_TOKEN
 
 GAME = "toy-high"

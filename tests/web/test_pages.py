@@ -248,7 +248,7 @@ def test_standings_show_mean_score_with_its_95_ci_and_faults_without_javascript(
     tid = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=True, seed=3,
                                   options={})["id"]
     store.set_tournament(tid, status="running", total=12)
-    rows = [  # what worker/standings.py saves: mean_score and ci95 may be null
+    rows = [  # what core/conclusion.py saves: mean_score and ci95 may be null
         {"rank": 1, "bot": bots[0], "points": 5.5, "matches": 6, "wins": 5, "draws": 1, "mean_score": 12.3456,
          "ci95": 1.3802, "faults": 0, "forfeits": 0},
         {"rank": 2, "bot": bots[1], "points": 3, "matches": 6, "wins": 3, "draws": 0, "mean_score": -4.25,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 import requests
 
+from core.comparisons import deal_plan, deal_statistic
 from sdk import Client
 from tests.live import ADMIN_TOKEN
-from worker.comparisons import deal_plan, deal_statistic
 
 GAME = "duck-soup"
 

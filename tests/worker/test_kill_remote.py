@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import sdk
-from sdk.referee import fault_kind
+from sdk.faults import fault_kind
 from tests.live import ADMIN_TOKEN
 from tests.test_signals import _kill, descendants
 from tests.worker.test_never_waits import GAME, Thinker, free_port

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import games
-from server.store import Store, secret_key
+from core.store import Store, secret_key
 from tests.worker import bots as test_bots
 from tests.worker.bots import ENTRY
 from worker.dispatch import Dispatcher

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sdk.referee import memory_differences, standings_from_tallies
+from sdk.standings import memory_differences, standings_from_tallies
 from tests.live import ADMIN_TOKEN
 from tests.sdk.test_sdk_play import cardarena_command
 from tests.worker.test_worker_e2e import OUTPUT, tournament, wait_finished

@@ -15,9 +15,9 @@ import pytest
 from rq import Queue
 
 import sdk
+from core.store import Store, secret_key
+from core.store.jobs import QUEUE, job_id
 from sdk import Bot
-from server.store import Store, secret_key
-from server.store.jobs import QUEUE, job_id
 from tests.live import ADMIN_TOKEN
 from tests.worker.test_worker_e2e import OUTPUT, matches_of, replays_to_its_result, tournament, wait_finished
 from worker.dispatch import Dispatcher
@@ -110,7 +110,7 @@ def test_a_polling_deadline_is_judged_by_the_clock_once_and_the_next_run_enqueue
 
 
 def test_an_answer_and_the_deadline_racing_land_exactly_one_entry(store):
-    from server.answers import answered, timed_out
+    from core.answers import answered, timed_out
 
     match, _, _ = remote_match(store, "polling")
     record = ask_first_remote_turn(store, match)

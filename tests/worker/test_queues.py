@@ -7,8 +7,8 @@ import itertools
 import pytest
 from rq import Queue, SimpleWorker
 
-from server.store import Store, secret_key
-from server.store.jobs import QUEUE, drop_queue, job_id, queue_name
+from core.store import Store, secret_key
+from core.store.jobs import QUEUE, drop_queue, job_id, queue_name
 from worker import recovery
 
 OTHER = "cardarena-other"

@@ -1,4 +1,4 @@
-"""worker/ratings.py: the openskill ladder, drained in queue order under a lock, on a real Redis."""
+"""core/ratings.py: the openskill ladder, drained in queue order under a lock, on a real Redis."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import threading
 import pytest
 import redis as redis_lib
 
-from server.store import Store, secret_key
-from server.store.ratings import DEFAULT_MU, DEFAULT_SIGMA
-from worker.ratings import new_ratings, update_ratings
+from core.ratings import new_ratings, update_ratings
+from core.store import Store, secret_key
+from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA
 
 GAME = "double-carre"
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from rq import Queue
 
-from server.store import Store, secret_key
-from server.store.jobs import QUEUE, enqueue_job, job_id
+from core.store import Store, secret_key
+from core.store.jobs import QUEUE, enqueue_job, job_id
 from worker import recovery
 from worker.match_runner import MatchRunner
 

@@ -212,7 +212,7 @@ def test_bad_requests_are_refused(bots, seats, deals, message):
 def test_the_apis_match_count_is_the_schedules_length(bots, seats, duplicate):
     """The API refuses a tournament over its cap from `match_count` before anything is stored;
     the worker builds the schedule: the two must agree (sampled tables included)."""
-    from server.schedule_size import match_count
+    from core.schedule_size import match_count
 
     schedule = round_robin(names(bots), seats, deals=3, duplicate=duplicate, seed=9)
     assert match_count(bots, seats, 3, duplicate) == len(schedule.matches)
@@ -255,7 +255,7 @@ def test_a_gauntlet_seats_its_candidate_at_every_table_and_each_other_bot_in_tur
 
 
 def test_a_gauntlets_size_is_counted_as_it_is_built():
-    from server.schedule_size import gauntlet_match_count
+    from core.schedule_size import gauntlet_match_count
     from worker.schedules import gauntlet
 
     for n, seats, deals, duplicate in [(2, 2, 1, True), (5, 2, 3, True), (5, 3, 2, False), (4, 4, 1, True),

@@ -1,4 +1,4 @@
-"""worker/standings.py: standings from the tallies a tournament counted as its matches ended.
+"""sdk/standings.py: standings from the tallies a tournament counted as its matches ended.
 
 The mean and its interval are tested with the referee (tests/sdk/test_referee.py)."""
 
@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from worker.standings import standings_from_tallies
+from sdk.standings import standings_from_tallies
 
 
 def tally(scores: list[float], points: float, wins: int = 0, draws: int = 0, faults: int = 0,

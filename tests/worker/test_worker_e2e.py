@@ -177,7 +177,7 @@ def busy_worker(api, pool, besides: list[str] = (), timeout: float = 60.0) -> tu
     says its runner has started)."""
     from rq import Worker
 
-    from server.store.jobs import job_ident
+    from core.store.jobs import job_ident
 
     end = time.monotonic() + timeout
     while time.monotonic() < end:

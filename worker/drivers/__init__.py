@@ -4,7 +4,7 @@ One module per kind of bot that is called — `inprocess` (Python, named
 module:Class, asked in the worker under the watchdog) and `webhook` (an HTTP
 POST to the bot's URL, made by a dispatcher's caller: worker/dispatch.py). A
 remote seat (webhook or polling) is a `Remote` in the match runner: its
-decision is published and the run ends (server/store/waits.py); a polling
+decision is published and the run ends (core/store/waits.py); a polling
 bot fetches it through the API. Each driver answers `ask(decision)` with a
 `Reply`: the bot's raw answer or the fault that stopped it. Judging the
 answer against the rules is the referee's (sdk/referee.py), the same for

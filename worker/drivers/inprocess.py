@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
-from sdk.referee import clean, fault
+from sdk.faults import clean, fault
 from sdk.watchdog import Overrun
 from worker.drivers.base import Driver, Reply
 

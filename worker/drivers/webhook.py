@@ -1,6 +1,6 @@
 """Webhook bots: the referee POSTs each decision to the bot's URL.
 
-Everything a remote bot can do wrong is bounded by `server.calls.call`:
+Everything a remote bot can do wrong is bounded by `core.calls.call`:
 
 * time — one deadline for the whole answer (`move_timeout_ms`), whatever the
   bot trickles, however slowly: no decision holds a worker past it;
@@ -11,7 +11,7 @@ Everything a remote bot can do wrong is bounded by `server.calls.call`:
   and with `CARDARENA_PUBLIC_URLS_ONLY=1` an address inside the referee's
   network is refused after name resolution;
 * what — the answer must be a JSON object holding `action`, parsed with the
-  same depth and number limits as the API's input (`server.jsonsafe`), so
+  same depth and number limits as the API's input (`core.jsonsafe`), so
   no nesting or giant number can raise inside the worker.
 
 Each failure is a fault of its kind (sdk/referee.py). A non-2xx answer is
@@ -26,10 +26,10 @@ import logging
 import os
 import time
 
+from core.calls import CallError, post_signed
+from core.jsonsafe import JSONTooComplex, safe_loads
+from sdk.faults import fault
 from sdk.protocol import SIGNATURE_HEADER
-from sdk.referee import fault
-from server.calls import CallError, post_signed
-from server.jsonsafe import JSONTooComplex, safe_loads
 from worker.drivers.base import Driver, Reply
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ class WebhookDriver(Driver):
         self.url = bot.get("url") or ""
         self.secret = secret
         self.public_only = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
-        self.store = store  # where the bot's liveness is noted (server/liveness.py), if anywhere
+        self.store = store  # where the bot's liveness is noted (core/liveness.py), if anywhere
 
     def post(self, message: dict, seconds: float) -> tuple[int, bytes]:
         """POST `message` signed; (status, body) or a `CallError` saying what went wrong."""

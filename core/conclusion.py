@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import logging
 
-from server.store import Store
-from worker.comparisons import comparison_match_concluded
-from worker.ratings import update_ratings
-from worker.standings import standings_from_tallies
+from core.comparisons import comparison_match_concluded
+from core.ratings import update_ratings
+from core.store import Store
+from sdk.standings import standings_from_tallies
 
 log = logging.getLogger("cardarena.worker")
 

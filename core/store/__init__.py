@@ -19,18 +19,18 @@ from __future__ import annotations
 import os
 import secrets
 
-from server.store.accounts import Accounts
-from server.store.bots import Bots
-from server.store.comparisons import Comparisons
-from server.store.decisions import Decisions
-from server.store.jobs import Jobs, queue_name
-from server.store.lists import Lists
-from server.store.matches import Matches
-from server.store.ratings import Ratings
-from server.store.slots import Slots
-from server.store.tournaments import Tournaments
-from server.store.versions import Versions
-from server.store.waits import Waits
+from core.store.accounts import Accounts
+from core.store.bots import Bots
+from core.store.comparisons import Comparisons
+from core.store.decisions import Decisions
+from core.store.jobs import Jobs, queue_name
+from core.store.lists import Lists
+from core.store.matches import Matches
+from core.store.ratings import Ratings
+from core.store.slots import Slots
+from core.store.tournaments import Tournaments
+from core.store.versions import Versions
+from core.store.waits import Waits
 
 SECRET_KEY_KEY = "cardarena:secret_key"
 
@@ -52,7 +52,7 @@ class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Co
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:
-        self.queue = queue_name(queue)  # the RQ queue its jobs go to (server/store/jobs.py)
+        self.queue = queue_name(queue)  # the RQ queue its jobs go to (core/store/jobs.py)
         if isinstance(secret_key, str):
             secret_key = secret_key.encode()
         if not secret_key:

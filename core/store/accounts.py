@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import secrets
 
-from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
 
 def token_digest(token: str) -> str:

@@ -2,9 +2,9 @@
 
 Reads the sorted sets each concept writes with every new record, scored by
 creation order (`matches:seq`, `tournaments:seq`): `matches`,
-`matches:game:{game}` and `bot:{id}:matches` (server/store/matches.py);
+`matches:game:{game}` and `bot:{id}:matches` (core/store/matches.py);
 `tournaments`, `tournaments:game:{game}` and `tournaments:bot:{id}`
-(server/store/tournaments.py). A list is a range read of one of them, never a
+(core/store/tournaments.py). A list is a range read of one of them, never a
 scan; a page is the `limit` newest ids below a cursor — the score of the last
 id of the page before — so pages stay put while new records arrive.
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 
-from server.store.keys import load_fields, text
-from server.store.matches import bot_matches_key, game_matches_key
-from server.store.tournaments import bot_tournaments_key, game_tournaments_key
+from core.store.keys import load_fields, text
+from core.store.matches import bot_matches_key, game_matches_key
+from core.store.tournaments import bot_tournaments_key, game_tournaments_key
 
 MATCHES, TOURNAMENTS = "matches", "tournaments"
 INDEXED = "lists:indexed"

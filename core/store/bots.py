@@ -3,10 +3,10 @@
 Keys:
     bot:{id}          hash (JSON values): id, name, game, kind, owner, url?,
                       entrypoint?, created, retired, matches, wins, faults, nonce;
-                      last_seen?, last_failed? (epoch ms: server/liveness.py);
+                      last_seen?, last_failed? (epoch ms: core/liveness.py);
                       forfeit_streak? (rated matches forfeited in a row: PROBATION pauses);
-                      max_concurrent? (its matches at once: server/store/slots.py);
-                      version?, version_created? (its latest version: server/store/versions.py)
+                      max_concurrent? (its matches at once: core/store/slots.py);
+                      version?, version_created? (its latest version: core/store/versions.py)
     bot:{id}:faults   list of `{kind: count}` of its last FAULT_MATCHES matches, newest first
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
@@ -14,7 +14,7 @@ Keys:
     bots:names:{game} hash folded name -> id of the active bot holding it (names are
                       unique among a game's active bots, case-insensitive)
     bot:{id}:matches  sorted set of the bot's match ids, scored by creation order
-                      (written by server/store/matches.py with the match)
+                      (written by core/store/matches.py with the match)
 
 A bot's secret is never stored: it is HMAC(server key, id:nonce), so the
 referee can sign webhook calls and check a polling bot's credential while a
@@ -31,9 +31,9 @@ import json
 import secrets
 import unicodedata
 
-from server.store.keys import dump_fields, load_fields, new_id, now_iso, now_ms, text
-from server.store.ratings import entrant, rating_dict
-from server.store.slots import DEFAULT_MAX_CONCURRENT
+from core.store.keys import dump_fields, load_fields, new_id, now_iso, now_ms, text
+from core.store.ratings import entrant, rating_dict
+from core.store.slots import DEFAULT_MAX_CONCURRENT
 
 #: KEYS: the game's names, the bot's hash, `bots`, `bots:game:{game}`; ARGV: folded name,
 #: bot id, registration number, then the bot's fields and values. The name is taken (the
@@ -275,9 +275,9 @@ class Bots:
         self.r.hset(f"bot:{bot_id}", "forfeit_streak", 0)
 
     def bot_seen(self, bot_id: str) -> None:
-        """The bot answered something now (server/liveness.py)."""
+        """The bot answered something now (core/liveness.py)."""
         self.r.hset(f"bot:{bot_id}", "last_seen", now_ms())
 
     def bot_failed(self, bot_id: str) -> None:
-        """The bot could not be reached now (server/liveness.py)."""
+        """The bot could not be reached now (core/liveness.py)."""
         self.r.hset(f"bot:{bot_id}", "last_failed", now_ms())

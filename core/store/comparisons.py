@@ -3,7 +3,7 @@
 Keys:
     comparison:{id}           hash (JSON values): id, game, owner, candidate, baseline,
                               candidate_version, baseline_version, opponents, opponent_versions
-                              (the versions that play: server/store/versions.py), seats, delta0, delta1, alpha, beta, max_deals, options,
+                              (the versions that play: core/store/versions.py), seats, delta0, delta1, alpha, beta, max_deals, options,
                               move_timeout_ms, time_bank_ms, seed, status, created, finished,
                               started_deals (deals scheduled so far)
     comparison:{id}:deals     hash deal number -> its statistic (JSON): counted once
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 
-from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
 OVER = ("H0", "H1", "inconclusive", "aborted")
 

@@ -13,7 +13,7 @@ same hands in both); the statistic is the candidate's match points minus the
 baseline's, averaged over the tables.
 
 `WINDOW` deals are in play at once: each deal's end counts its statistic once
-(server/store/comparisons.py), updates the log-likelihood ratio
+(core/store/comparisons.py), updates the log-likelihood ratio
 (`sdk.stats.Sprt`) and either decides — H1, H0, or inconclusive at
 `max_deals` — aborting what is still in play, or schedules the next deal. All
 of it is repeatable, so the recovery sweep may call `settle_comparison` again.
@@ -24,10 +24,10 @@ from __future__ import annotations
 import logging
 import random
 
+from core.schedule_size import gauntlet_tables
 from games.rng import derive_seed
-from sdk.referee import seat_records
+from sdk.standings import seat_records
 from sdk.stats import Sprt
-from server.schedule_size import gauntlet_tables
 
 log = logging.getLogger("cardarena.worker")
 

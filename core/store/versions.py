@@ -1,7 +1,7 @@
 """Bot versions: a bot's code changes, its history stays and each version is rated on its own.
 
 Keys:
-    bot:{id}            (server/store/bots.py) `version` (the latest, 1 when absent) and
+    bot:{id}            (core/store/bots.py) `version` (the latest, 1 when absent) and
                         `version_created`; its `url`/`entrypoint` are the latest version's
     bot:{id}:versions   hash version -> JSON {"version", "created", "url"?, "entrypoint"?}
                         of each version superseded by a newer one: how to reach it still
@@ -13,7 +13,7 @@ in-process version through its own entrypoint. A polling bot's versions are
 labels (one process answers for the bot): its matches and ratings are kept
 apart, but two of its versions cannot play each other.
 
-Ratings are per *entrant* (server/store/ratings.py `entrant(bot, version)`): version 1
+Ratings are per *entrant* (core/store/ratings.py `entrant(bot, version)`): version 1
 under the bare bot id, as before versions existed, version n > 1 as `{bot}@{n}`.
 The ladder shows each bot's latest version.
 """
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 
-from server.store.keys import now_iso
-from server.store.ratings import entrant, rating_dict
+from core.store.keys import now_iso
+from core.store.ratings import entrant, rating_dict
 
 #: KEYS[1] the bot's hash, KEYS[2] its versions; ARGV: now (JSON), the new url, the new
 #: entrypoint (JSON, "" when unchanged). The latest version is written down as it is

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import json
 
-from server.store.decisions import decisions_key, pend
-from server.store.jobs import QUEUE, enqueue_continuation
-from server.store.keys import now_ms, text
-from server.store.matches import log_key, run_ended
+from core.store.decisions import decisions_key, pend
+from core.store.jobs import QUEUE, enqueue_continuation
+from core.store.keys import now_ms, text
+from core.store.matches import log_key, run_ended
 
 #: a webhook turn's backstop after its deadline: the call itself times out first; the clock
 #: judges it only if the dispatcher making the call died

@@ -14,9 +14,9 @@ Keys:
                               (the crosstable), since its matches no longer change
     tournaments               sorted set of every tournament id by creation order
     tournaments:game:{game}   the same for one game's tournaments, and
-    tournaments:bot:{id}      for those a bot entered (server/store/lists.py reads them)
+    tournaments:bot:{id}      for those a bot entered (core/store/lists.py reads them)
     (changes of status, standings and its matches' status are announced on the
-    tournament's events channel: server/store/events.py)
+    tournament's events channel: core/store/events.py)
 
 The worker sets `total` before it adds any match, and a match is counted
 done (and into the tallies) in the same transaction that concludes it, so
@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import json
 
-from sdk.referee import TALLY_FIELDS, memory_differences, tally_increments
-from server.store import events
-from server.store.accounts import open_tournaments_key
-from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from core.store import events
+from core.store.accounts import open_tournaments_key
+from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from sdk.standings import TALLY_FIELDS, memory_differences, tally_increments
 
 
 def game_tournaments_key(game: str) -> str:
@@ -59,7 +59,7 @@ class Tournaments:
             "options": options or {}, "move_timeout_ms": move_timeout_ms,
             "time_bank_ms": time_bank_ms, "max_faults": max_faults, "status": "queued", "created": now_iso(),
             "started": None, "finished": None, "standings": [],
-            # each entrant's version now: every match of the tournament plays it (server/store/versions.py)
+            # each entrant's version now: every match of the tournament plays it (core/store/versions.py)
             "versions": dict(zip(bots, self.current_versions(list(bots)), strict=True)), **extra,
         }
         seq = self.r.incr("tournaments:seq")

@@ -8,7 +8,7 @@ Keys:
     bot:{id}:ratings        list of {"mu", "sigma", "ordinal", "match", "at", "version"?}
                             (every version's points, in the order they were rated)
 
-A rating belongs to an *entrant*, a version of a bot (server/store/versions.py):
+A rating belongs to an *entrant*, a version of a bot (core/store/versions.py):
 `entrant(bot, version)` is the bot id for version 1 — the ratings stored before
 versions existed are version 1's — and `{bot}@{n}` for version n.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 
-from server.store.keys import now_iso, text
+from core.store.keys import now_iso, text
 
 #: openskill's defaults: a new bot's rating before its first rated match
 DEFAULT_MU = 25.0
@@ -111,7 +111,7 @@ class Ratings:
         keys = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
         if not keys:
             return []
-        # the bots' own records are theirs (server/store/bots.py)
+        # the bots' own records are theirs (core/store/bots.py)
         bots = self.bot_records(list(dict.fromkeys(entrant_version(k)[0] for k in keys)))
         ratings = self.r.hmget(f"rating:{game}", keys)
         out: list[dict] = []

@@ -8,7 +8,7 @@ Keys:
                                 when each must have ended (epoch ms): the per-bot cap
 
 The match runner publishes a decision (`pend`, on the pipeline of
-`Store.await_answer`, server/store/waits.py) and its run ends; a bot
+`Store.await_answer`, core/store/waits.py) and its run ends; a bot
 long-polls by subscribing to its wake channel *before* reading what is
 pending, so a decision published between the two still wakes it. No sleep
 loop anywhere: the poll blocks on a socket.
@@ -20,8 +20,8 @@ import json
 import secrets
 import time
 
-from server.store.keys import now_ms
-from server.store.matches import log_key
+from core.store.keys import now_ms
+from core.store.matches import log_key
 
 #: KEYS[1] the bot's polls; ARGV: now ms, end ms, token, cap. A poll whose server died
 #: holds its slot only until its end: the slots never leak.

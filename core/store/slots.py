@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import time
 
-from server.store.jobs import lease_key
-from server.store.keys import text
+from core.store.jobs import lease_key
+from core.store.keys import text
 
 #: a bot's slots when it did not say (api.md §5)
 DEFAULT_MAX_CONCURRENT = 4
@@ -34,7 +34,7 @@ SLOTTED = ("webhook", "polling")
 #: KEYS: each bot's playing set, then each bot's waiting set, then `slots:waiting`; ARGV: the
 #: match id, the prefix of a match's lease key, now (s), then each bot's max_concurrent and id.
 #: A slot is free again when its match has neither a lease (a runner on it) nor a waiting
-#: record (between runs, a remote bot's turn pending: server/store/waits.py `waiting_key`).
+#: record (between runs, a remote bot's turn pending: core/store/waits.py `waiting_key`).
 #: Returns 0 when the slots are taken; else the 1-based index of the first full bot, the match
 #: having joined its queue in the same step (so a release can never slip between the check and
 #: the wait and leave it waiting for nothing).

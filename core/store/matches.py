@@ -2,18 +2,18 @@
 
 Keys:
     match:{id}        hash (JSON values): id, game, seats, versions (each seat's bot version:
-                      server/store/versions.py), seed, options, status,
+                      core/store/versions.py), seed, options, status,
                       move_timeout_ms, max_faults, time_bank_ms (null: from before
                       the time bank), tournament, rated, owner, twins?, comparison? and deal?,
                       result, created, started, finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
                       (each append and each change of status is announced on the
-                      match's events channel: server/store/events.py)
+                      match's events channel: core/store/events.py)
     matches           sorted set of every match id by creation order
     matches:seq       the creation counter (the scores of `matches`)
     bot:{id}:matches  sorted set of the bot's matches, same scores: written in the
                       match's own pipeline, so a bot's list never scans every match
-    matches:game:{game}  the same for the game's matches (server/store/lists.py reads
+    matches:game:{game}  the same for the game's matches (core/store/lists.py reads
                       these lists a page at a time)
     matches:bot_index set once every match stored before that index is in it
 
@@ -32,12 +32,12 @@ from __future__ import annotations
 import json
 
 import games
-from server.store import events
-from server.store.accounts import queued_key
-from server.store.bots import count_result
-from server.store.keys import dump_fields, load_fields, new_id, now_iso, text
-from server.store.ratings import entrant, queue_for_rating
-from server.store.versions import match_versions
+from core.store import events
+from core.store.accounts import queued_key
+from core.store.bots import count_result
+from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from core.store.ratings import entrant, queue_for_rating
+from core.store.versions import match_versions
 
 OVER = ("finished", "aborted")
 
@@ -102,7 +102,7 @@ class Matches:
         tournament derive its matches' ids, so a retried expansion finds them.
         `twins` are the ids of the rotations of its deal, itself included, in
         playing order (worker/schedules.py `twin_groups`). `comparison` is (comparison id,
-        deal number) for a match of a comparison (server/store/comparisons.py). `versions`
+        deal number) for a match of a comparison (core/store/comparisons.py). `versions`
         pins each seat's bot version (None, or a None in it: the bot's latest now).
         """
         match_id = match_id or new_id("m")
@@ -263,7 +263,7 @@ class Matches:
 
     def match_ranks(self, match_ids: list[str]) -> list[tuple[str | None, list, list | None]]:
         """(status, entrants, ranks) of each match, in one round trip (what the ratings worker
-        needs): its seats' bots as the versions it pinned (server/store/ratings.py `entrant`)."""
+        needs): its seats' bots as the versions it pinned (core/store/ratings.py `entrant`)."""
         pipe = self.r.pipeline(transaction=False)
         for match_id in match_ids:
             pipe.hmget(f"match:{match_id}", "status", "seats", "versions", "result")

@@ -4,7 +4,7 @@ A bot is *seen* when it answers anything: a webhook bot any HTTP answer to a
 decision or a ping, a polling bot a long-poll or a POSTed answer. A webhook
 bot that could not be reached (no connection, no answer in time, a refused
 URL) *failed*. The store keeps both times in the bot's record
-(`last_seen`, `last_failed`, epoch ms: server/store/bots.py); from them:
+(`last_seen`, `last_failed`, epoch ms: core/store/bots.py); from them:
 
 * `online` — seen within `ONLINE_S`, and no failure since;
 * `offline` — a failure since it was last seen, or seen before but not
@@ -20,8 +20,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-from server.calls import CallError, post_signed
-from server.store.keys import now_ms
+from core.calls import CallError, post_signed
+from core.store.keys import now_ms
 
 #: a bot seen this recently (seconds) is online
 ONLINE_S = 120

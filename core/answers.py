@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sdk.referee import fault, judge, judged_entry, listed_action
+from sdk.faults import fault
+from sdk.referee import judge, judged_entry, listed_action
 
 
 def answered(store, decision: dict, ms: int | None, action: Any = None, failure: str | None = None) -> dict:

@@ -9,7 +9,7 @@ Keys:
 
 RQ job ids are "match-{id}" and "tournament-{id}", so a job can be found
 again from what it runs; a match's later runs, each enqueued once its remote
-bot's turn k was settled (server/store/waits.py), are "match-{id}-{k+1}"
+bot's turn k was settled (core/store/waits.py), are "match-{id}-{k+1}"
 (`job_ident` reads the match back from either).
 
 Why leases: a worker can die at any moment (a crash, `kill -9`, a lost
@@ -26,7 +26,7 @@ import os
 import re
 import secrets
 
-from server.store.keys import text
+from core.store.keys import text
 
 #: the RQ queue the server and workers share unless told otherwise
 QUEUE = "cardarena"

@@ -288,7 +288,7 @@ def shared_redis() -> Iterator[str]:
     if os.environ.get("REDIS_URL"):
         yield os.environ["REDIS_URL"]
         return
-    from server.signals import shielded
+    from core.signals import shielded
 
     try:
         with shielded():  # a stop signal now waits until the server is started and recorded

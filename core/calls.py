@@ -4,7 +4,7 @@
     status, answer = post_signed(url, secret, {"type": "ping", "protocol": 1}, 2.0, 1024)
 
 Both the referee's webhook driver (worker/drivers/webhook.py) and the API's
-ping (server/liveness.py) call bots through here, signed as api.md §3 says.
+ping (core/liveness.py) call bots through here, signed as api.md §3 says.
 
 returns or raises by `deadline_s` (plus the scheduler's slack), whatever the
 bot does: a slow connect, headers or a body trickled a byte at a time, a huge
@@ -36,8 +36,8 @@ import ssl
 import threading
 import time
 
+from core.urls import BadUrl, Target, address_problem, parse_target
 from sdk.protocol import SIGNATURE_HEADER, sign  # the protocol's one definition of the signature
-from server.urls import BadUrl, Target, address_problem, parse_target
 
 #: room for the status line and headers on top of the body's limit, and a chunked body's framing
 HEAD_ROOM = 64 * 1024

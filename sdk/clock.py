@@ -1,0 +1,58 @@
+"""Time: each seat's clock in a match — a move time per decision and a bank for overruns.
+
+The time rules a match is played under are `TimeRules`, defined once here
+with their defaults and ranges: the API's schemas, local play, the store and
+the referee all read them from here.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass
+
+
+def elapsed_ms(since: float) -> int:
+    """Whole milliseconds since `since` (a `time.monotonic()`), rounded up: late is late."""
+    return max(0, math.ceil((time.monotonic() - since) * 1000))
+
+
+@dataclass
+class Clock:
+    """One seat's time in one match: `move_ms` for every decision, and a bank.
+
+    A decision may take up to `deadline_ms` = `move_ms` + what is left in the
+    bank; what it takes beyond `move_ms` is drawn from the bank. Past the
+    deadline it is a timeout, charged the whole deadline: the bank is empty.
+    """
+
+    move_ms: int
+    bank_ms: int
+    #: what the seat was charged for its previous decision in this match
+    last_latency_ms: int | None = None
+
+    @property
+    def deadline_ms(self) -> int:
+        return self.move_ms + self.bank_ms
+
+    def charge(self, ms: int) -> None:
+        """Charge a decision of `ms` (as logged, so a replay charges the same)."""
+        self.bank_ms = max(0, self.bank_ms - max(0, ms - self.move_ms))
+        self.last_latency_ms = ms
+
+
+def seat_times(log: list[dict], seats: int, move_ms: int, bank_ms: int | None) -> list[dict]:
+    """Each seat's time in a match, from its log: `{"latency_ms": {"p50", "max"}, "bank_ms"}`
+    (the latencies the referee charged its decisions, None before the first; the bank left,
+    None for a match from before the bank)."""
+    clocks = [Clock(move_ms, bank_ms or 0) for _ in range(seats)]
+    charged: list[list[int]] = [[] for _ in range(seats)]
+    for entry in log:
+        ms, seat = entry.get("ms"), entry.get("seat")
+        if type(ms) is int and type(seat) is int and 0 <= seat < seats:
+            clocks[seat].charge(ms)
+            charged[seat].append(ms)
+    return [{"latency_ms": {"p50": statistics.median_low(ms) if ms else None, "max": max(ms, default=None)},
+             "bank_ms": None if bank_ms is None else clock.bank_ms}
+            for clock, ms in zip(clocks, charged, strict=True)]

@@ -1,0 +1,99 @@
+"""The end of a match as records and standings: what each seat's bot gets, and the rows.
+
+`seat_records` turns a result into one record per seat, `tally_increments`
+what a record adds to its bot's tally (sums only, so a tally can live in a
+Redis hash), `standings_from_tallies` the rows every standings table shows —
+a tournament page, `cardarena play` — with `mean_ci95` and `memory_figure`
+(does a bot score better on deals it has already played?).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.ranking import alone_first, match_points
+from sdk.stats import Z95, mean_ci, memory
+
+
+def seat_records(result: dict, bots: list[str]) -> list[dict]:
+    """What each seat's bot gets from a finished match (`bots[i]` sat in seat i)."""
+    ranks, scores = result["ranks"], result["scores"]
+    forfeits = result.get("forfeits") or []
+    faults = result.get("faults") or [0] * len(bots)
+    return [{"bot": bot, "won": alone_first(ranks, seat), "faults": faults[seat],
+             "points": match_points(ranks, seat), "score": _number(scores[seat]),
+             "draw": ranks[seat] == 1 and ranks.count(1) > 1, "forfeit": seat in forfeits}
+            for seat, bot in enumerate(bots)]
+
+
+#: a bot's tally over many matches: sums only, so it can live in a Redis hash
+TALLY_FIELDS = ("points", "matches", "wins", "draws", "faults", "forfeits", "score", "score2")
+
+
+def tally_increments(record: dict) -> dict[str, float]:
+    """What one seat record adds to its bot's tally."""
+    score = _number(record.get("score"))
+    return {"points": float(record.get("points", 0.0)), "matches": 1,
+            "wins": int(bool(record["won"])), "draws": int(bool(record.get("draw"))),
+            "faults": int(record["faults"]), "forfeits": int(bool(record.get("forfeit"))),
+            "score": score, "score2": score * score}
+
+
+def mean_ci95(n: int, total: float, squares: float) -> tuple[float | None, float | None]:
+    """Mean and the half-width of its 95% confidence interval (normal approximation,
+    1.96 standard errors) from a count, a sum and a sum of squares (sdk/stats.py).
+
+    No interval from one value (None), neither from none.
+    """
+    return mean_ci(n, total, squares, Z95)
+
+
+def memory_differences(rotations: list[list[dict]]) -> dict[str, float]:
+    """Each bot's memory difference over one deal (api.md §5 "Scheduling"): its mean match
+    points in the rotations it played after its first one, minus its points in that first
+    one. `rotations`: the seat records of each rotation of the deal, in the order played;
+    a bot that played the deal once has none."""
+    points: dict[str, list[float]] = {}
+    for rotation in rotations:
+        for record in rotation:
+            points.setdefault(record["bot"], []).append(float(record.get("points", 0.0)))
+    return {bot: sum(p[1:]) / (len(p) - 1) - p[0] for bot, p in points.items() if len(p) >= 2}
+
+
+def standings_from_tallies(tallies: dict[str, dict[str, float]]) -> list[dict]:
+    """Standings rows from each bot's tally: by points, then mean score.
+
+    A bot's match points in a match = (seats it ranks above + ½ × seats it ties
+    with) / (seats − 1) (api.md §4); `wins` counts matches it alone ranked
+    first. Equal points share a rank (1, 1, 3); the mean score only orders rows.
+    """
+    rows = []
+    for bot, t in tallies.items():
+        n = int(t["matches"])
+        mean, ci = mean_ci95(n, t["score"], t["score2"])
+        rows.append({
+            "bot": bot, "points": round(t["points"], 6), "matches": n, "wins": int(t["wins"]),
+            "draws": int(t["draws"]), "mean_score": None if mean is None else round(mean, 4),
+            "ci95": None if ci is None else round(ci, 4), "faults": int(t["faults"]),
+            "forfeits": int(t["forfeits"]),
+            "memory": memory_figure(int(t.get("memory_n", 0)), t.get("memory", 0.0), t.get("memory2", 0.0)),
+        })
+    rows.sort(key=lambda r: (-r["points"], -(r["mean_score"] or 0.0), r["bot"]))
+    for i, row in enumerate(rows):
+        same = i and rows[i - 1]["points"] == row["points"]
+        row["rank"] = rows[i - 1]["rank"] if same else i + 1
+    return [{"rank": r.pop("rank"), **r} for r in rows]
+
+
+def memory_figure(n: int, total: float, squares: float) -> dict:
+    """A standings row's `memory`: {"diff", "ci95": [lo, hi], "flag"} (sdk/stats.py `memory`)."""
+    figure = memory(n, total, squares)
+    return {"diff": None if figure.diff is None else round(figure.diff, 4),
+            "ci95": None if figure.ci95 is None else [round(v, 4) for v in figure.ci95], "flag": figure.flag}
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
