@@ -20,6 +20,13 @@ from functools import lru_cache
 log = logging.getLogger("cardarena.worker")
 
 
+def is_rated(seed: int | None, options: dict) -> bool:
+    """Whether a match counts for the ladder: the server drew its seed (the caller chose none)
+    and its options hold no `deck` — a chosen deal or seed is for testing (docs/api.md §4,
+    "Rated matches"). The one statement of the rule: challenges and tournaments ask here."""
+    return seed is None and not options.get("deck")
+
+
 @lru_cache(maxsize=1)
 def model():
     from openskill.models import PlackettLuce

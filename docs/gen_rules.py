@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import games  # noqa: E402
+from sdk.clock import DEFAULT_TIME  # noqa: E402
 
 PAGES = ROOT / "docs" / "rules"
 
@@ -63,7 +64,7 @@ def decision(name: str, state, turn: int) -> dict:
     """The decision the seat to act receives (api.md §3)."""
     seat = state.to_act
     return {"type": "turn", "protocol": 1, "match_id": MATCH_ID, "game": name, "turn": turn, "seat": seat,
-            "view": state.view(seat), "legal_actions": state.legal_actions(), "deadline_ms": 2000}
+            "view": state.view(seat), "legal_actions": state.legal_actions(), "deadline_ms": DEFAULT_TIME.move_timeout_ms}
 
 
 def examples(name: str) -> dict[str, dict]:

@@ -11,6 +11,36 @@ import math
 import statistics
 import time
 from dataclasses import dataclass
+from typing import ClassVar
+
+
+@dataclass(frozen=True)
+class TimeRules:
+    """The time rules a match is played under, with their defaults and ranges — the one place
+    they are written: the API's fields, `cardarena play`'s flags, the store and the referee
+    read them here.
+
+    `move_timeout_ms` for every decision, plus `time_bank_ms` for the match that pays
+    for overruns; `max_faults` faults forfeit the seat.
+    """
+
+    move_timeout_ms: int = 2000
+    time_bank_ms: int = 10000
+    max_faults: int = 3
+
+    #: the lowest and highest value each rule accepts
+    RANGES: ClassVar[dict[str, tuple[int, int]]] = {
+        "move_timeout_ms": (100, 10000), "time_bank_ms": (0, 600000), "max_faults": (1, 10)}
+
+    def __post_init__(self) -> None:
+        for name, (low, high) in self.RANGES.items():
+            value = getattr(self, name)
+            if type(value) is not int or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer from {low} to {high}, not {value!r}")
+
+
+#: the rules a match gets when it names none
+DEFAULT_TIME = TimeRules()
 
 
 def elapsed_ms(since: float) -> int:

@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import games
+from sdk.clock import DEFAULT_TIME
 
 FORMAT = "cardarena-match"
 VERSION = 1
 #: the platform's defaults for a document that does not say (api.md §3)
-MOVE_TIMEOUT_MS = 2000
-MAX_FAULTS = 3
 #: fields every document has (api.md §5), and the rules of time and faults it may add
 FIELDS = ("format", "version", "id", "game", "options", "seed", "seats", "log", "result", "decks")
 RULES = ("move_timeout_ms", "time_bank_ms", "max_faults")
@@ -206,8 +205,8 @@ def bots(doc: dict) -> list[str]:
 def rules(doc: dict) -> tuple[int, int | None, int]:
     """`(move_timeout_ms, time_bank_ms, max_faults)`; the bank is None for a match from
     before the time bank."""
-    return (doc.get("move_timeout_ms") or MOVE_TIMEOUT_MS, doc.get("time_bank_ms"),
-            doc.get("max_faults") or MAX_FAULTS)
+    return (doc.get("move_timeout_ms") or DEFAULT_TIME.move_timeout_ms, doc.get("time_bank_ms"),
+            doc.get("max_faults") or DEFAULT_TIME.max_faults)
 
 
 def _documents(lines: Iterable[str], where: str) -> Iterator[dict]:

@@ -32,15 +32,12 @@ from typing import Any
 
 from sdk import export
 from sdk.bot import Bot
-from sdk.clock import elapsed_ms
+from sdk.clock import DEFAULT_TIME, elapsed_ms
 from sdk.faults import fault, fault_kind
 from sdk.referee import MatchReferee
 from sdk.watchdog import Overrun, watchdog
 
 #: the platform's defaults (api.md §3, §5)
-MOVE_TIMEOUT_MS = 2000
-TIME_BANK_MS = 10000
-MAX_FAULTS = 3
 #: how long `on_match_over` may take before it is left behind
 MATCH_OVER_S = 1.0
 #: the SDK's folder: its frames (the caller's, `Bot.decide`) are cut from a bot's traceback
@@ -91,9 +88,9 @@ def play_local(
     bots: list[Bot],
     seed: int = 0,
     options: dict | None = None,
-    max_faults: int = MAX_FAULTS,
-    move_timeout_ms: int = MOVE_TIMEOUT_MS,
-    time_bank_ms: int = TIME_BANK_MS,
+    max_faults: int = DEFAULT_TIME.max_faults,
+    move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms,
+    time_bank_ms: int = DEFAULT_TIME.time_bank_ms,
     match_id: str = "local",
 ) -> LocalMatch:
     """Play one match; seat i is `bots[i]` (one object may hold several seats)."""

@@ -27,7 +27,8 @@ from games.rng import Rng, derive_seed
 from games.seats import rotate, rotations
 from sdk import export
 from sdk.bot import Bot, load_bot_class
-from sdk.local import MAX_FAULTS, MOVE_TIMEOUT_MS, TIME_BANK_MS, LocalFault, play_local
+from sdk.clock import DEFAULT_TIME, TimeRules
+from sdk.local import LocalFault, play_local
 from sdk.standings import (
     TALLY_FIELDS,
     memory_differences,
@@ -50,13 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed the deals come from (default 0)")
     parser.add_argument("--option", action="append", default=[], metavar="K=V",
                         help="a game option; V is read as JSON when it parses (e.g. deal_only=true)")
-    parser.add_argument("--move-timeout-ms", type=int, default=MOVE_TIMEOUT_MS,
-                        help=f"time for each decision, as on the platform (default {MOVE_TIMEOUT_MS})")
-    parser.add_argument("--time-bank-ms", type=int, default=TIME_BANK_MS,
+    parser.add_argument("--move-timeout-ms", type=int, default=DEFAULT_TIME.move_timeout_ms,
+                        help=f"time for each decision, as on the platform (default {DEFAULT_TIME.move_timeout_ms})")
+    parser.add_argument("--time-bank-ms", type=int, default=DEFAULT_TIME.time_bank_ms,
                         help=f"each seat's bank per match for decisions over the move time "
-                             f"(default {TIME_BANK_MS})")
-    parser.add_argument("--max-faults", type=int, default=MAX_FAULTS,
-                        help=f"faults in one match that forfeit it (default {MAX_FAULTS})")
+                             f"(default {DEFAULT_TIME.time_bank_ms})")
+    parser.add_argument("--max-faults", type=int, default=DEFAULT_TIME.max_faults,
+                        help=f"faults in one match that forfeit it (default {DEFAULT_TIME.max_faults})")
     parser.add_argument("--no-duplicate", action="store_true",
                         help="play each deal once, the seats rotating from deal to deal")
     parser.add_argument("--json", action="store_true", help="print the standings as JSON")
@@ -134,9 +135,9 @@ class FaultSeen:
 
 
 def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options: dict,
-                max_faults: int = MAX_FAULTS, duplicate: bool = True,
-                progress: Callable[[], None] | None = None, move_timeout_ms: int = MOVE_TIMEOUT_MS,
-                time_bank_ms: int = TIME_BANK_MS,
+                max_faults: int = DEFAULT_TIME.max_faults, duplicate: bool = True,
+                progress: Callable[[], None] | None = None, move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms,
+                time_bank_ms: int = DEFAULT_TIME.time_bank_ms,
                 on_fault: Callable[[FaultSeen], None] | None = None,
                 on_match: Callable[[dict], None] | None = None) -> list[Record]:
     """Play the deals and return one `Record` per entrant (in the order given); `on_match`
@@ -221,8 +222,7 @@ def describe_fault(seen: FaultSeen) -> str:
 
 def check_limits(args: argparse.Namespace) -> None:
     """The platform's ranges (api.md §3, §5), so local play never allows what it refuses."""
-    for name, low, high in (("games", 1, None), ("move_timeout_ms", 100, 10000),
-                            ("time_bank_ms", 0, 600000), ("max_faults", 1, 10)):
+    for name, low, high in (("games", 1, None), *((rule, *span) for rule, span in TimeRules.RANGES.items())):
         value = getattr(args, name)
         if value < low or (high is not None and value > high):
             flag = "--" + name.replace("_", "-")

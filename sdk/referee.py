@@ -26,7 +26,7 @@ from typing import Any
 import games
 from games.base import canonical
 from games.ranking import forfeit_ranks
-from sdk.clock import Clock
+from sdk.clock import DEFAULT_TIME, Clock
 from sdk.faults import FORFEITED, SeatTally, fault, fault_kind
 
 #: the protocol version of the decisions the referee builds (docs/api.md §3)
@@ -144,7 +144,8 @@ class MatchReferee:
     """
 
     def __init__(self, game: str, seats: int, seed: int = 0, options: dict | None = None,
-                 max_faults: int = 3, move_ms: int = 2000, bank_ms: int = 10000) -> None:
+                 max_faults: int = DEFAULT_TIME.max_faults, move_ms: int = DEFAULT_TIME.move_timeout_ms,
+                 bank_ms: int = DEFAULT_TIME.time_bank_ms) -> None:
         self.game = game
         self.state = games.get(game).new(seats, seed, dict(options or {}))
         self.tally = SeatTally(seats, max_faults)

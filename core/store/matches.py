@@ -38,6 +38,7 @@ from core.store.bots import count_result
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
 from core.store.versions import match_versions
+from sdk.clock import DEFAULT_TIME
 
 OVER = ("finished", "aborted")
 
@@ -90,7 +91,8 @@ class Matches:
     current_versions: object
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
-                     move_timeout_ms: int = 2000, max_faults: int = 3, time_bank_ms: int | None = 10000,
+                     move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms, max_faults: int = DEFAULT_TIME.max_faults,
+                     time_bank_ms: int | None = DEFAULT_TIME.time_bank_ms,
                      tournament_id: str | None = None, rated: bool = False,
                      owner: str | None = None, match_id: str | None = None,
                      twins: list[str] | None = None, comparison: tuple[str, int] | None = None,

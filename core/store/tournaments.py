@@ -30,6 +30,7 @@ import json
 from core.store import events
 from core.store.accounts import open_tournaments_key
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from sdk.clock import DEFAULT_TIME
 from sdk.standings import TALLY_FIELDS, memory_differences, tally_increments
 
 
@@ -48,7 +49,8 @@ class Tournaments:
 
     def create_tournament(self, game: str, bots: list[str], seats: int, deals: int,
                           duplicate: bool, seed: int, options: dict,
-                          move_timeout_ms: int = 2000, max_faults: int = 3, time_bank_ms: int | None = 10000,
+                          move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms, max_faults: int = DEFAULT_TIME.max_faults,
+                     time_bank_ms: int | None = DEFAULT_TIME.time_bank_ms,
                           format: str = "round-robin", owner: str | None = None,
                           **extra) -> dict:
         """Store a new tournament, status "queued" (the caller enqueues its job)."""

@@ -9,15 +9,16 @@ from marshmallow import validate
 import games
 from core.store.bots import PROBATION, is_paused
 from core.store.versions import match_versions
+from sdk.clock import TimeRules
 from server.errors import fail
 
 NAME = validate.Length(min=1, max=64)  # names of things the server defines (games, options)
 ID = validate.Length(min=1, max=64)
 SEED = validate.Range(min=-(2**63), max=2**63 - 1)
-MOVE_TIMEOUT = validate.Range(min=100, max=10000)
-MAX_FAULTS = validate.Range(min=1, max=10)
-#: each seat's bank for a match (api.md §5), the same range as `cardarena play`'s
-TIME_BANK = validate.Range(min=0, max=600000)
+#: the time rules' ranges (sdk/clock.py `TimeRules`, as `cardarena play`'s)
+MOVE_TIMEOUT = validate.Range(*TimeRules.RANGES["move_timeout_ms"])
+MAX_FAULTS = validate.Range(*TimeRules.RANGES["max_faults"])
+TIME_BANK = validate.Range(*TimeRules.RANGES["time_bank_ms"])
 
 
 

@@ -21,6 +21,7 @@ from marshmallow import validate
 
 from core.schedule_size import gauntlet_tables
 from core.store.versions import version_of
+from sdk.clock import DEFAULT_TIME
 from sdk.stats import Sprt, mean_ci
 from server.api.common import (
     ID,
@@ -67,9 +68,9 @@ class ComparisonRequestSchema(ma.Schema):
     beta = ma.fields.Float(load_default=0.05, validate=validate.Range(min=0.0001, max=0.5))
     max_deals = ma.fields.Integer(strict=True, load_default=2000, validate=validate.Range(min=1, max=MAX_DEALS))
     options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
-    move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)
-    time_bank_ms = ma.fields.Integer(strict=True, load_default=10000, validate=TIME_BANK)
-    max_faults = ma.fields.Integer(strict=True, load_default=3, validate=MAX_FAULTS)
+    move_timeout_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.move_timeout_ms, validate=MOVE_TIMEOUT)
+    time_bank_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.time_bank_ms, validate=TIME_BANK)
+    max_faults = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.max_faults, validate=MAX_FAULTS)
     seed = ma.fields.Integer(strict=True, validate=validate.Range(min=0, max=2**63 - 1))
 
     @ma.validates_schema

@@ -16,10 +16,11 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from core.ratings import is_rated
 from core.store.matches import OVER
 from core.store.versions import match_versions
 from sdk import export
-from sdk.clock import seat_times
+from sdk.clock import DEFAULT_TIME, seat_times
 from sdk.faults import fault_kind
 from sdk.replay import Replay
 from server.api.common import (
@@ -56,10 +57,10 @@ class ChallengeSchema(ma.Schema):
     seed = ma.fields.Integer(strict=True, validate=SEED,
                              metadata={"description": "omit it for a rated match: the server draws one"})
     options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
-    move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)
-    time_bank_ms = ma.fields.Integer(strict=True, load_default=10000, validate=TIME_BANK, metadata={
+    move_timeout_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.move_timeout_ms, validate=MOVE_TIMEOUT)
+    time_bank_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.time_bank_ms, validate=TIME_BANK, metadata={
         "description": "each seat's bank for the match: time a decision takes beyond move_timeout_ms"})
-    max_faults = ma.fields.Integer(strict=True, load_default=3, validate=MAX_FAULTS)
+    max_faults = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.max_faults, validate=MAX_FAULTS)
 
 
 class QueuedSchema(ma.Schema):
@@ -131,7 +132,7 @@ def create_match(body):
         fail(429, "too_many_matches", f"at most {MAX_QUEUED} queued matches per account",
              {"Retry-After": "10"})
     seed = body.get("seed")
-    rated = seed is None and not body["options"].get("deck")
+    rated = is_rated(seed, body["options"])
     check_entrants(s, game.name, body["bots"], rated)
     if seed is None:
         seed = draw_seed()

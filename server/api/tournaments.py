@@ -15,9 +15,11 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from core import liveness
+from core.ratings import is_rated
 from core.schedule_size import gauntlet_match_count, match_count
+from sdk.clock import DEFAULT_TIME
 from sdk.standings import standings_from_tallies
-from server import liveness
 from server.api.common import (
     ID,
     MAX_FAULTS,
@@ -66,10 +68,10 @@ class TournamentRequestSchema(ma.Schema):
     duplicate = ma.fields.Boolean(load_default=True, truthy={True}, falsy={False})
     seed = ma.fields.Integer(strict=True, validate=SEED)
     options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
-    move_timeout_ms = ma.fields.Integer(strict=True, load_default=2000, validate=MOVE_TIMEOUT)
-    time_bank_ms = ma.fields.Integer(strict=True, load_default=10000, validate=TIME_BANK, metadata={
+    move_timeout_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.move_timeout_ms, validate=MOVE_TIMEOUT)
+    time_bank_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.time_bank_ms, validate=TIME_BANK, metadata={
         "description": "each seat's bank for the match: time a decision takes beyond move_timeout_ms"})
-    max_faults = ma.fields.Integer(strict=True, load_default=3, validate=MAX_FAULTS)
+    max_faults = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.max_faults, validate=MAX_FAULTS)
 
 
 class ProgressSchema(ma.Schema):
@@ -179,7 +181,7 @@ def create_tournament(body):
     bots = body["bots"]
     if len(set(bots)) != len(bots):
         fail(422, "duplicate_bot", "a bot may enter a tournament once")
-    check_entrants(s, game.name, bots, rated=body.get("seed") is None and not body["options"].get("deck"))
+    check_entrants(s, game.name, bots, rated=is_rated(body.get("seed"), body["options"]))
     seats = body.get("seats", game.min_seats)
     if len(bots) < seats:
         fail(422, "too_few_bots", f"tables of {seats} need at least {seats} bots, not {len(bots)}")
@@ -197,7 +199,7 @@ def create_tournament(body):
         fail(422, "tournament_too_large", f"this tournament would have {size:,} matches; a tournament of an "
              f"account has at most {MAX_MATCHES:,} (fewer bots, deals or seat rotations)")
     seed = body.get("seed")
-    rated = seed is None and not body["options"].get("deck")
+    rated = is_rated(seed, body["options"])
     if seed is None:
         seed = draw_seed()
     try:
