@@ -219,9 +219,9 @@ def finished_tournament(store: Store, game: str, matches: int = 2800) -> str:
                     store.start_match(mid)
                     store.conclude_match(mid, "finished", result, records=records)
                     index += 1
-    from sdk.standings import standings_from_tallies
+    from core.conclusion import refresh_standings
 
-    store.save_standings(t["id"], standings_from_tallies(store.tournament_tallies(t["id"])))
+    refresh_standings(store, t["id"])  # what the last match's end would do, without its jobs
     store.set_tournament(t["id"], status="finished")
     return t["id"]
 

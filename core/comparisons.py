@@ -17,6 +17,8 @@ baseline's, averaged over the tables.
 (`sdk.stats.Sprt`) and either decides — H1, H0, or inconclusive at
 `max_deals` — aborting what is still in play, or schedules the next deal. All
 of it is repeatable, so the recovery sweep may call `settle_comparison` again.
+A decided comparison's matches still in play are stopped along the one path a
+match ends by (core/conclusion.py `stop_if_decided`).
 """
 
 from __future__ import annotations
@@ -141,9 +143,8 @@ def _decide_or_top_up(store, c: dict) -> None:
     if decision is None and done >= c["max_deals"]:
         decision = "inconclusive"  # void deals count toward max_deals: it never runs for ever
     if decision is not None:
-        if store.finish_comparison(cid, decision):
+        if store.finish_comparison(cid, decision):  # what is still in play stops: core/conclusion.py
             log.info("comparison %s: %s after %d deals", cid, decision, n)
-            _abort_in_play(store, store.get_comparison(cid))
         return
     want = min(c["max_deals"], done + WINDOW)
     new = store.claim_deals(cid, want)
@@ -161,10 +162,7 @@ def _decide_or_top_up(store, c: dict) -> None:
     store.enqueue("match", to_run)
 
 
-def _abort_in_play(store, c: dict) -> None:
-    """A decided comparison stops: what is still in play ends aborted (it counts for nobody)."""
-    for deal in range(int(c.get("started_deals") or 0)):
-        for plan in deal_plan(c, deal):
-            match = store.get_match(plan["id"])
-            if match is not None and match["status"] not in OVER_MATCH:
-                store.conclude_match(plan["id"], "aborted", None, reason=f"its comparison was decided: {c['status']}")
+def in_play(store, c: dict) -> list[str]:
+    """The comparison's matches not over yet (a decided comparison's are stopped)."""
+    return [plan["id"] for deal in range(int(c.get("started_deals") or 0)) for plan in deal_plan(c, deal)
+            if (match := store.get_match(plan["id"])) is not None and match["status"] not in OVER_MATCH]

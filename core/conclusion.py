@@ -1,23 +1,57 @@
-"""What follows a match's end: its tournament's standings and end, its comparison's next
-deal or decision, the ladder, the next twin.
+"""A match's end: the one path every ending takes, and everything that follows it.
 
-`match_concluded` runs after `Store.conclude_match` has ended the match (once);
-it only ever recomputes things or enqueues a job with a fixed id, so the
-runner, a retried job or the recovery sweep may repeat it.
+    end_match(store, match_id, status, result, reason=..., records=...)
+
+Whoever ends a match goes through `end_match`: its runner (finished, or
+aborted after repeated platform errors), the admin (`POST /matches/{id}/abort`),
+a tournament's abort, a comparison's decision (what it still had in play). It
+ends the match once, in one transaction (`Store.conclude_match`: the status
+and result, the bots' records, the ratings queue, the tournament's tallies —
+a twin's only with its whole deal), then `match_concluded` does what follows:
+the ladder, the comparison's deal and decision, the tournament's standings and
+end, the match's waiting record (its pending call and deadline are cancelled),
+its bots' slots and the matches waiting for them, the next twin.
+
+Kill -9 safe: the transaction marks the match active (`jobs:active`) and only
+the last step of `match_concluded` clears it, so a process that dies between
+the two leaves the rest to the pool's recovery sweep, which runs
+`match_concluded` again. That is safe because it only ever recomputes things
+or enqueues jobs with fixed ids: the runner, a retried job or the sweep may
+repeat it.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
-from core.comparisons import comparison_match_concluded
+from core.comparisons import comparison_match_concluded, in_play
 from core.ratings import update_ratings
 from core.store import Store
+from core.store.comparisons import OVER as COMPARISON_OVER
 from sdk.standings import standings_from_tallies
 
 log = logging.getLogger("cardarena.worker")
 
 OVER = ("finished", "aborted")
+
+
+def end_match(store: Store, match_id: str, status: str, result: dict | None = None, *,
+              reason: str | None = None, records: list[dict] = (),
+              announce: Callable[[], None] | None = None) -> bool:
+    """End a match and do everything that follows; True only for the call that ended it.
+
+    `announce` runs once, for the call that ended it, between the transaction and
+    the follow-ups (the runner's `match_over` notices). Repeating a call changes
+    nothing stored but repeats the follow-ups, which are idempotent.
+    """
+    ended = store.conclude_match(match_id, status, result, reason=reason, records=records)
+    if ended and announce is not None:
+        announce()
+    match = store.get_match(match_id)
+    if match is not None and match["status"] in OVER:
+        match_concluded(store, match)
+    return ended
 
 
 def due_twin(store: Store, match: dict) -> str | None:
@@ -31,16 +65,18 @@ def due_twin(store: Store, match: dict) -> str | None:
 
 
 def match_concluded(store: Store, match: dict) -> None:
-    """After a match's end: its tournament's standings (and end), the ladder. Repeatable."""
+    """After a match's end: the ladder, its comparison, its tournament's standings (and end),
+    its waiting record, slots and next twin; last, it is no longer active. Repeatable."""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
     if match.get("comparison"):  # its deal's statistic, the test's decision, the next deal
         comparison_match_concluded(store, match)
+        stop_if_decided(store, match["comparison"])
     tid = match.get("tournament")
     if tid:
         refresh_standings(store, tid)
         finish_tournament_if_complete(store, tid)
-    store.forget_wait(match["id"])  # no turn of it pending any more: its slots are free
+    store.forget_wait(match["id"])  # no turn of it pending any more: its call and deadline go
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
     if woken:
         store.enqueue("match", woken)
@@ -48,6 +84,26 @@ def match_concluded(store: Store, match: dict) -> None:
     if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
         store.enqueue("match", [following])
     store.job_done("match", match["id"])
+
+
+def stop_if_decided(store: Store, cid: str) -> None:
+    """A decided comparison's matches still in play end aborted (they count for nobody)."""
+    c = store.get_comparison(cid)
+    if c is None or c["status"] not in COMPARISON_OVER:
+        return
+    for mid in in_play(store, c):
+        end_match(store, mid, "aborted", reason=f"its comparison was decided: {c['status']}")
+
+
+def stop_tournament(store: Store, tid: str, reason: str, match_reason: str) -> None:
+    """A tournament stops (`reason`): it is aborted, and so is each of its matches not over yet
+    (`match_reason`); the finished ones keep their results, and the standings count only them."""
+    store.set_tournament(tid, status="aborted", reason=reason)
+    for mid in store.tournament_matches(tid):
+        match = store.get_match(mid)
+        if match is not None and match["status"] not in OVER:
+            end_match(store, mid, "aborted", reason=match_reason)
+    refresh_standings(store, tid)
 
 
 def refresh_standings(store: Store, tid: str) -> None:

@@ -8,9 +8,9 @@ What follows a match's end is core/conclusion.py's.
 
 Both are safe to run twice or after a crash: the schedule is a function of
 the tournament alone (the same match ids every time), a match resumes from
-its log, and a match's end is counted once (`Store.conclude_match`). What
-follows a match's end (`match_concluded`) only ever recomputes things, so a
-retried job may repeat it.
+its log, and a match ends once, along the one path every ending takes
+(`core.conclusion.end_match`), whose follow-ups only ever recompute things or
+enqueue jobs with fixed ids, so a retried job may repeat them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import redis
 
 from core import comparisons
-from core.conclusion import OVER, due_twin, finish_tournament_if_complete
+from core.conclusion import OVER, due_twin, end_match, finish_tournament_if_complete, stop_if_decided
 from core.store import Store, secret_key
 from worker.lease import Lease
 from worker.match_runner import MatchRunner
@@ -108,7 +108,7 @@ def run_tournament(tid: str) -> str:
         to_run = [m["id"] for m in to_run if due_twin(store, m) in (None, m["id"])]
         if store.get_tournament(tid)["status"] == "aborted":  # stopped while being expanded
             for mid in to_run:
-                store.conclude_match(mid, "aborted", None, reason="its tournament was stopped")
+                end_match(store, mid, "aborted", reason="its tournament was stopped")
             to_run = []
         store.enqueue("match", to_run)
         log.info("tournament %s: %d matches (%s), %d enqueued", tid, len(schedule.matches),
@@ -123,5 +123,6 @@ def run_comparison(cid: str) -> str:
     """Start (or settle again) a comparison: its first deals, then each deal's end schedules more."""
     store = store_for()
     status = comparisons.run_comparison(store, cid)
+    stop_if_decided(store, cid)
     store.job_done("comparison", cid)
     return status

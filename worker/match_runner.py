@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import redis
 
-from core.conclusion import match_concluded
+from core.conclusion import end_match, match_concluded
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
@@ -112,8 +112,8 @@ class MatchRunner:
         match = self.store.get_match(self.match_id)
         if match is None:
             return "missing"
-        if match["status"] in ("finished", "aborted"):
-            self.after_conclusion(match)
+        if match["status"] in ("finished", "aborted"):  # what follows its end, again (repeatable)
+            match_concluded(self.store, match)
             return match["status"]
         with Lease(self.store, "match", self.match_id) as lease:
             if not lease.held:
@@ -137,8 +137,8 @@ class MatchRunner:
             except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
                 self.asked_turn = asked.turn
                 return "asked"
-            except Stopped as stop:  # an admin aborted it under us
-                self.after_conclusion(self.store.get_match(self.match_id))
+            except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
+                match_concluded(self.store, self.store.get_match(self.match_id))
                 return stop.status
 
     def referee(self, match: dict, lease: Lease, context: Context) -> str:
@@ -258,9 +258,10 @@ class MatchRunner:
         records = seat_records(result, match["seats"])
         for seat, record in enumerate(records):
             record["faults_by_kind"] = self.ref.tally.faults_by_kind(seat)
-        if self.store.conclude_match(self.match_id, "finished", result, records=records):
+        shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
+
+        def announce() -> None:
             log.info("match %s finished: ranks %s", self.match_id, ranks)
-            shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
             for driver in drivers:
                 try:
                     driver.match_over(self.match_id, shown)  # a webhook's: sent by a dispatcher
@@ -268,19 +269,14 @@ class MatchRunner:
                     raise
                 except Exception:  # best effort: the match is over whatever the bot does
                     log.warning("match_over of match %s failed", self.match_id, exc_info=True)
-            self.after_conclusion({**match, "status": "finished"})
-        else:  # another runner ended it: follow up on what is stored
-            self.after_conclusion(self.store.get_match(self.match_id))
+
+        # another runner may have ended it: then only what follows is done (again)
+        end_match(self.store, self.match_id, "finished", result, records=records, announce=announce)
         return "finished"
 
     def abort(self, match: dict, reason: str) -> None:
-        if self.store.conclude_match(self.match_id, "aborted", None, reason=reason):
+        if end_match(self.store, self.match_id, "aborted", reason=reason):
             log.warning("match %s aborted: %s", self.match_id, reason)
-        self.after_conclusion(self.store.get_match(self.match_id))
-
-    def after_conclusion(self, match: dict) -> None:
-        """What follows a match's end; safe to repeat (a retried job repeats it)."""
-        match_concluded(self.store, match)
 
 
 class _Broken(Driver):

@@ -21,7 +21,7 @@ import logging
 import time
 
 from core.comparisons import settle_comparison
-from core.conclusion import finish_tournament_if_complete, match_concluded
+from core.conclusion import finish_tournament_if_complete, match_concluded, stop_if_decided
 from core.ratings import update_ratings
 from core.store.comparisons import OVER as COMPARISON_OVER
 from core.store.jobs import enqueue_continuation, intermediate_queue, job_id, job_ident, lease_key
@@ -128,6 +128,7 @@ def sweep(store) -> list[tuple[str, str]]:
         again.append((kind, ident))
     for cid in store.running_comparisons():  # a deal's end whose counting a dead worker dropped
         settle_comparison(store, cid)
+        stop_if_decided(store, cid)
     for game in _games_with_queued_ratings(store):
         update_ratings(store, game)
     return again

@@ -119,6 +119,12 @@ def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = N
             pipe.execute()
 
 
+def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
+    """On `pipe`: `kind:ident` has work left to run to its end — a concluded match's
+    follow-ups (core/conclusion.py), which the recovery sweep finishes if their process dies."""
+    pipe.sadd(active_key(queue), f"{kind}:{ident}")
+
+
 #: how long RQ keeps a finished continuation's job (a match asks one per remote decision)
 CONTINUATION_RESULT_TTL = 60
 

@@ -35,6 +35,7 @@ import games
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
+from core.store.jobs import mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
 from core.store.versions import match_versions
@@ -290,7 +291,9 @@ class Matches:
         match queued for the ladder; a tournament match added to its
         tournament's done set and tallies. A worker dying before this leaves
         the match running (its retry concludes it); after it, a retry sees the
-        match over and changes nothing, so nothing is ever counted twice.
+        match over and changes nothing, so nothing is ever counted twice. The
+        match is marked active until what follows its end is done: call it
+        through `core.conclusion.end_match`, the one path a match ends by.
 
         A twin (a rotation of a duplicate deal) is counted only with its whole
         deal: its records wait in the match (`records`) until the last of its
@@ -326,6 +329,7 @@ class Matches:
                         fields["records"] = list(records)
                     pipe.multi()
                     pipe.hset(key, mapping=dump_fields(fields))
+                    mark_active(pipe, self.queue, "match", match_id)  # its follow-ups: core/conclusion.py
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
                     for mid, seat_records in counted:

@@ -16,6 +16,7 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 import games
+from core.conclusion import end_match
 from core.ratings import is_rated
 from core.store.matches import OVER
 from core.store.versions import match_versions
@@ -282,8 +283,10 @@ ADMIN_STOP = "stopped by the admin"
 
 
 def stop_match(match_id: str) -> bool:
-    """End a match as "aborted" (it counts for nobody); False if it was already over."""
-    return store().conclude_match(match_id, "aborted", None, reason=ADMIN_STOP)
+    """End a match as "aborted" (it counts for nobody), along the one path a match ends by
+    (core/conclusion.py: its pending call and deadline cancelled, its slots given back, the
+    next twin due); False if it was already over."""
+    return end_match(store(), match_id, "aborted", reason=ADMIN_STOP)
 
 
 @blp.post("/matches/<string:match_id>/abort")

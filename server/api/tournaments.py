@@ -16,10 +16,10 @@ from marshmallow import validate
 
 import games
 from core import liveness
+from core.conclusion import stop_tournament
 from core.ratings import is_rated
 from core.schedule_size import gauntlet_match_count, match_count
 from sdk.clock import DEFAULT_TIME
-from sdk.standings import standings_from_tallies
 from server.api.common import (
     ID,
     MAX_FAULTS,
@@ -38,7 +38,7 @@ from server.api.common import (
     seats_of,
 )
 from server.api.crosstable import crosstable
-from server.api.matches import draw_seed
+from server.api.matches import ADMIN_STOP, draw_seed
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 
@@ -339,16 +339,9 @@ def crosstable_of(tournament: dict) -> dict:
 def abort_tournament(tid: str):
     """Stop a tournament (admin only): it and its unfinished matches end "aborted";
     the finished ones keep their results, and the standings count only them."""
-    from server.api.matches import stop_match
-
     require_admin()
     tournament = _tournament_or_404(tid)
     if _finished(tournament):
         fail(409, "already_over", f"tournament {tid} is already {tournament['status']}")
-    s = store()
-    s.set_tournament(tid, status="aborted", reason="stopped by the admin")
-    for mid in s.tournament_matches(tid):
-        stop_match(mid)
-    # a deal whose last twin was just stopped counts its finished rotations now
-    s.save_standings(tid, standings_from_tallies(s.tournament_tallies(tid)))
-    return tournament_record(s.get_tournament(tid))
+    stop_tournament(store(), tid, reason=ADMIN_STOP, match_reason=ADMIN_STOP)
+    return tournament_record(store().get_tournament(tid))

@@ -62,3 +62,47 @@ def test_an_admin_stops_a_running_tournament(api, worker_pool):
     # the owner's slot is free again: three more unfinished tournaments are allowed
     for _ in range(3):
         tournament(api, token, bots, game=GAME, deals=1)
+
+
+def test_stopping_a_match_on_a_remote_turn_frees_its_decision_and_slots_at_once(api, worker_pool):
+    """One ending path: the admin's stop does all that follows a match's end — the bot's pending
+    decision and its deadline go, its slot is free and the match waiting for it starts —
+    at once, not when the recovery sweep comes by."""
+    token = api.account("alice")
+    poller = api.bot(token, "poller", GAME, max_concurrent=1)
+    other = python_bot(api, "slow", "tests.worker.e2e_bots:Slow", game=GAME)
+    first = api.match(token, GAME, [poller["id"], other], move_timeout_ms=10000)["id"]
+    second = api.match(token, GAME, [poller["id"], other], move_timeout_ms=10000)["id"]
+    turns = lambda: api.ok(api.get("/bots/me/turns", token=poller["secret"]), 200)["turns"]  # noqa: E731
+    pending = wait_for(turns)
+    stopped_id = pending[0]["match_id"]
+    waiting_id = second if stopped_id == first else first
+    assert api.store.playing(poller["id"]) == [stopped_id]  # the other match waits for the slot
+    api.ok(api.post(f"/matches/{stopped_id}/abort", token=ADMIN_TOKEN), 200)
+    # at once: no decision of the stopped match pending, no deadline, its slot taken by the other
+    assert all(t["match_id"] != stopped_id for t in turns())
+    assert api.store.waiting_on(stopped_id) is None and not api.store.has_deadline(stopped_id, pending[0]["turn"])
+    assert api.store.playing(poller["id"]) in ([], [waiting_id])
+    assert ("match", stopped_id) not in api.store.active_jobs()
+    wait_for(lambda: any(t["match_id"] == waiting_id for t in turns()))  # the waiting match plays
+
+
+def test_a_stop_whose_follow_ups_died_with_their_process_is_finished_by_the_sweep(api, monkeypatch):
+    """kill -9 between the conclusion's transaction and its follow-ups loses nothing: the match
+    stays active, and the pool's recovery sweep does the rest (slots, waits)."""
+    from core import conclusion
+    from worker import recovery
+
+    token = api.account("alice")
+    bots = [api.bot(token, f"p{i}", GAME)["id"] for i in range(2)]  # polling bots: they have slots
+    mid = api.match(token, GAME, bots)["id"]
+    store = api.store
+    assert store.take_slots(mid, store.seat_bots(store.get_match(mid))) is None
+    assert all(store.playing(b) == [mid] for b in bots)
+    with monkeypatch.context() as m:  # the API process dies right after the transaction
+        m.setattr(conclusion, "match_concluded", lambda store, match: None)
+        assert conclusion.end_match(store, mid, "aborted", reason="stopped by the admin")
+    assert ("match", mid) in store.active_jobs() and store.playing(bots[0]) == [mid]
+    recovery.sweep(store)
+    assert ("match", mid) not in store.active_jobs()
+    assert all(store.playing(b) == [] for b in bots) and store.get_match(mid)["status"] == "aborted"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from rq import Queue
 
+from core import conclusion
 from core.store import Store, secret_key
 from core.store.jobs import QUEUE, enqueue_job, job_id
 from worker import recovery
@@ -74,7 +75,7 @@ def test_a_match_waiting_in_the_queue_or_leased_is_left_alone(store):
     assert queued_ids(store) == [job_id("match", waiting["id"])]
 
 
-def test_a_match_concluded_by_a_runner_that_died_is_followed_up(store):
+def test_a_match_concluded_by_a_runner_that_died_is_followed_up(store, monkeypatch):
     bots = python_bots(store)
     t = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=False, seed=1, options={},
                                 rated=True)
@@ -84,8 +85,9 @@ def test_a_match_concluded_by_a_runner_that_died_is_followed_up(store):
     enqueue_job(store.r, "match", match["id"])
     pop_like_a_worker(store)
     runner = MatchRunner(store, match["id"])
-    runner.after_conclusion = lambda match: None  # the runner dies right after concluding
-    assert runner.run() == "finished"
+    with monkeypatch.context() as m:  # the runner dies right after the conclusion's transaction
+        m.setattr(conclusion, "match_concluded", lambda store, match: None)
+        assert runner.run() == "finished"
     assert store.get_tournament(t["id"])["status"] == "running" and store.rating_events("double-carre")
 
     assert recovery.sweep(store) == []  # nothing to play again, only to finish
