@@ -30,12 +30,12 @@ decisions/s to oh_hell's. Target: >= 1.0x oh_hell's decisions/s.
 What the target leaves a game: at 1.0x, a whole random game may take (its
 decisions per game) / (oh_hell's decisions/s). Dealing alone — `new()`: the
 seeded streams and shuffles every deal is drawn from, the same on every machine
-and Python version (api.md, games/rng.py) — is timed too, and printed as a share
+and Python version (docs/api.md, games/rng.py) — is timed too, and printed as a share
 of that budget: a game whose deal alone takes more than its whole budget cannot
 reach the target unless its deals get cheaper to draw, which the engines'
 replay digest forbids changing.
 
-It also measures `game.sample(view, seed)` (api.md §5), the call a search bot
+It also measures `game.sample(view, seed)` (docs/api.md §5), the call a search bot
 makes thousands of times a decision: calls per second for one mid-deal
 position of each game (a seeded game played `SAMPLE_DEPTH` decisions in,
 the view of the seat to act, a fresh seed per call). Target: >= 5,000/s.

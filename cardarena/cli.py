@@ -1,4 +1,4 @@
-"""`cardarena`: one command, one subcommand per job (api.md §2).
+"""`cardarena`: one command, one subcommand per job (docs/api.md §2).
 
 Each subcommand lives in its own module exposing `HELP`, `add_arguments()`
 and `run(args) -> int`; this file only lists them, so the command line is

@@ -287,7 +287,7 @@ def play(args, base: Base, platform: Platform, console) -> dict[str, tuple]:
     tournaments = {}
     for game in args.games:
         seats, deals, _, _ = demo_games()[game]
-        # the admin schedules: an account may have only 3 unfinished tournaments (api.md Limits)
+        # the admin schedules: an account may have only 3 unfinished tournaments (docs/api.md Limits)
         t = base.admin.create_tournament(game, list(entrants[game]), deals=args.deals or deals, seats=seats)
         base.tournaments.append(t.id)
         tournaments[game] = t

@@ -4,7 +4,7 @@
     status, answer = post_signed(url, secret, {"type": "ping", "protocol": 1}, 2.0, 1024)
 
 Both the referee's webhook driver (worker/drivers/webhook.py) and the API's
-ping (core/liveness.py) call bots through here, signed as api.md §3 says.
+ping (core/liveness.py) call bots through here, signed as docs/api.md §3 says.
 
 returns or raises by `deadline_s` (plus the scheduler's slack), whatever the
 bot does: a slow connect, headers or a body trickled a byte at a time, a huge
@@ -16,7 +16,7 @@ TLS handshake, sending, each read — is given only the time left before the
 deadline, set on the socket just before it runs.
 
 Errors are typed (`CallError` and its subclasses), each carrying the fault
-`kind` of api.md §5. Only a 2xx answer's body is read; any other status
+`kind` of docs/api.md §5. Only a 2xx answer's body is read; any other status
 comes back with an empty body (nothing from a bot's server is worth keeping).
 
 Thread-safe and self-contained (no signals, no global state but the pool of
@@ -111,7 +111,7 @@ def call(url: str, body: bytes, headers: dict[str, str], deadline_s: float, max_
 
 def post_signed(url: str, secret: str, message: dict, deadline_s: float, max_bytes: int,
                 *, public_only: bool = False) -> tuple[int, bytes]:
-    """`call` with `message` as JSON, signed with the bot's `secret` (api.md §3)."""
+    """`call` with `message` as JSON, signed with the bot's `secret` (docs/api.md §3)."""
     body = json.dumps(message, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret),
                "User-Agent": "cardarena-referee/1"}

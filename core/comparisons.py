@@ -1,4 +1,4 @@
-"""Running a comparison (api.md §5 "Comparisons"): deals played until the SPRT decides.
+"""Running a comparison (docs/api.md §5 "Comparisons"): deals played until the SPRT decides.
 
     run_comparison(store, cid)        schedule deals up to the window (the RQ job's body)
     comparison_match_concluded(store, match)   after each of its matches ends

@@ -1,4 +1,4 @@
-"""Print one real decision per registered game, as a bot receives it (api.md §3).
+"""Print one real decision per registered game, as a bot receives it (docs/api.md §3).
 
     .venv/bin/python docs/gen_decisions.py > /tmp/decisions.md
 

@@ -61,7 +61,7 @@ def choose(view: dict, legal: list[dict], rng: random.Random) -> dict:
 
 
 def decision(name: str, state, turn: int) -> dict:
-    """The decision the seat to act receives (api.md §3)."""
+    """The decision the seat to act receives (docs/api.md §3)."""
     seat = state.to_act
     return {"type": "turn", "protocol": 1, "match_id": MATCH_ID, "game": name, "turn": turn, "seat": seat,
             "view": state.view(seat), "legal_actions": state.legal_actions(), "deadline_ms": DEFAULT_TIME.move_timeout_ms}

@@ -1,7 +1,7 @@
 """PIMC: perfect-information Monte Carlo search, one bot for every game.
 
 At each decision it draws full states consistent with what its seat knows
-(`game.sample(view, seed)`, api.md §5), plays every candidate action out in
+(`game.sample(view, seed)`, docs/api.md §5), plays every candidate action out in
 each of them and picks the action with the best mean outcome — the same
 worlds for every action, so luck cancels between them. It stops drawing
 worlds when its time budget for the decision runs out.
@@ -14,7 +14,7 @@ fast policy working on the state itself: the example heuristics read views,
 too slow to play thousands of decisions a second).
 
 The budget: `PIMC(budget_ms=150)` at most per decision, and never more than
-a share of the decision's ``clock["move_ms"]`` (api.md §5): the SDK hands every
+a share of the decision's ``clock["move_ms"]`` (docs/api.md §5): the SDK hands every
 bot the whole decision through `Bot.decide`, which PIMC overrides to read it,
 so a short move timeout is never overrun (the rest is the network's and the
 referee's).

@@ -1,4 +1,4 @@
-"""The engine interface every game implements (api.md §1).
+"""The engine interface every game implements (docs/api.md §1).
 
 A `Game` is the game's facts as data (name, seat range, options) and makes
 `State`s; a `State` holds what is true and offers a handful of verbs. The
@@ -81,7 +81,7 @@ def _same(listed: JSON, given: JSON) -> bool:
 
 
 class State:
-    """One match in progress. See api.md §1 for the contract.
+    """One match in progress. See docs/api.md §1 for the contract.
 
     The verbs callers use (`to_act`, `is_over`, `legal_actions`, `apply`,
     `view`, `result`) are written here once, with the checks every game
@@ -286,7 +286,7 @@ class Game:
     def sample(self, view: dict, seed: int, options: dict | None = None) -> State:
         """A full state drawn among those consistent with everything `view["seat"]` knows.
 
-        api.md §5: ``sample(view, seed).view(view["seat"]) == view``, the same
+        docs/api.md §5: ``sample(view, seed).view(view["seat"]) == view``, the same
         legal actions, it plays on to the end, the same seed gives the same
         state, and where the rules reveal nothing beyond card counting every
         consistent placement of the unseen cards is equally likely. What lies

@@ -2,7 +2,7 @@
 
 Shared by every engine (`ranks_of`) and every place that referees a match —
 the worker pool, local play, standings — so a tie or a forfeit counts the same
-everywhere (api.md §1, §3, §4).
+everywhere (docs/api.md §1, §3, §4).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ class Bot:
         raise NotImplementedError("a Bot must implement act(view, legal_actions)")
 
     def decide(self, decision: dict) -> dict:
-        """The answer to a whole decision (api.md §3, §5): what every host calls.
+        """The answer to a whole decision (docs/api.md §3, §5): what every host calls.
 
         By default `act(view, legal_actions)`. Override it to use the rest:
         `deadline_ms` (this answer's whole time), `clock` (`move_ms` and the

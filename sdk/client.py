@@ -6,7 +6,7 @@
     t = client.create_tournament(GAME, [bot, "b_rival"], deals=4)
     client.wait_tournament(t.id)                       # a progress bar, then the standings
 
-Methods read like the API (api.md §4) and return small dataclasses holding
+Methods read like the API (docs/api.md §4) and return small dataclasses holding
 the fields clients rely on, plus `raw`: the whole answer, for the rest.
 Wherever a bot is expected, a `BotInfo` or its id will do. Every failure —
 a 4xx/5xx answer, no server, a timeout — is one exception type,
@@ -180,7 +180,7 @@ class GameInfo:
 
 @dataclass(frozen=True)
 class Match:
-    """A match; `result` and `log` are None until it is public (api.md §4)."""
+    """A match; `result` and `log` are None until it is public (docs/api.md §4)."""
 
     id: str
     status: str
@@ -204,7 +204,7 @@ class Match:
 
 @dataclass(frozen=True)
 class Comparison:
-    """A comparison (api.md §5): `status` queued, running, H0, H1, inconclusive or aborted."""
+    """A comparison (docs/api.md §5): `status` queued, running, H0, H1, inconclusive or aborted."""
 
     id: str
     status: str
@@ -305,7 +305,7 @@ def bot_id(bot: BotInfo | str) -> str:
 
 # -- the client -------------------------------------------------------------
 
-#: the environment variable a `Client` given no token reads (api.md §5)
+#: the environment variable a `Client` given no token reads (docs/api.md §5)
 TOKEN_ENV = "CARDARENA_TOKEN"
 
 
@@ -492,7 +492,7 @@ class Client:
                 timeout: float | None = None, poll: float = 1.0, candidate_version: int | None = None,
                 baseline_version: int | None = None) -> Comparison:
         """Is `candidate` better than `baseline`? Plays deals until the sequential test decides
-        (api.md §5): head to head, or in a field of `opponents`; `progress` shows a bar of the
+        (docs/api.md §5): head to head, or in a field of `opponents`; `progress` shows a bar of the
         log-likelihood ratio between its bounds, then the one-line verdict. The game is the
         candidate's when not given. The same bot twice compares its latest version with the one
         before (or the `candidate_version` and `baseline_version` given)."""

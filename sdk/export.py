@@ -1,4 +1,4 @@
-"""The match export format, read and written here only (api.md §5, "Records and replays").
+"""The match export format, read and written here only (docs/api.md §5, "Records and replays").
 
 A match is one JSON document, the same whether the platform exported it
 (`GET /matches/{id}/export`) or `cardarena play --export` wrote it, so one
@@ -34,8 +34,8 @@ from sdk.clock import DEFAULT_TIME
 
 FORMAT = "cardarena-match"
 VERSION = 1
-#: the platform's defaults for a document that does not say (api.md §3)
-#: fields every document has (api.md §5), and the rules of time and faults it may add
+#: the platform's defaults for a document that does not say (docs/api.md §3)
+#: fields every document has (docs/api.md §5), and the rules of time and faults it may add
 FIELDS = ("format", "version", "id", "game", "options", "seed", "seats", "log", "result", "decks")
 RULES = ("move_timeout_ms", "time_bank_ms", "max_faults")
 #: how long a platform may take to start answering, and between two chunks of its answer

@@ -37,7 +37,7 @@ from sdk.faults import fault, fault_kind
 from sdk.referee import MatchReferee
 from sdk.watchdog import Overrun, watchdog
 
-#: the platform's defaults (api.md §3, §5)
+#: the platform's defaults (docs/api.md §3, §5)
 #: how long `on_match_over` may take before it is left behind
 MATCH_OVER_S = 1.0
 #: the SDK's folder: its frames (the caller's, `Bot.decide`) are cut from a bot's traceback

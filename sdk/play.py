@@ -221,7 +221,7 @@ def describe_fault(seen: FaultSeen) -> str:
 
 
 def check_limits(args: argparse.Namespace) -> None:
-    """The platform's ranges (api.md §3, §5), so local play never allows what it refuses."""
+    """The platform's ranges (docs/api.md §3, §5), so local play never allows what it refuses."""
     for name, low, high in (("games", 1, None), *((rule, *span) for rule, span in TimeRules.RANGES.items())):
         value = getattr(args, name)
         if value < low or (high is not None and value > high):

@@ -1,7 +1,7 @@
 """The bot protocol, from the bot's side: check a message, sign it, answer it.
 
 Both ways of reaching a bot — the referee POSTing to `sdk.serve`, or the bot
-polling with `sdk.connect` — carry the same decision JSON (api.md §3). This
+polling with `sdk.connect` — carry the same decision JSON (docs/api.md §3). This
 module holds what they share, so the two hosts judge messages identically:
 
 * `sign` / `signature_ok`: the `X-Cardarena-Signature` HMAC;

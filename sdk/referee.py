@@ -186,7 +186,7 @@ class MatchReferee:
         self._offered = None
 
     def decision(self, match_id: str) -> dict:
-        """The decision for the seat to act (api.md §3, §5), legal actions as copies."""
+        """The decision for the seat to act (docs/api.md §3, §5), legal actions as copies."""
         seat = self.state.to_act
         clock = self.clocks[seat]
         offered = offer(self.state.legal_actions())

@@ -49,7 +49,7 @@ def mean_ci95(n: int, total: float, squares: float) -> tuple[float | None, float
 
 
 def memory_differences(rotations: list[list[dict]]) -> dict[str, float]:
-    """Each bot's memory difference over one deal (api.md §5 "Scheduling"): its mean match
+    """Each bot's memory difference over one deal (docs/api.md §5 "Scheduling"): its mean match
     points in the rotations it played after its first one, minus its points in that first
     one. `rotations`: the seat records of each rotation of the deal, in the order played;
     a bot that played the deal once has none."""
@@ -64,7 +64,7 @@ def standings_from_tallies(tallies: dict[str, dict[str, float]]) -> list[dict]:
     """Standings rows from each bot's tally: by points, then mean score.
 
     A bot's match points in a match = (seats it ranks above + ½ × seats it ties
-    with) / (seats − 1) (api.md §4); `wins` counts matches it alone ranked
+    with) / (seats − 1) (docs/api.md §4); `wins` counts matches it alone ranked
     first. Equal points share a rank (1, 1, 3); the mean score only orders rows.
     """
     rows = []

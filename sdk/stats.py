@@ -2,12 +2,12 @@
 
 * `mean_ci` — a mean and the half-width of its normal-approximation interval,
   from running sums (what the store keeps: n, Σx, Σx²);
-* `Sprt` — the sequential probability ratio test of a comparison (api.md §5,
+* `Sprt` — the sequential probability ratio test of a comparison (docs/api.md §5,
   "Comparisons"): H0 mean ≤ delta0 against H1 mean ≥ delta1 on a stream of
   per-deal statistics whose variance is estimated from the deals themselves;
 * `memory` — the flag for bots that remember deals: their match points in
   rotations of deals they had already played, minus the first rotation they
-  played of the same deals (api.md §5, "Scheduling").
+  played of the same deals (docs/api.md §5, "Scheduling").
 
 Why this SPRT: the statistic of one deal (paired rotations, or candidate minus
 baseline at the same seat) is roughly normal once a few deals are summed, so
@@ -102,7 +102,7 @@ class Sprt:
 
 @dataclass(frozen=True)
 class Memory:
-    """api.md's `memory` of one standings row."""
+    """docs/api.md's `memory` of one standings row."""
 
     diff: float | None
     ci95: tuple[float, float] | None

@@ -95,7 +95,7 @@ def test_the_view_table_lists_exactly_the_fields_a_view_has(name):
 @pytest.mark.parametrize("name", GAMES)
 def test_each_page_names_the_project_rules_page_as_the_authority(name):
     top = page(name).split("## ", 1)[0]
-    assert f"shared/rules/{name}.md" in top and "authority" in top
+    assert f"docs/rulings/{name}.md" in top and "authority" in top
 
 
 def test_the_readme_links_every_rules_page_inside_the_repository():

@@ -21,7 +21,7 @@ The referee is `sdk.referee.MatchReferee`, the one local play uses: it says
 what to ask (the decision, with the seat's `clock`: `move_timeout_ms` plus
 what is left of its `time_bank_ms`), judges the answer, charges the time it
 took (each asked seat's entry records its `ms`, so the log is the truth for
-time too) and counts faults. The fault policy (api.md §3, §5): a timeout, an
+time too) and counts faults. The fault policy (docs/api.md §3, §5): a timeout, an
 error, garbage or an illegal answer is a *fault*, logged as
 `"<kind>: <detail>"`; the referee plays the first legal action instead. Whatever a bot or its driver
 does — an exception of any type included — is a fault of that seat, never a
@@ -56,7 +56,7 @@ from worker.lease import Lease
 
 log = logging.getLogger("cardarena.worker")
 
-#: a match whose job has started this many times without ending is aborted (api.md §3)
+#: a match whose job has started this many times without ending is aborted (docs/api.md §3)
 MAX_ATTEMPTS = 3
 #: in-process actions are written when this many are buffered, or this long after the
 #: last write: batched for speed, yet a match slow enough to watch shows its moves live

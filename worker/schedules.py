@@ -75,7 +75,7 @@ def round_robin(bots: list[str], seats: int, deals: int, duplicate: bool, seed: 
 
 
 def gauntlet(bots: list[str], candidate: str, seats: int, deals: int, duplicate: bool, seed: int) -> Schedule:
-    """The gauntlet of `candidate` (api.md §5 "Scheduling"): it sits at every table, the
+    """The gauntlet of `candidate` (docs/api.md §5 "Scheduling"): it sits at every table, the
     other entrants filling its other seats in turn (`gauntlet_tables`), `deals` seeds a table."""
     if candidate not in bots:
         raise ValueError(f"the candidate {candidate!r} is not an entrant")

@@ -1,4 +1,4 @@
-"""Comparisons: is the candidate better than the baseline? (api.md §5 "Comparisons")
+"""Comparisons: is the candidate better than the baseline? (docs/api.md §5 "Comparisons")
 
 Keys:
     comparison:{id}           hash (JSON values): id, game, owner, candidate, baseline,

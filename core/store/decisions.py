@@ -47,7 +47,7 @@ def polls_key(bot_id: str) -> str:
 
 
 def pend(pipe, bot_id: str, decision: dict, sent_at: int, deadline_at: int) -> None:
-    """On `pipe`: make `decision` (api.md §3) pending for the bot until `deadline_at`, and wake
+    """On `pipe`: make `decision` (docs/api.md §3) pending for the bot until `deadline_at`, and wake
     its long-polls."""
     field = f"{decision['match_id']}:{decision['turn']}"
     pipe.hset(decisions_key(bot_id), field, json.dumps(

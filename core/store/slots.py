@@ -26,7 +26,7 @@ import time
 from core.store.jobs import lease_key
 from core.store.keys import text
 
-#: a bot's slots when it did not say (api.md §5)
+#: a bot's slots when it did not say (docs/api.md §5)
 DEFAULT_MAX_CONCURRENT = 4
 #: the kinds of bot whose matches take slots: those running on their authors' machines
 SLOTTED = ("webhook", "polling")

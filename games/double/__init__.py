@@ -1,7 +1,7 @@
 """DOUBLE (2 to 10 seats): the cards (`cards`), the trick rules (`tricks`), the engine
 (`state`) and its sampler (`sample`).
 
-The rules page is `shared/rules/double.md`; `games.double.state` follows it.
+The rules page is `docs/rulings/double.md`; `games.double.state` follows it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A `DoubleCard` *is* its text ``"high/low"`` (``DoubleCard("KS/4H") == "KS/4H"``),
 the way `Card` is its own notation, so cards are JSON-safe as they are and
-print the way `shared/rules/double.md` writes them. Each half is a *motif*:
+print the way `docs/rulings/double.md` writes them. Each half is a *motif*:
 a normal `Card` (``Card("KS")``) or one of the two colourless motifs
 ``"POPE"`` and ``"IDIOT"``.
 

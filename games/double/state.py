@@ -1,6 +1,6 @@
 """DOUBLE (2 to 10 seats): predict your tricks exactly, with two-motif cards.
 
-The rules page is `shared/rules/double.md`; this module follows it. The cards
+The rules page is `docs/rulings/double.md`; this module follows it. The cards
 live in `games.double.cards`, the trick rules in `games.double.tricks`.
 
 A match is ``len(rounds)`` rounds. Each round: deal ``rounds[i]`` cards to each

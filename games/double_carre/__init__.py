@@ -1,6 +1,6 @@
 """Le double carré (2 seats): the engine (`state`) and its sampler (`sample`).
 
-The rules page is `shared/rules/double-carre.md`; `games.double_carre.state` follows it.
+The rules page is `docs/rulings/double-carre.md`; `games.double_carre.state` follows it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Le double carré (2 seats): take two of four revealed cards, build groups.
 
-The rules page is `shared/rules/double-carre.md`; this module follows it.
+The rules page is `docs/rulings/double-carre.md`; this module follows it.
 
 A match is 4 turns (8 in the advanced version). Each turn 4 cards are revealed,
 the active seat takes 2 of them and the other seat gets the other 2, then each

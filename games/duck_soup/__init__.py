@@ -1,6 +1,6 @@
 """Duck Soup — La soupe aux canards / Entensuppe (2 seats): the engine (`state`) and its sampler (`sample`).
 
-The rules page is `shared/rules/duck-soup.md`; `games.duck_soup.state` follows it.
+The rules page is `docs/rulings/duck-soup.md`; `games.duck_soup.state` follows it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Duck Soup — La soupe aux canards / Entensuppe (2 seats).
 
-The rules page is `shared/rules/duck-soup.md`; this module follows it.
+The rules page is `docs/rulings/duck-soup.md`; this module follows it.
 
 A deal: 13 cards each, the rest a stock. The **low** phase is tricks with
 drawing (the lowest card of the led suit wins, ace low); once the last stock

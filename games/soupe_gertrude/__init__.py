@@ -1,6 +1,6 @@
 """Soupe & Gertrude (2 to 6 seats): bid on lots, pay in cards, cook a three-vegetable soup.
 
-The rules page `rules/soupe-gertrude.md` is the authority; this package
+The rules page `docs/rulings/soupe-gertrude.md` is the authority; this package
 splits the engine by concern: `cards` (the card set and set-up), `state`
 (the turn and manches), `auction`, `payment`, `specials` (souris and
 Gertrude), `winning` (claims, the turnip, ranks) and `views`.

@@ -1,4 +1,4 @@
-"""The REST API's blueprints, one per resource (api.md §4), each with its schemas."""
+"""The REST API's blueprints, one per resource (docs/api.md §4), each with its schemas."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Comparisons: `POST /comparisons`, `GET /comparisons/{id}` (api.md §5 "Comparisons").
+"""Comparisons: `POST /comparisons`, `GET /comparisons/{id}` (docs/api.md §5 "Comparisons").
 
 Is the candidate better than the baseline? Deals are played — head to head in
 both rotations, or against a field of opponents with the candidate and the

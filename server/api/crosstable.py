@@ -2,7 +2,7 @@
 
 Cell (A, B) counts the matches where A and B sat at the same table: A scores
 1 when it ranks above B, ½ when they tie, 0 below (the pairwise share of
-api.md's match points). The score is the mean of those, with a 95% Wilson
+docs/api.md's match points). The score is the mean of those, with a 95% Wilson
 interval counting a tie as half a win — Wilson rather than mean ± 1.96·s/√n
 because tables are small: after two matches both won, the normal interval
 would claim [1, 1], Wilson says [0.34, 1].

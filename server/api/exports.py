@@ -1,8 +1,8 @@
-"""Downloads: `GET /matches/{id}/export` and `GET /tournaments/{id}/export` (api.md §5).
+"""Downloads: `GET /matches/{id}/export` and `GET /tournaments/{id}/export` (docs/api.md §5).
 
 A match's export is one JSON document holding enough to rebuild every
 decision — game, options, seed, seats, the log, the result and the decks
-(api.md's fields), plus its time and fault rules (`move_timeout_ms`,
+(docs/api.md's fields), plus its time and fault rules (`move_timeout_ms`,
 `max_faults`, `time_bank_ms`) so a replay rebuilds each decision's clock —
 shown only once the match is public (finished, and its tournament too). A
 tournament's export is its matches' documents as JSON Lines, once it is over,

@@ -45,7 +45,7 @@ from server.tables import table_of
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
 
-#: queued matches one account may have at a time (api.md Limits)
+#: queued matches one account may have at a time (docs/api.md Limits)
 MAX_QUEUED = 50
 MAX_SEATS = 10
 

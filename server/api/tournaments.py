@@ -45,12 +45,12 @@ from server.errors import fail
 blp = Blueprint("tournaments", __name__, description="Round-robin tournaments with duplicate deals")
 
 MAX_BOTS = 64
-#: tournament formats (api.md §5 "Scheduling")
+#: tournament formats (docs/api.md §5 "Scheduling")
 FORMATS = ("round-robin", "gauntlet")
 MAX_DEALS = 100
-#: unfinished tournaments one account may have (api.md Limits)
+#: unfinished tournaments one account may have (docs/api.md Limits)
 MAX_OPEN = 3
-#: the most matches a tournament of an account may have (api.md §5; the admin has no cap)
+#: the most matches a tournament of an account may have (docs/api.md §5; the admin has no cap)
 MAX_MATCHES = 10_000
 
 
@@ -102,7 +102,7 @@ class StandingSchema(ma.Schema):
                            "confidence interval (null under two matches)"})
     faults = ma.fields.Integer()
     forfeits = ma.fields.Integer()
-    memory = ma.fields.Nested(MemorySchema, metadata={"description": "api.md §5 \"Scheduling\""})
+    memory = ma.fields.Nested(MemorySchema, metadata={"description": "docs/api.md §5 \"Scheduling\""})
 
 
 class TournamentSchema(ma.Schema):

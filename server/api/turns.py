@@ -35,7 +35,7 @@ from server.errors import fail
 
 blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
 
-#: the longest long-poll (api.md Limits)
+#: the longest long-poll (docs/api.md Limits)
 MAX_WAIT_S = 30
 #: the longest `error` a polling bot may report (the fault keeps at most 200 characters of it)
 MAX_ERROR = 1000

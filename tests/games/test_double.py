@@ -1,4 +1,4 @@
-"""DOUBLE: one scenario per rule of `shared/rules/double.md`, with chosen decks."""
+"""DOUBLE: one scenario per rule of `docs/rulings/double.md`, with chosen decks."""
 
 from __future__ import annotations
 

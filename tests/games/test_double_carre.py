@@ -1,4 +1,4 @@
-"""Le double carré: one scenario per rule of `rules/double-carre.md`, with chosen decks."""
+"""Le double carré: one scenario per rule of `docs/rulings/double-carre.md`, with chosen decks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Duck Soup: one scenario per rule of `rules/duck-soup.md`, with chosen decks.
+"""Duck Soup: one scenario per rule of `docs/rulings/duck-soup.md`, with chosen decks.
 
 Every rule's scenario deals a chosen first deck (``options["deck"]``) and plays
 a scripted sequence of actions. Scenarios that need a second deal choose it

@@ -1,4 +1,4 @@
-"""`game.sample(view, seed)` (api.md §5) over thousands of positions of every game and seat count.
+"""`game.sample(view, seed)` (docs/api.md §5) over thousands of positions of every game and seat count.
 
 At seeded positions of seeded matches, for the seat to act and for another seat:
 

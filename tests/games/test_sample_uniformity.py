@@ -1,4 +1,4 @@
-"""`sample()` draws every consistent placement of the unseen cards equally often (api.md §5).
+"""`sample()` draws every consistent placement of the unseen cards equally often (docs/api.md §5).
 
 Small positions, where the consistent placements can be counted here by
 hand, independently of the samplers: a chi-square test compares how often

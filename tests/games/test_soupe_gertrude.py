@@ -1,6 +1,6 @@
 """Soupe & Gertrude: set-up, the draw, the auction and payment, with chosen decks.
 
-One test per rule of `rules/soupe-gertrude.md`; special cards and winning are
+One test per rule of `docs/rulings/soupe-gertrude.md`; special cards and winning are
 in `test_soupe_gertrude_play.py`.
 """
 

@@ -530,7 +530,7 @@ def test_a_platform_match_replays_to_the_decisions_its_polling_bot_received(api,
     assert match["status"] == "finished" and match["result"]["faults"] == [0, 0]
     replay = Replay(platform_document(match))
     assert [_tape(d) for d in replay.decisions() if d["seat"] == 0] == taped.tape
-    # GET /matches/{id}/steps/{k} carries the decision the seat to act received there (api.md §5)
+    # GET /matches/{id}/steps/{k} carries the decision the seat to act received there (docs/api.md §5)
     steps = [api.ok(api.get(f"/matches/{match_id}/steps/{k}"), 200) for k in range(len(match["log"]) + 1)]
     assert [_tape(s["decision"]) for s in steps if s["to_act"] == 0] == taped.tape
     assert all(s["decision"]["seat"] == s["to_act"] for s in steps[:-1]) and steps[-1]["decision"] is None

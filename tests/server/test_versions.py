@@ -1,4 +1,4 @@
-"""Bot versions (api.md §5 "Bots"): `POST /bots/{id}/versions`, each version rated on its own,
+"""Bot versions (docs/api.md §5 "Bots"): `POST /bots/{id}/versions`, each version rated on its own,
 matches pinning the version that plays, each version reached as it was."""
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ def state_at(store, match_id: str, step: int):
 
 
 def standings_of(store, bots: list[str], match_ids: list[str]) -> list[dict]:
-    """api.md's match points summed per bot, best first (what the worker saves)."""
+    """docs/api.md's match points summed per bot, best first (what the worker saves)."""
     points = dict.fromkeys(bots, 0.0)
     played = dict.fromkeys(bots, 0)
     for mid in match_ids:

@@ -1,6 +1,6 @@
 """In-process test bots for the match runner, registered as "tests.worker.bots:Name".
 
-Each misbehaves in one way the referee must judge (api.md §3). A fresh
+Each misbehaves in one way the referee must judge (docs/api.md §3). A fresh
 instance plays each seat of each match, as the in-process driver makes one.
 """
 

@@ -17,7 +17,7 @@ class Slow(Bot):
 
 class Cheater(Bot):
     """Remembers every duck-soup deal it plays and uses it in the next rotation: a deliberate
-    cheat for the `memory` flag (api.md §5). The deals it has seen are kept in a file (the
+    cheat for the `memory` flag (docs/api.md §5). The deals it has seen are kept in a file (the
     worker processes share nothing else), named by `CARDARENA_TEST_CHEATER_FILE`. A deal it
     has not seen it plays at random (first legal action); a deal whose hand is disjoint from
     a hand it held before — the same deal, seats rotated: it knows its opponent's cards — it

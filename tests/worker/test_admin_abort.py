@@ -1,4 +1,4 @@
-"""An admin stops a match or a tournament while the worker pool plays it (api.md §3:
+"""An admin stops a match or a tournament while the worker pool plays it (docs/api.md §3:
 a match is "aborted" only when an admin stops it or its job fails 3 times)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Comparisons (api.md §5): deals played until a sequential probability ratio test decides.
+"""Comparisons (docs/api.md §5): deals played until a sequential probability ratio test decides.
 
 The statistics' own tests are tests/sdk/test_stats.py; here: which matches a deal is, what a
 deal's statistic is, the API's checks, and comparisons decided on the real worker pool.

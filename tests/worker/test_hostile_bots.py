@@ -16,7 +16,7 @@ from tests.worker.test_worker_e2e import GAME, matches_of, python_bot, tournamen
 from tests.worker.zoo import RawServer, ok_answer, trickle
 
 DEADLINE_MS = 1000
-#: api.md §5: no decision holds a worker past its deadline + 0.5 s; plus the time the trickling
+#: docs/api.md §5: no decision holds a worker past its deadline + 0.5 s; plus the time the trickling
 #: server takes to notice the worker hung up (its next two sends)
 MARGIN_S = 0.5
 NOTICE_S = 2 * 0.1

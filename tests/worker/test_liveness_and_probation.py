@@ -1,4 +1,4 @@
-"""Bots known to be alive, and bots that keep forfeiting paused (api.md §5 "Bots"), on real HTTP.
+"""Bots known to be alive, and bots that keep forfeiting paused (docs/api.md §5 "Bots"), on real HTTP.
 
 * Liveness: a webhook bot is pinged (signed) at registration (`reachable`) and
   when a tournament it enters is created; a polling bot is seen when it

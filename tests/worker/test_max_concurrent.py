@@ -1,4 +1,4 @@
-"""`max_concurrent` (api.md §5 "Bots", "Scheduling"): the platform never puts a bot in more matches
+"""`max_concurrent` (docs/api.md §5 "Bots", "Scheduling"): the platform never puts a bot in more matches
 at once, never deadlocks, and no worker waits for a slot — recorded from the bots' side.
 
 Each match a bot plays is, seen from the bot, the time from its first decision

@@ -1,4 +1,4 @@
-"""The `memory` figure of standings rows (api.md §5 "Scheduling"): does a bot score better on deals
+"""The `memory` figure of standings rows (docs/api.md §5 "Scheduling"): does a bot score better on deals
 it has already played? Duplicate play's weakness: twins in sequence stop a bot seeing both
 rotations of a deal at once, not remembering the first.
 

@@ -233,7 +233,7 @@ def test_twins_are_each_deals_rotations_in_a_seeded_random_order():
     assert twin_groups(round_robin(names(4), 2, 3, False, seed=11), 11) == []  # no twins without duplicate
 
 
-# -- the gauntlet (api.md §5 "Scheduling") ----------------------------------------------------
+# -- the gauntlet (docs/api.md §5 "Scheduling") ----------------------------------------------------
 
 def test_a_gauntlet_seats_its_candidate_at_every_table_and_each_other_bot_in_turn():
     from worker.schedules import gauntlet

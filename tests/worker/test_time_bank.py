@@ -1,4 +1,4 @@
-"""The platform's time bank (api.md §5 "Time and faults"), on the live pool over real HTTP.
+"""The platform's time bank (docs/api.md §5 "Time and faults"), on the live pool over real HTTP.
 
 A remote bot that overruns `move_timeout_ms` is not faulted while its bank
 pays: the next decision it is sent shows the bank drawn on and the latency

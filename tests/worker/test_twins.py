@@ -1,4 +1,4 @@
-"""Twins in sequence (api.md §5 "Scheduling"): the rotations of one deal at one table never
+"""Twins in sequence (docs/api.md §5 "Scheduling"): the rotations of one deal at one table never
 overlap in time, in a seeded random order, and no twin's result shows before its whole deal is over.
 
 Recorded from the bots' side: three webhook bots served in this process note

@@ -3,7 +3,7 @@
 A well-behaved bot is hosted with `sdk.serve`; the misbehaving ones are raw
 WSGI apps under waitress, or raw TCP servers (tests/worker/zoo.py) for what
 happens below HTTP, each doing one wrong thing the driver must turn into a
-fault of its kind (api.md §5: timeouts, HTTP errors, bad answers, oversize
+fault of its kind (docs/api.md §5: timeouts, HTTP errors, bad answers, oversize
 answers, redirects, URLs it cannot or may not call).
 """
 
@@ -293,7 +293,7 @@ def test_public_urls_only_refuses_a_loopback_bot_at_each_call(monkeypatch, host)
 
 # -- the whole-answer deadline: no decision holds a worker past deadline + 0.5 s ---------------------
 
-#: what api.md §5 allows past the deadline
+#: what docs/api.md §5 allows past the deadline
 MARGIN_S = 0.5
 HUNDRED_BYTES = ok_answer(b'{"action": {}}' + b" " * 20)[:100]
 

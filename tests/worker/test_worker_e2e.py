@@ -69,7 +69,7 @@ def replays_to_its_result(match: dict) -> bool:
 
 
 def expected_standings(matches: list[dict]) -> dict[str, dict]:
-    """Match points and wins per bot, recomputed from the public results (api.md §4)."""
+    """Match points and wins per bot, recomputed from the public results (docs/api.md §4)."""
     out: dict[str, dict] = collections.defaultdict(lambda: {"points": 0.0, "matches": 0, "wins": 0})
     for m in matches:
         ranks, bots = m["result"]["ranks"], [s["bot"] for s in m["seats"]]

@@ -17,7 +17,7 @@ Everything a remote bot can do wrong is bounded by `core.calls.call`:
 Each failure is a fault of its kind (sdk/referee.py). A non-2xx answer is
 `http_error: HTTP <status>`: the body of a bot's error page never reaches the
 public log. Every call carries `X-Cardarena-Signature: sha256=<HMAC of the
-body>` keyed with the bot's secret (api.md §3).
+body>` keyed with the bot's secret (docs/api.md §3).
 """
 
 from __future__ import annotations
