@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "serve": "server.serve",
     "worker": "worker.pool",
     "redis": "cardarena.redis_command",
+    "migrate": "cardarena.migrate_command",
     **sdk_cli.COMMANDS,
 }
 DESCRIPTION = "A bot tournament platform for card games."

@@ -36,6 +36,7 @@ from flask_limiter.util import get_remote_address
 
 from core.jsonsafe import JSONTooComplex, is_json_mimetype, safe_loads
 from core.store import Store, secret_key
+from core.store import schema as data_schema
 from server import headers
 from server.auth import identity
 from server.errors import Api, fail
@@ -80,9 +81,8 @@ def build_app(config: dict | None = None) -> Flask:
     key = app.config.get("SECRET_KEY") or secret_key(client)
     app.config["SECRET_KEY"] = key
     app.extensions["cardarena.redis"] = client
-    app.extensions["cardarena.store"] = store = Store(client, key, queue=app.config.get("QUEUE"))
-    store.index_bot_matches()  # once per database: matches stored before the per-bot index
-    store.index_lists()  # once per database: records stored before the lists by game
+    app.extensions["cardarena.store"] = Store(client, key, queue=app.config.get("QUEUE"))
+    _check_schema(app, client)
     app.extensions["cardarena.poll_slots"] = threading.BoundedSemaphore(max(1, int(app.config["LONG_POLL_SLOTS"])))
 
     _init_json(app)
@@ -102,6 +102,15 @@ def build_app(config: dict | None = None) -> Flask:
     _register_docs_assets(app)
     _register_web(app)
     return app
+
+
+def _check_schema(app: Flask, client: redis.Redis) -> None:
+    """An empty database is stamped with the current schema; an older one is only reported:
+    migrations run when asked (`cardarena migrate`), never at every start."""
+    data_schema.stamp_if_empty(client)
+    if data_schema.behind(client):
+        app.logger.warning("the data in Redis is at schema version %d of %d: run `cardarena migrate`",
+                           data_schema.schema_version(client), data_schema.SCHEMA_VERSION)
 
 
 def _rate_key() -> str:

@@ -92,7 +92,7 @@ def test_records_stored_before_the_lists_are_indexed_once(api, redis_client):
         redis_client.delete(key)  # (the per-bot match list has its own backfill: index_bot_matches)
     redis_client.delete("lists:indexed")
     assert walk(api, "/matches", "matches", 10, game="duck-soup") == []
-    assert store.index_lists() == 4  # what the app does when it starts
+    assert store.index_lists() == 4  # a step of `cardarena migrate` (core/store/schema.py)
     assert store.index_lists() == 0
     assert [m["id"] for m in walk(api, "/matches", "matches", 10, game="duck-soup")] == mids[::-1]
     assert [t["id"] for t in walk(api, "/tournaments", "tournaments", 10, game="duck-soup")] == [tid]

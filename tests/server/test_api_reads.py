@@ -79,7 +79,7 @@ def test_matches_stored_before_the_index_are_indexed_once(api, two_bots):
     old = [api.store.create_match("toy-high", [a, b], i, {})["id"] for i in range(3)]
     api.store.r.delete(f"bot:{a}:matches", f"bot:{b}:matches", "matches:bot_index")  # as an old database
     assert api.ok(api.get(f"/bots/{a}/matches"), 200)["matches"] == []
-    assert api.store.index_bot_matches() == 6  # what the app does when it starts
+    assert api.store.index_bot_matches() == 6  # a step of `cardarena migrate` (core/store/schema.py)
     assert [m["id"] for m in api.ok(api.get(f"/bots/{a}/matches"), 200)["matches"]] == old[::-1]
     assert api.store.index_bot_matches() == 0  # once
 
