@@ -24,17 +24,19 @@ from __future__ import annotations
 import importlib
 import threading
 
-from games.base import Demo, Game, State, canonical
+from games.base import RESULT, Decision, Demo, Game, State, canonical
 from games.cards import Card
 from games.errors import IllegalAction, InvalidOptions, UnknownGame
 
 __all__ = [
     "BUILTIN",
     "Card",
+    "Decision",
     "Demo",
     "Game",
     "IllegalAction",
     "InvalidOptions",
+    "RESULT",
     "State",
     "UnknownGame",
     "canonical",
