@@ -224,7 +224,7 @@ class State:
         )
 
 
-#: What every game's `result()` holds (api.md §1), key -> meaning: the ladders, the
+#: What every game's `result()` holds, key -> meaning: the ladders, the
 #: tournaments and the replays read these and nothing else. A game declares its
 #: other keys in `Game.result_keys`.
 RESULT: Mapping[str, str] = {

@@ -4,9 +4,10 @@ Like PettingZoo's `api_test(env)` and OpenSpiel's `random_sim_test`, this
 needs nothing from a game but its registration (`games.base.Game`): it reads
 the facts a game declares — seat range, options, `decisions`, `result_keys` —
 and plays seeded random matches at every seat count to hold the engine to
-them and to api.md's contract. A new game is parameterised here by being
-registered (docs/add-a-game.md); the toy game of tests/server/toygame.py,
-registered through `games.register`, passes it too.
+them and to the contract of `games.base.State`. A new game is parameterised
+here by being registered (docs/add-a-game.md); the toy game of
+tests/server/toygame.py, registered through `games.register` by the `game`
+fixture, runs the whole check too (the `[toy-high]` cases).
 
 What only a game knows (which cards a seat may not see, how it scores) stays
 in its own tests; the generic checks live in tests/games/engine_checks.py.
