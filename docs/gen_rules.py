@@ -9,9 +9,12 @@ A page is prose written for bot authors, with generated blocks between
 * `options` — the options table: each option's default from
   `games.get(name).describe()` and its meaning from the engine's declaration;
 * `decision: KIND` — one real decision whose view's `pending` is KIND, as a
-  bot receives it. It is found by playing seeded matches (a seeded random
-  player that makes no bid it cannot pay) until that kind of decision comes
-  up, so every example is a state the engine really reaches.
+  bot receives it, for every `Decision` the game declares. It is found by
+  playing seeded matches at the demo's table (a seeded random player that
+  makes no bid it cannot pay) until that kind of decision comes up, so every
+  example is a state the engine really reaches.
+
+Everything per game comes from its registration: a new game needs no edit here.
 
 tests/docs/test_rules_docs.py fails when a block is stale: run this again
 after changing an engine's views, actions or options.
@@ -33,16 +36,14 @@ from sdk.clock import DEFAULT_TIME  # noqa: E402
 
 PAGES = ROOT / "docs" / "rules"
 
-#: game -> the decisions (`pending` values) its rules name, each with the table
-#: (seats, options) where it is looked for
-SEARCH: dict[str, dict[str, tuple[int, dict]]] = {
-    "double": {"bid": (3, {}), "play": (3, {})},
-    "double-carre": {"take": (2, {}), "discard": (2, {})},
-    "duck-soup": {kind: (2, {}) for kind in ("lead", "follow", "answer-coin", "answer-coin-coin")},
-    "soupe-gertrude": {**{kind: (3, {}) for kind in ("special", "face_up", "bid", "pay", "cancel", "give-back",
-                                                     "keep")},
-                       "navet": (3, {"navet_mouche": True})},
-}
+
+def search(game: games.Game) -> dict[str, tuple[int, dict]]:
+    """The game's decisions (`pending` values), each with the table (seats, options) where
+    its example is looked for: the demo's size (the smallest table without a demo)."""
+    seats = game.demo.seats if game.demo else game.min_seats
+    return {d.kind: (seats, dict(d.options)) for d in game.decisions}
+
+
 #: the example of a kind is its earliest decision (the shortest view) in these first seeds…
 SCAN_SEEDS = 30
 #: …or, if it never came up there, its first in these
@@ -70,8 +71,9 @@ def decision(name: str, state, turn: int) -> dict:
 def examples(name: str) -> dict[str, dict]:
     """Each kind of decision of `name` as it first comes up in seeded matches: {pending: decision}."""
     game = games.get(name)
+    wanted = search(game)
     tables: dict[str, list[str]] = {}
-    for kind, (seats, options) in SEARCH[name].items():
+    for kind, (seats, options) in wanted.items():
         tables.setdefault(json.dumps([seats, options], sort_keys=True), []).append(kind)
     found: dict[str, dict] = {}
     for key, kinds in tables.items():
@@ -89,10 +91,10 @@ def examples(name: str) -> dict[str, dict]:
                     found[kind] = decision(name, state, turn)
                 state.apply(choose(view, state.legal_actions(), rng))
                 turn += 1
-    missing = [k for k in SEARCH[name] if k not in found]
+    missing = [k for k in wanted if k not in found]
     if missing:
         raise RuntimeError(f"{name}: no {missing} decision in {MAX_SEEDS} seeded matches")
-    return {kind: found[kind] for kind in SEARCH[name]}
+    return {kind: found[kind] for kind in wanted}
 
 
 def compact(value) -> str:

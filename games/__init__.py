@@ -13,10 +13,13 @@ the workers and the SDK all judge matches with exactly this code.
 
 Games are plug-ins: a `Game` carries everything the rest of the platform needs
 to know about it (its rules page, how its cards are drawn, its demo settings,
-its example bots), and `register(game)` makes it playable everywhere by name —
-so nothing outside `games/` ever spells a game's name. The four games of
-the project are registered from `BUILTIN` on first use; adding a fifth is its
-engine module, one line there, its rules page and its tests.
+its example bots, the decisions its views ask and what its result holds), and
+`register(game)` makes it playable everywhere by name — so nothing outside
+`games/` ever spells a game's name. The four games of the project are
+registered from `BUILTIN` on first use; adding a fifth is its own files and
+one line there: the checklist is docs/add-a-game.md, and
+tests/games/test_conformance.py checks every registered game against what it
+declares.
 """
 
 from __future__ import annotations
@@ -24,17 +27,19 @@ from __future__ import annotations
 import importlib
 import threading
 
-from games.base import Demo, Game, State, canonical
+from games.base import RESULT, Decision, Demo, Game, State, canonical
 from games.cards import Card
 from games.errors import IllegalAction, InvalidOptions, UnknownGame
 
 __all__ = [
     "BUILTIN",
     "Card",
+    "Decision",
     "Demo",
     "Game",
     "IllegalAction",
     "InvalidOptions",
+    "RESULT",
     "State",
     "UnknownGame",
     "canonical",

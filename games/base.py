@@ -15,6 +15,11 @@ generic duties live here once so no game can get them wrong:
 A game subclass keeps `self._to_act` current and writes `_legal_actions()`,
 `_apply(action)`, `_view(seat)` and `_result()`, building every view in one
 place so hidden information is audited in one function per game.
+
+What the platform and bots rely on beyond the verbs is declared, not implied:
+every view's `pending` names one of the game's `Decision`s (None once over),
+and `result()` holds the keys of `RESULT` plus the game's own `result_keys`.
+tests/games/test_conformance.py holds every registered game to both.
 """
 
 from __future__ import annotations
@@ -219,6 +224,31 @@ class State:
         )
 
 
+#: What every game's `result()` holds, key -> meaning: the ladders, the
+#: tournaments and the replays read these and nothing else. A game declares its
+#: other keys in `Game.result_keys`.
+RESULT: Mapping[str, str] = {
+    "scores": "one number per seat: the match points",
+    "ranks": "one rank per seat, 1 the best; tied seats share a rank and the next is skipped (1, 1, 3)",
+    "decks": "every deck dealt, top first, as `options['deck']` would replay it",
+}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One kind of decision: a value the view's `pending` takes when a seat is asked.
+
+    Bots dispatch on `pending`, and the rules page shows one real example of
+    each kind (docs/gen_rules.py looks for it in seeded matches of the demo's
+    table, under `options` when only a variant asks it).
+    """
+
+    kind: str
+    meaning: str
+    #: the options under which it comes up, when the default rules never ask it
+    options: Mapping[str, JSON] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Demo:
     """How `cardarena demo` shows a game: the table size and the deals per table."""
@@ -260,6 +290,10 @@ class Game:
     #: `sampler(game, view, options)`: what a seat's view says about the hidden
     #: cards, prepared once, with a `sample(seed) -> State` (see `Game.sample`)
     sampler: Callable[[Game, dict, dict | None], Any] | None = None
+    #: every kind of decision its views' `pending` may name, in the rules page's order
+    decisions: Sequence[Decision] = ()
+    #: what `result()` holds besides `RESULT`'s keys: key -> meaning
+    result_keys: Mapping[str, str] = field(default_factory=dict)
     defaults: dict[str, JSON] = field(init=False)
     _sample_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
 

@@ -6,7 +6,7 @@ The rules page is `docs/rulings/double.md`; `games.double.state` follows it.
 
 from __future__ import annotations
 
-from games.base import PIMC_BOT, RANDOM_BOT, Demo, Game
+from games.base import PIMC_BOT, RANDOM_BOT, Decision, Demo, Game
 from games.double.cards import card_face
 from games.double.sample import DoubleSampler
 from games.double.state import (
@@ -37,4 +37,9 @@ GAME = Game(
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.double:DoubleHeuristic",
           "pimc": PIMC_BOT},
     sampler=DoubleSampler,
+    decisions=(
+        Decision("bid", 'how many tricks you will take this round: {"bid": 2}'),
+        Decision("play", 'a card with the motif it makes active: {"play": "KS/4H", "motif": "4H"}'),
+    ),
+    result_keys={"rounds": "each round's bids, tricks and points after it"},
 )

@@ -5,7 +5,7 @@ The rules page is `docs/rulings/double-carre.md`; `games.double_carre.state` fol
 
 from __future__ import annotations
 
-from games.base import PIMC_BOT, RANDOM_BOT, Demo
+from games.base import PIMC_BOT, RANDOM_BOT, Decision, Demo
 from games.cards import card_face
 from games.double_carre.sample import DoubleCarreSampler
 from games.double_carre.state import (
@@ -37,4 +37,16 @@ GAME = DoubleCarreGame(
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.double_carre:DoubleCarreHeuristic",
           "pimc": PIMC_BOT},
     sampler=DoubleCarreSampler,
+    decisions=(
+        Decision("take", 'the active seat takes 2 of the 4 revealed cards: {"take": ["9S", "AD"]}'),
+        Decision("discard", "each seat, the active one first, discards 2 of its 10 cards: "
+                 '{"discard": ["7C", "8H"]}'),
+    ),
+    result_keys={
+        "first": "the seat that was active first",
+        "hands": "each seat's final 8 cards",
+        "patterns": "each hand's counts of equal ranks, largest first",
+        "points": "each hand's points (the tie-break)",
+        "draw": "the draws, as in the view",
+    },
 )

@@ -5,7 +5,7 @@ The rules page is `docs/rulings/duck-soup.md`; `games.duck_soup.state` follows i
 
 from __future__ import annotations
 
-from games.base import PIMC_BOT, RANDOM_BOT, Demo, Game
+from games.base import PIMC_BOT, RANDOM_BOT, Decision, Demo, Game
 from games.cards import card_face
 from games.duck_soup.sample import DuckSoupSampler
 from games.duck_soup.state import (
@@ -37,4 +37,19 @@ GAME = Game(
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.duck_soup:DuckSoupHeuristic",
           "pimc": PIMC_BOT},
     sampler=DuckSoupSampler,
+    decisions=(
+        Decision("lead", 'the leader plays any card of its hand: {"play": "QH"}'),
+        Decision("follow", "the follower plays any card, or one of the led rank with the call "
+                 '{"call": "coin"}'),
+        Decision("answer-coin", 'the leader concedes, {"call": "soupe"}, or plays a third card of '
+                 'the rank with {"call": "coin-coin"}'),
+        Decision("answer-coin-coin", "the follower plays any card, or the fourth of the rank with "
+                 '{"call": "soupe-aux-canards"}'),
+    ),
+    result_keys={
+        "totals": "each set's deal-score totals",
+        "set_points": "each seat's set points",
+        "deals": "every deal, as in the view",
+        "capped": "true only if the match hit the engine's bound on the number of deals",
+    },
 )

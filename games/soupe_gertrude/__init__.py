@@ -8,7 +8,7 @@ Gertrude), `winning` (claims, the turnip, ranks) and `views`.
 
 from __future__ import annotations
 
-from games.base import PIMC_BOT, RANDOM_BOT, Demo, Game
+from games.base import PIMC_BOT, RANDOM_BOT, Decision, Demo, Game
 from games.options import Option, boolean, card_list, integer, one_of
 from games.soupe_gertrude.cards import card_face
 from games.soupe_gertrude.sample import SoupeSampler
@@ -38,6 +38,19 @@ GAME = Game(
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic",
           "pimc": PIMC_BOT},
     sampler=SoupeSampler,
+    decisions=(
+        Decision("special", "play a souris or a Gertrude, or pass"),
+        Decision("face_up", 'the drawer shows one card of its lot: {"face_up": "carotte"}'),
+        Decision("bid", 'raise, {"bid": 12}, or pass (the opening bid cannot be a pass)'),
+        Decision("pay", "the auction's winner gives a card to a seat, {\"give\": \"oseille-3\", \"to\": 2}, "
+                 'until it may stop with {"done": true}'),
+        Decision("cancel", "the target of a mouse or a Gertrude cancels it with its own Gertrude, or passes"),
+        Decision("give-back", 'a mouse took a vegetable: give a card back, {"give": "oseille-1"}'),
+        Decision("keep", "a Gertrude drew cards from the target's hand: keep one, {\"keep\": \"tomate\"}"),
+        Decision("navet", "a seat claims its soup: the turnip's holder may name a vegetable, "
+                 '{"navet": "tomate"}, or pass', options={"navet_mouche": True}),
+    ),
+    result_keys={"manche_points": "each manche's points, one per seat"},
 )
 
 __all__ = ["GAME", "SoupeState"]

@@ -59,8 +59,10 @@ def play_random(
     rng: random.Random,
     on_step: Callable[[State], None] | None = None,
     max_steps: int = 100_000,
+    choose: Callable[[list[dict]], dict] | None = None,
 ) -> list[dict]:
-    """Play uniformly random legal actions to the end; returns the actions."""
+    """Play random legal actions to the end (uniformly, or as `choose(legal)` picks with
+    `rng`); returns the actions."""
     actions = []
     while not state.is_over:
         if on_step:
@@ -69,7 +71,7 @@ def play_random(
         assert legal, "a live state must offer at least one action"
         for a in legal:
             assert_json_safe(a)
-        action = rng.choice(legal)
+        action = choose(legal) if choose else rng.choice(legal)
         state.apply(copy.deepcopy(action))  # apply must not depend on object identity
         actions.append(action)
         assert len(actions) <= max_steps, "the game did not end"

@@ -3,14 +3,15 @@
 "toy-high": 2–3 seats, 2 cards each from the deck 1..9 (as strings); seats
 play one card each in turn, twice; the highest total wins. A seat's view holds
 its own hand and the cards played, never another seat's hand: the leak tests
-check the API never shows more than that.
+check the API never shows more than that. Its one decision is "play"; its
+result is the common one (`games.base.RESULT`) with nothing added.
 """
 
 from __future__ import annotations
 
 import games
 from games import options as opts
-from games.base import RANDOM_BOT, Game, State
+from games.base import RANDOM_BOT, Decision, Game, State
 from games.ranking import ranks_of
 from games.rng import Rng
 
@@ -42,7 +43,8 @@ class ToyState(State):
         self._to_act = None if len(self.played) >= self.turns else len(self.played) % self.seats
 
     def _view(self, seat):
-        out = {"played": [list(p) for p in self.played], "to_act": self._to_act}
+        out = {"played": [list(p) for p in self.played], "to_act": self._to_act,
+               "pending": None if self._to_act is None else "play"}
         if seat is not None:
             out["seat"] = seat
             out["hand"] = sorted(self.hands[seat])
@@ -62,6 +64,7 @@ GAME = Game(
     state_class=ToyState,
     rules="toy-high.md",
     bots={"random": RANDOM_BOT},
+    decisions=(Decision("play", 'play one card of your hand: {"card": "7"}'),),
 )
 
 

@@ -10,8 +10,10 @@ import re
 
 import pytest
 
+import games
 from server.api.crosstable import wilson
 from server.web.cards import face
+from tests.games.builtin import builtin_names
 from tests.live import ADMIN_TOKEN
 from tests.web.helpers import SCRIPT_NAME, finished_match, make_bot, standings_of, state_at
 
@@ -102,7 +104,7 @@ def test_leaderboard_lists_each_game_and_its_rated_bots_without_javascript(clien
     assert store.conclude_match(mid, "finished", {"scores": [1, 0]}, records=[
         {"bot": a, "won": True, "faults": 2}, {"bot": b, "won": False, "faults": 0}])
     body = text(client.get("/"))
-    for game in ("double", "double-carre", "duck-soup", "soupe-gertrude"):
+    for game in games.names():
         assert f'id="game-{game}"' in body
     rows = re.findall(r'<tr data-bot="([^"]+)"(?: class="tied")?><td class="num rank">(\d+)', body)
     assert rows == [(a, "1"), (b, "2")]
@@ -149,8 +151,9 @@ def test_replay_shows_calls_as_badges(client, store, duck):
     assert f'class="call call-{called["action"]["call"]}">{called["action"]["call"]}!' in item
 
 
-@pytest.mark.parametrize("game,seats", [("double", 3), ("double-carre", 2), ("soupe-gertrude", 3)])
-def test_every_game_replays_with_its_cards_drawn(client, store, game, seats):
+@pytest.mark.parametrize("game", builtin_names())
+def test_every_game_replays_with_its_cards_drawn(client, store, game):
+    seats = games.get(game).demo.seats
     bots = [make_bot(store, f"p{i}", game) for i in range(seats)]
     mid = finished_match(store, game, bots, seed=4)
     body = text(client.get(f"/matches/{mid}?step=6"))
