@@ -12,12 +12,13 @@
     client = Client("http://127.0.0.1:5000", token=TOKEN)      # register, schedule, rank
     replay = load_replay("http://127.0.0.1:5000/matches/m_3f9c2a")  # any match's decisions again
     replay.rerun(Lowest)                                       # your bot's answers to them
+    play_local(GAME, [Lowest(), Lowest()], seed=1)             # one match at home, refereed as there
 
 Every failure talking to the platform raises `CardarenaError`; a source that
 is not a match export, `ExportError`.
 """
 
-from sdk.bot import Bot, load_bot_class
+from sdk.bot import Bot
 from sdk.client import (
     Account,
     BotInfo,
@@ -33,40 +34,40 @@ from sdk.client import (
     Version,
 )
 from sdk.export import ExportError
-from sdk.polling import Poller, PollStats, connect
-from sdk.protocol import PROTOCOL, SIGNATURE_HEADER, ProtocolError, sign, signature_ok
-from sdk.replay import Replay, RerunRow
+from sdk.local import play_local
+from sdk.polling import connect
+from sdk.protocol import sign, signature_ok
+from sdk.replay import Replay
 from sdk.replay import load as load_replay
-from sdk.webhook import BotServer, serve, webhook_app
+from sdk.webhook import serve, webhook_app
 
+#: the bot author's surface: write a bot, host or connect it, play it locally, use the API.
+#: Protocol internals (`sdk.protocol`'s header and hooks, `sdk.polling.Poller`,
+#: `sdk.bot.load_bot_class`…) are imported from their modules.
 __all__ = [
-    "PROTOCOL",
-    "SIGNATURE_HEADER",
-    "Account",
+    # a bot, and the ways to play it
     "Bot",
-    "BotInfo",
-    "BotServer",
-    "CardarenaError",
-    "ExportError",
+    "serve",
+    "connect",
+    "play_local",
+    "webhook_app",
+    "sign",
+    "signature_ok",
+    # the REST API, and what it returns
     "Client",
+    "CardarenaError",
+    "Account",
+    "BotInfo",
     "Comparison",
     "GameInfo",
     "Match",
-    "PollStats",
-    "Poller",
-    "ProtocolError",
     "Ranking",
     "Rating",
-    "Replay",
-    "RerunRow",
     "Standing",
     "Tournament",
     "Version",
-    "connect",
-    "load_bot_class",
+    # replays and exports
     "load_replay",
-    "serve",
-    "sign",
-    "signature_ok",
-    "webhook_app",
+    "Replay",
+    "ExportError",
 ]

@@ -40,7 +40,7 @@ import requests
 
 from sdk.bot import Bot
 from sdk.client import FINISHED, CardarenaError, api_base, retry_after
-from sdk.protocol import BotFailed, Dispatcher, ProtocolError, check_message, describe
+from sdk.protocol import BotFailed, BotHooks, ProtocolError, check_message, describe
 from sdk.webhook import ensure_logging, resolve_secret
 
 log = logging.getLogger("sdk.connect")
@@ -88,7 +88,7 @@ class Poller:
     def __init__(self, bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
                  max_turns: int | None = None, until_idle: bool = False,
                  stop: threading.Event | None = None, concurrency: int = 4) -> None:
-        self.dispatcher = Dispatcher(bot)
+        self.hooks = BotHooks(bot)
         self.bot = bot
         self.base = api_base(server)
         self.secret = resolve_secret(secret)
@@ -287,11 +287,11 @@ class Poller:
                 return
         else:
             _warn_if_slow(decision)
-            wrong = self.dispatcher.wrong_game(decision)
+            wrong = self.hooks.wrong_game(decision)
             try:
                 if wrong:
                     raise BotFailed(wrong)
-                action = self.dispatcher.decide(decision)
+                action = self.hooks.decide(decision)
             except BotFailed as exc:  # said at once: a bot_error fault now, not a timeout later
                 log.error("%s turn %s: the bot failed, reported to the referee (%s)", *key, exc)
                 self._count("bot_errors")
@@ -368,9 +368,9 @@ class Poller:
             self._open.pop(match_id, None)
         self.stats.matches_over.append(match_id)
         try:
-            self.dispatcher.match_over({"type": "match_over", "match_id": match_id, "result": result})
+            self.hooks.match_over({"type": "match_over", "match_id": match_id, "result": result})
         except BotFailed:
-            pass  # logged by the dispatcher; the match is over anyway
+            pass  # logged by the hooks; the match is over anyway
 
     # -- when the server is away ----------------------------------------------
     def _retry_delay(self, away: _Away) -> float:

@@ -7,7 +7,7 @@ module holds what they share, so the two hosts judge messages identically:
 * `sign` / `signature_ok`: the `X-Cardarena-Signature` HMAC;
 * `check_message`: the shape of a decision or a `match_over` (a `ProtocolError`
   saying what is wrong, never a `KeyError` deep inside a bot);
-* `Dispatcher`: calls the bot's hooks in order — `on_match_start` before the
+* `BotHooks`: calls the bot's hooks in order — `on_match_start` before the
   first decision of a match (seat) it has not seen, `decide` for each decision,
   `on_match_over` at the end — and is safe to share between threads.
 """
@@ -97,7 +97,7 @@ def describe(action: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class Dispatcher:
+class BotHooks:
     """Hands messages to one bot, calling its hooks in the order they promise.
 
     Remembers the (match, seat) pairs it has seen — a bounded number, oldest

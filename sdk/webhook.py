@@ -34,7 +34,7 @@ from sdk.bot import Bot
 from sdk.protocol import (
     SIGNATURE_HEADER,
     BotFailed,
-    Dispatcher,
+    BotHooks,
     ProtocolError,
     check_message,
     signature_ok,
@@ -63,7 +63,7 @@ def resolve_secret(secret: str | None) -> str:
 def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -> WSGIApp:
     """The WSGI application that answers the referee's calls for `bot`."""
     secret = resolve_secret(secret)
-    dispatcher = Dispatcher(bot)
+    hooks = BotHooks(bot)
     signature_key = "HTTP_" + SIGNATURE_HEADER.upper().replace("-", "_")
 
     def respond(start_response, status: int, payload: dict | None = None,
@@ -104,14 +104,14 @@ def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -
             return error(start_response, 400, "bad_request", reason)
         try:
             if message["type"] == "match_over":
-                dispatcher.match_over(message)
+                hooks.match_over(message)
                 return respond(start_response, 200)
             if message["type"] == "ping":
                 return respond(start_response, 200, {"bot": bot.name, "game": bot.game, "protocol": 1})
-            wrong = dispatcher.wrong_game(message)
+            wrong = hooks.wrong_game(message)
             if wrong:
                 return error(start_response, 400, "wrong_game", wrong)
-            action = dispatcher.decide(message)
+            action = hooks.decide(message)
             return respond(start_response, 200, {"action": action})
         except BotFailed as exc:
             return error(start_response, 500, "bot_error", f"the bot raised {exc}")

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import sdk
-from sdk import load_bot_class
+from sdk.bot import load_bot_class
 from sdk.faults import fault_kind
 from sdk.local import play_local
 from tests.live import ADMIN_TOKEN

@@ -6,7 +6,7 @@
 
 A match stream sends, for each entry appended to the log, the spectator's
 view after it, the entry as the public log shows it (no action before the
-match is public: some are secret) and the card table (server/tables.py);
+match is public: some are secret) and the card table (server/match_table.py);
 its `id:` is the entry's turn, so a browser reconnecting with `Last-Event-ID`
 resumes after it (`?after=<turn>` does the same for a first connection).
 A finished tournament match whose tournament still runs sends no steps, only
@@ -44,7 +44,7 @@ from server.api.table_schema import TableSchema
 from server.api.tournaments import ProgressSchema, StandingSchema, tournament_record
 from server.auth import store
 from server.errors import fail
-from server.tables import table_of
+from server.match_table import table_of
 
 blp = Blueprint("events", __name__, description="Live event streams (text/event-stream)")
 

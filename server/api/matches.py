@@ -41,7 +41,7 @@ from server.api.common import (
 from server.api.table_schema import TableSchema
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
-from server.tables import table_of
+from server.match_table import table_of
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
 

@@ -21,10 +21,10 @@ from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import ladder
 from server.api.tournaments import crosstable_of, match_list_page
 from server.auth import store
-from server.tables import table_of
+from server.match_table import table_of
 from server.web import bp
 from server.web.chart import interval_bars, llr_chart, rating_chart
-from server.web.table import regions, winners
+from server.web.seating import regions, winners
 
 RECENT = 20
 #: matches listed on a tournament's page (the rest: its JSON twin's next pages)

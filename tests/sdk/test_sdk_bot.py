@@ -7,8 +7,9 @@ import textwrap
 
 import pytest
 
-from sdk import Bot, load_bot_class
-from sdk.protocol import Dispatcher
+from sdk import Bot
+from sdk.bot import load_bot_class
+from sdk.protocol import BotHooks
 from tests.sdk.conftest import real_decision
 
 
@@ -37,7 +38,7 @@ def test_decide_calls_act_with_the_view_and_the_legal_actions_by_default():
 def test_the_dispatcher_asks_decide_so_a_bot_can_read_its_clock():
     bot = ClockWatcher()
     decision = {**real_decision(), "clock": {"move_ms": 2000, "bank_ms": 300}, "last_latency_ms": 12}
-    assert Dispatcher(bot).decide(decision) == decision["legal_actions"][-1]
+    assert BotHooks(bot).decide(decision) == decision["legal_actions"][-1]
     assert bot.seen == [decision]
 
 
@@ -53,10 +54,10 @@ def test_the_dispatcher_warns_with_the_referees_rule(caplog):
     bot = Says()
     with caplog.at_level(logging.WARNING, logger="sdk"):
         bot.answer = {"bid": 1}  # equal, another object: listed
-        Dispatcher(bot).decide(decision)
+        BotHooks(bot).decide(decision)
         assert not caplog.records
         bot.answer = {"bid": True}  # == says equal; the referee says illegal
-        Dispatcher(bot).decide({**decision, "match_id": "m_other"})
+        BotHooks(bot).decide({**decision, "match_id": "m_other"})
     assert "not one of legal_actions" in caplog.text
 
 
