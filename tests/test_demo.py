@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 import games
@@ -43,6 +44,7 @@ def leftovers(redis_port: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_demo_plays_every_game_and_leaves_nothing_behind():
     demo = start_demo("--deals", "1")
     out, _ = demo.communicate(timeout=240)
@@ -59,6 +61,7 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
     assert leftovers(port) == []
 
 
+@pytest.mark.slow
 def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
     demo = start_demo("--stay", "--deals", "1", "--games", "duck-soup")
     try:
@@ -85,6 +88,7 @@ def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
     assert leftovers(port) == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_demo_cleanly():
     demo = start_demo()  # the default deals: still playing when interrupted
     lines = []

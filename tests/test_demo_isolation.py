@@ -70,6 +70,7 @@ def platform():
         client.close()
 
 
+@pytest.mark.slow
 def test_by_default_the_demo_runs_on_its_own_redis_whatever_REDIS_URL_says(platform, tmp_path):
     client, _, snapshot = platform
     before, keys = snapshot(), sorted(client.keys("*"))
@@ -78,6 +79,7 @@ def test_by_default_the_demo_runs_on_its_own_redis_whatever_REDIS_URL_says(platf
     assert snapshot() == before and sorted(client.keys("*")) == keys  # not one key written
 
 
+@pytest.mark.slow
 def test_with_redis_url_the_demo_leaves_the_platforms_jobs_bots_and_ladder_untouched(platform, tmp_path):
     client, store, snapshot = platform
     before = snapshot()

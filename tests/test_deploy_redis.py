@@ -73,6 +73,7 @@ def compose_redis():
             proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_the_compose_redis_refuses_a_client_without_the_password(compose_redis):
     port, password = compose_redis
     with pytest.raises(redis_lib.AuthenticationError):

@@ -208,6 +208,7 @@ def test_worker_stops_its_processes_and_the_shared_redis(sig, home):
         command.kill()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", SIGNALS, ids=["SIGTERM", "SIGINT"])
 def test_the_demo_stops_everything_mid_tournament(sig, home):
     command = Command(home, "demo", "--port", "0", "--games", "duck-soup", "double-carre")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,6 +130,7 @@ def check_trick(trick: dict) -> None:
     assert (trick["winner"], trick["points"]) == expected, trick
 
 
+@pytest.mark.slow
 @MANY
 @given(matches)
 def test_random_matches_conserve_cards_and_score_by_the_rules(match):
@@ -220,6 +222,7 @@ def illegal_variants(state, rng: random.Random) -> list:
     return variants
 
 
+@pytest.mark.slow
 @FEW
 @given(matches)
 def test_legal_actions_are_accepted_and_illegal_ones_change_nothing(match):

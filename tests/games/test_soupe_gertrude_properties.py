@@ -11,6 +11,7 @@ import copy
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,6 +130,7 @@ def test_the_same_seed_and_actions_replay_identically(m):
     assert_replays_identically(lambda: new_state(m), actions)
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(matches)
 def test_every_listed_action_is_accepted(m):

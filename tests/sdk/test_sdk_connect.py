@@ -98,6 +98,7 @@ def test_a_429_is_waited_out_for_its_retry_after_then_the_turn_is_played():
     assert gets[0][2] == "/api/v1/bots/me/turns?wait=0.0"
 
 
+@pytest.mark.slow
 def test_5xx_and_garbage_answers_are_retried_with_backoff_until_the_server_is_back():
     decision = real_decision(GAME)
     stats, server = connect_once({
@@ -111,6 +112,7 @@ def test_5xx_and_garbage_answers_are_retried_with_backoff_until_the_server_is_ba
     assert gets[2][0] - gets[1][0] > (gets[1][0] - gets[0][0]) * 1.2  # the delay grows
 
 
+@pytest.mark.slow
 def test_a_long_retry_after_never_keeps_the_loop_from_its_decisions():
     """The issue: connect slept out a 429's `Retry-After: 59` and forfeited every decision meanwhile."""
     decision = real_decision(GAME)
@@ -221,6 +223,7 @@ def _wait_for(condition, timeout: float = 30.0) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_connect_plays_a_whole_tournament_on_a_rate_limited_api_without_a_fault(api, redis_url, worker_pool):
     """The issue: on an ordinary tournament `sdk.connect` hit the per-secret limit (1,200/min),
     waited out `Retry-After: 59` and forfeited (56 faults, 18 forfeits). Here the per-minute
@@ -268,6 +271,7 @@ class Overlaps(sdk.Bot):
         return legal_actions[0]
 
 
+@pytest.mark.slow
 def test_connect_answers_the_decisions_of_several_matches_at_once(api, worker_pool):
     from tests.live import ADMIN_TOKEN
 
@@ -305,6 +309,7 @@ class SlowOnFirst(Bot):
         return decision["legal_actions"][0]
 
 
+@pytest.mark.slow
 def test_while_the_bot_thinks_the_poll_waits_for_new_decisions_instead_of_spinning(api):
     token = api.account()
     mine = api.bot(token, "mine", game=GAME, kind="polling")

@@ -104,6 +104,7 @@ def run_in(bin_dir: Path, *args: str, cwd: Path, timeout: float = 120) -> subpro
                           timeout=timeout, cwd=cwd, env=_clean_env())
 
 
+@pytest.mark.slow
 def test_the_sdk_alone_lacks_the_platform_and_plays_locally(sdk_venv, tmp_path):
     where = run_in(sdk_venv, "python", "-c", "import sdk, games, example_bots, requests, waitress; "
                    "print(sdk.__file__)", cwd=tmp_path)

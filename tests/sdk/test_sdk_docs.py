@@ -12,6 +12,8 @@ import re
 import socket
 from pathlib import Path
 
+import pytest
+
 import games
 import sdk
 from sdk.protocol import check_message
@@ -38,6 +40,7 @@ def test_the_bot_is_ten_lines_and_entering_it_five_more():
     assert len([line for line in enter.splitlines() if line.strip()]) <= 5
 
 
+@pytest.mark.slow
 def test_the_python_blocks_run_as_written(api, worker_pool, monkeypatch, capsys):
     admin = sdk.Client(api.live.url, token=ADMIN_TOKEN)  # rivals, as `cardarena demo` registers them
     admin.register_bot("random", "soupe-gertrude", kind="python", entrypoint="example_bots.random:RandomBot")

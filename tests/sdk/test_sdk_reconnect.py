@@ -67,6 +67,7 @@ def _both_away(pollers) -> bool:
     return all(p._backoff > BACKOFF_START for p in pollers)  # each has failed at least once
 
 
+@pytest.mark.slow
 def test_polling_bots_reconnect_after_a_restart_and_the_match_finishes(api, fixed_api):
     """The test referees through the store, stopping the API after turn 2."""
     client = Client(fixed_api.url)
@@ -106,6 +107,7 @@ def test_polling_bots_reconnect_after_a_restart_and_the_match_finishes(api, fixe
         assert bot.calls[0][0] == "start" and bot.calls[-1] == ("over", match.id, result.result)
 
 
+@pytest.mark.slow
 def test_with_the_worker_pool_a_restart_mid_match_costs_nothing(api, fixed_api, worker_pool):
     """The real worker referees; the API is stopped once the match is under way."""
     client = Client(fixed_api.url)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from games.table import card_strings
 from tests.server.driving import GAME, conclude, make_bots, played, running_match, running_tournament, step
 from tests.sse import EventStream
@@ -109,6 +111,7 @@ def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_p
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_one_client_cannot_hold_every_stream(api, app, monkeypatch):
     no_stream_left(app, monkeypatch)
     monkeypatch.setitem(app.config, "EVENT_STREAMS", 10)

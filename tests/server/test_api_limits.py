@@ -97,6 +97,7 @@ def test_long_polls_beyond_a_bots_cap_are_refused_at_once(api, polling_bot):
     assert sorted(r[0] for r in concurrent_polls(api.base, [polling_bot["secret"]] * 4, wait=0.5)) == [200] * 4
 
 
+@pytest.mark.slow
 def test_idle_long_polls_never_hold_the_threads_everything_else_needs(api, redis_url):
     """Many bots waiting at once take at most LONG_POLL_SLOTS threads: GET /games still answers
     while they wait, and the polls beyond the slots are refused at once (503)."""

@@ -65,6 +65,7 @@ def test_openapi_document_describes_every_endpoint(api):
     assert asset.status_code == 200 and len(asset.content) > 100_000
 
 
+@pytest.mark.slow
 def test_no_input_makes_a_server_error(live_schema, api):
     """Positive and negative cases for every operation, each sent over HTTP.
 

@@ -198,6 +198,7 @@ def test_worker_default_and_bot_answer_race_one_winner(api, running):
     assert api.store.match_log(mid) == [default]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", games.names())
 def test_decisions_hold_only_the_seats_own_view_over_whole_matches(api, game):
     """Drive matches of every game as the worker would; each bot receives exactly view(seat).

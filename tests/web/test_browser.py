@@ -64,6 +64,7 @@ def board_shot(page, name: str) -> None:
     page.locator("#board").screenshot(path=str(SHOTS / f"{name}.png"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "seats", "heuristic", "steps"), TABLES, ids=[t[0] for t in TABLES])
 def test_each_games_table_replays_and_the_script_draws_the_servers_board(live_server, store, page, game, seats,
                                                                           heuristic, steps):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 import games
 from tests.server.driving import make_bots, running_match, step
 from tests.sse import EventStream
@@ -40,6 +42,7 @@ def answer_next(api, secrets: dict[str, str], deadline_s: float = 30) -> dict:
     raise AssertionError("no decision came")
 
 
+@pytest.mark.slow
 def test_the_live_page_and_the_event_stream_follow_a_running_match(api, worker_pool, page):
     token = api.account("watcher")
     bots = [api.bot(token, name, game=GAME, kind="polling") for name in ("north", "south")]
@@ -100,6 +103,7 @@ def test_the_live_page_and_the_event_stream_follow_a_running_match(api, worker_p
     assert page.dialogs == []
 
 
+@pytest.mark.slow
 def test_a_live_page_refused_a_stream_tries_again_and_catches_up(live_server, store, page, app, monkeypatch):
     """A busy server refuses a stream (503): the browser's EventSource gives up on such an
     answer, so the page opens a new one a few seconds later, from the step it shows."""

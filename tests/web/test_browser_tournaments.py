@@ -123,6 +123,7 @@ def test_leaderboard_lists_the_bots_in_ladder_order_after_a_tournament(api, work
     assert page.inner_text("h1.botname") == names[ladder[0]["bot"]]
 
 
+@pytest.mark.slow
 def test_tournament_page_follows_a_running_tournament_until_its_crosstable(api, worker_pool, page, shot):
     names = {python_bot(api, name, entry): name for name, entry in
              [("slow-a", SLOW), ("slow-b", SLOW), ("random", RANDOM), ("illegal", ILLEGAL)]}
@@ -288,6 +289,7 @@ def test_the_live_standings_read_exactly_as_the_server_renders_them(live_server,
     assert cells(page, "#standings tr") == server
 
 
+@pytest.mark.slow
 def test_the_lists_find_tournaments_and_matches_by_game_and_bot(api, worker_pool, page, shot):
     names = {python_bot(api, name, entry): name for name, entry in
              [("heuristic", HEURISTIC), ("random", RANDOM), ("random-2", RANDOM), ("random-3", RANDOM)]}

@@ -69,6 +69,7 @@ def test_retry_after_only_comes_with_429_and_503(client):
     assert int(answers[3].headers["Retry-After"]) > 0
 
 
+@pytest.mark.slow
 def test_no_page_breaks_its_own_content_security_policy_in_a_browser(live_server, store, evil_match, page):
     """Every page's own scripts and styles pass its CSP (Chromium reports each violation)."""
     evil, plain, mid = evil_match

@@ -101,6 +101,7 @@ def test_the_api_refuses_a_comparison_it_cannot_run(api, bots):
     assert r.headers["Retry-After"] == "60"
 
 
+@pytest.mark.slow
 def test_the_heuristic_is_better_than_random_and_a_bot_is_not_better_than_its_copy(api, bots, worker_pool):
     client = Client(api.live.url, token=api.account("author"))
     heuristic = bots("heuristic", "example_bots.duck_soup:DuckSoupHeuristic")
@@ -156,6 +157,7 @@ def test_the_latest_version_against_the_one_before_is_one_call(api, bots, worker
     assert _version_seats(api, done.id) == {((evolving, 2), (evolving, 1)), ((evolving, 1), (evolving, 2))}
 
 
+@pytest.mark.slow
 def test_each_webhook_version_is_called_at_its_own_url(api, worker_pool):
     from example_bots.duck_soup import DuckSoupHeuristic
     from example_bots.random import RandomBot

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from tests.worker.test_worker_e2e import GAME, matches_of, python_bot, tournament, wait_finished
 from tests.worker.zoo import RawServer, ok_answer, trickle
 
@@ -22,6 +24,7 @@ MARGIN_S = 0.5
 NOTICE_S = 2 * 0.1
 
 
+@pytest.mark.slow
 def test_trickling_bots_hold_no_worker_past_the_deadline(api, worker_pool):
     token = api.account("trickster")
     answer = ok_answer(b'{"action": {}}' + b" " * 20)[:100]

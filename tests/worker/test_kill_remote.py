@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 import sdk
 from sdk.faults import fault_kind
 from tests.live import ADMIN_TOKEN
@@ -70,6 +72,7 @@ def wait_until(ready, what: str, timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_kill_9_of_each_process_mid_tournament_with_remote_bots_loses_nothing(api, redis_url):
     OUTPUT.mkdir(exist_ok=True)
     log = open(OUTPUT / "kill-remote.log", "ab")  # noqa: SIM115 - closed below

@@ -15,6 +15,8 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
+
 import sdk
 from sdk import Bot
 from sdk.protocol import SIGNATURE_HEADER
@@ -109,6 +111,7 @@ def test_a_new_tournament_warns_of_dead_and_silent_entrants(api, worker_pool):
     assert shown["status"] == "offline" and shown["last_seen"] is None
 
 
+@pytest.mark.slow
 def test_five_rated_forfeits_in_a_row_pause_a_bot_until_its_owner_resumes_it(api, worker_pool):
     token = api.account("author")
     mute = api.bot(token, "mute", GAME, kind="polling")  # never polls: every decision times out

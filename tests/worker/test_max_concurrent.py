@@ -13,6 +13,8 @@ import socket
 import threading
 import time
 
+import pytest
+
 import sdk
 from sdk import Bot
 from tests.live import ADMIN_TOKEN
@@ -57,6 +59,7 @@ def _python_bots(api, n: int) -> list[str]:
             for i in range(n)]
 
 
+@pytest.mark.slow
 def test_no_bot_is_ever_in_more_matches_than_its_max_concurrent(api, worker_pool):
     token = api.account("author")
     port = _free_port()

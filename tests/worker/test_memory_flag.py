@@ -91,6 +91,7 @@ def _memory_by_bot(api, bots: list[str], seed: int) -> dict[str, dict]:
     return {row["bot"]: row["memory"] for row in done["standings"]}
 
 
+@pytest.mark.slow
 def test_a_bot_that_remembers_deals_is_flagged_and_the_example_bots_are_not(api, cheater_pool):
     cheater = _python_bot(api, "cheater", "tests.worker.e2e_bots:Cheater")
     heuristic = _python_bot(api, "heuristic", "example_bots.duck_soup:DuckSoupHeuristic")

@@ -186,6 +186,7 @@ def test_the_sweep_leaves_a_waiting_match_alone_and_restarts_a_settled_one_whose
 
 # -- on the pool ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_one_worker_process_referees_many_remote_matches_at_once(api, redis_url):
     """With one worker process, webhook bots thinking 0.3 s are asked in several matches at
     once (before, a worker held each match for all its turns: one at a time)."""
@@ -214,6 +215,7 @@ def test_one_worker_process_referees_many_remote_matches_at_once(api, redis_url)
     assert sum(r["faults"] for r in done["standings"]) == 0
 
 
+@pytest.mark.slow
 def test_kill_9_of_the_dispatcher_mid_tournament_loses_nothing(api, redis_url):
     """The dispatcher dies with webhook calls under way and polling deadlines pending; the pool
     starts another; every match finishes once, from its log, and no bot is charged a fault."""

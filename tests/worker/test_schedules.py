@@ -137,6 +137,7 @@ def test_balanced_sample_for_12_bots_at_4_seats_and_30_tables():
                              "every bot plays 10–10 tables")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_balanced_sample_plays_every_bot_within_one_table(seed):
     for n, seats, count in [(12, 4, 30), (10, 3, 50), (16, 4, 100), (64, 4, 200), (12, 4, 200)]:
@@ -148,6 +149,7 @@ def test_balanced_sample_plays_every_bot_within_one_table(seed):
         assert len(set(map(frozenset, tables))) == len(tables)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, seats, count", [(12, 4, MAX_TABLES), (10, 3, 50), (16, 4, 100)])
 def test_balanced_sample_reaches_the_number_of_tables_it_promises(n, seats, count):
     for seed in range(8):

@@ -15,6 +15,8 @@ import socket
 import threading
 import time
 
+import pytest
+
 import sdk
 from sdk import Bot
 
@@ -65,6 +67,7 @@ def _play(api, slow: int, time_bank_ms: int) -> tuple[dict, list[Overruns]]:
     return api.ok(api.get(f"/matches/{match_id}"), 200), bots
 
 
+@pytest.mark.slow
 def test_the_bank_pays_for_overruns_and_each_decision_shows_it(api, worker_pool, caplog):
     caplog.set_level(logging.WARNING, logger="sdk.connect")
     match, bots = _play(api, slow=2, time_bank_ms=5000)
@@ -90,6 +93,7 @@ def test_the_bank_pays_for_overruns_and_each_decision_shows_it(api, worker_pool,
     assert len(said) >= 2 and all(match["id"] in m for m in said)
 
 
+@pytest.mark.slow
 def test_past_the_move_time_and_the_bank_is_a_timeout_and_empties_the_bank(api, worker_pool):
     match, bots = _play(api, slow=1, time_bank_ms=100)  # 900 ms against a deadline of 600
     assert match["status"] == "finished" and match["result"]["faults"] == [1, 1]

@@ -12,6 +12,8 @@ import socket
 import threading
 import time
 
+import pytest
+
 import sdk
 from sdk import Bot
 from tests.worker.test_worker_e2e import matches_of, tournament
@@ -39,6 +41,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_twins_never_overlap_and_show_no_result_before_their_deal_is_over(api, worker_pool):
     token = api.account("author")
     bots, servers, ids = [], [], []

@@ -315,6 +315,7 @@ def test_a_trickled_answer_is_a_timeout_at_the_deadline(what, behave):
     assert elapsed < 1.0 + MARGIN_S, (what, elapsed)
 
 
+@pytest.mark.slow
 def test_a_tls_handshake_that_never_finishes_is_a_timeout_at_the_deadline():
     """A slow connect: TCP accepted, the TLS handshake never answered."""
     with RawServer(silent(5.0), read_request=False) as bot:

@@ -81,6 +81,7 @@ def expected_standings(matches: list[dict]) -> dict[str, dict]:
     return out
 
 
+@pytest.mark.slow
 def test_in_process_webhook_and_polling_bots_play_a_tournament_with_correct_standings(api, worker_pool):
     token = api.account("organiser")
     heuristic = python_bot(api, "heuristic", "example_bots.double_carre:DoubleCarreHeuristic")
@@ -118,6 +119,7 @@ def test_in_process_webhook_and_polling_bots_play_a_tournament_with_correct_stan
         assert len(api.ok(api.get(f"/bots/{bot}/ratings"), 200)["history"]) == 12  # one rating per match
 
 
+@pytest.mark.slow
 def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool):
     """Each bad bot's every misdeed is a fault of its kind in its own matches: no match is
     aborted (40 KB of nesting and a 5,000-digit number used to crash the worker three times),
@@ -192,6 +194,7 @@ def busy_worker(api, pool, besides: list[str] = (), timeout: float = 60.0) -> tu
     raise AssertionError("no worker ran a match")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fork", [False, True], ids=["simple", "fork"])
 def test_kill_9_of_workers_during_a_tournament_loses_nothing(api, redis_url, fork):
     """Two workers are killed (with their running matches) mid-tournament; every match
