@@ -31,6 +31,11 @@ from games.soupe_gertrude.cards import VALUES as SOUPE_VALUES
 from games.soupe_gertrude.cards import VEGETABLES as SOUPE_VEGETABLES
 
 
+def listed(legal: list[dict], action: dict) -> dict:
+    """The listed action equal to `action`: a heuristic may build its answer as a new dict
+    (a bid), and a bot answers with one of the actions it was given."""
+    return next((a for a in legal if a == action), legal[0])
+
 class Plan:
     """Random playouts to the end of the match; the outcome is the seat's match points."""
 
@@ -224,8 +229,8 @@ class DoublePlan(Plan):
         self.before = list(view["points"])
 
     def candidates(self) -> list[dict]:
-        favourite = DoubleHeuristic().act(self.view, self.legal)
-        return [favourite] + [a for a in self.legal if a != favourite]
+        favourite = listed(self.legal, DoubleHeuristic().act(self.view, self.legal))
+        return [favourite] + [a for a in self.legal if a is not favourite]
 
     def done(self, state) -> bool:
         return state.round + 1 > self.round or state.is_over
@@ -302,7 +307,7 @@ class SoupePlan(Plan):
 
     def candidates(self) -> list[dict]:
         pending, legal = self.view["pending"], self.legal
-        favourite = _SOUPE.act(self.view, legal)
+        favourite = listed(legal, _SOUPE.act(self.view, legal))
         if pending not in self.SEARCHED:
             return [favourite]
         if pending != "bid":

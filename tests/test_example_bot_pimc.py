@@ -56,7 +56,7 @@ def test_it_finds_the_game_from_a_seat_view_alone(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_it_answers_every_decision_with_a_listed_action(name):
     game = games.get(name)
-    bot = PIMC(max_worlds=2, seed=1)
+    bot = PIMC(max_worlds=2, seed=1, budget_ms=60_000)  # two worlds whatever the load: deterministic
     rng = random.Random(name)
     seats = game.demo.seats if game.demo else game.min_seats
     state = game.new(seats, 7, SHORT.get(name, {}))

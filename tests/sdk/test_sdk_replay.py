@@ -389,8 +389,11 @@ def cardarena(folder: Path, *args: str) -> subprocess.CompletedProcess:
 def exported(tmp_path: Path) -> Path:
     """A bot author's folder with `cardarena play --export` run in it: runs.jsonl."""
     (tmp_path / "mine.py").write_text(BOTS)
+    # a generous clock: on a busy machine no decision of these quick bots may be cut (a seat that
+    # forfeited would not be asked again, and the reruns below need every decision)
     done = cardarena(tmp_path, "play", "duck-soup", "mine:First", "example_bots.random:RandomBot",
-                     "--games", "1", "--export", "runs.jsonl", "--json")
+                     "--games", "1", "--move-timeout-ms", "10000", "--time-bank-ms", "600000",
+                     "--export", "runs.jsonl", "--json")
     assert done.returncode == 0, done.stderr
     json.loads(done.stdout)  # the standings' JSON stays alone on stdout
     assert "exported 2 matches to runs.jsonl" in done.stderr

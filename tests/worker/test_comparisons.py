@@ -6,6 +6,8 @@ deal's statistic is, the API's checks, and comparisons decided on the real worke
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import requests
 
@@ -173,6 +175,13 @@ def test_each_webhook_version_is_called_at_its_own_url(api, worker_pool):
         assert client.new_version(hook, url=new.url) == 2
         done = client.compare(hook, hook, options={"deal_only": True}, seed=3, max_deals=200, progress=False,
                               timeout=240)
+        # the decision stops what is still in play: wait for that before the bots' servers go,
+        # else a call still under way meets a closed port (a busy machine takes its time)
+        end = time.monotonic() + 60
+        while any(m["status"] in ("queued", "running")
+                  for m in api.ok(api.get("/matches", params={"limit": 100}), 200)["matches"]):
+            assert time.monotonic() < end, "the decided comparison's matches did not stop"
+            time.sleep(0.05)
     finally:
         old.stop()
         new.stop()
