@@ -28,9 +28,10 @@ class TimeRules:
     time_bank_ms: int = 10000
     max_faults: int = 3
 
-    #: the lowest and highest value each rule accepts
+    #: the lowest and highest value each rule accepts; a bank is at most a minute (docs/api.md
+    #: §6): ten minutes let one challenge hold a bot's slot and a platform thread that long
     RANGES: ClassVar[dict[str, tuple[int, int]]] = {
-        "move_timeout_ms": (100, 10000), "time_bank_ms": (0, 600000), "max_faults": (1, 10)}
+        "move_timeout_ms": (100, 10000), "time_bank_ms": (0, 60000), "max_faults": (1, 10)}
 
     def __post_init__(self) -> None:
         for name, (low, high) in self.RANGES.items():

@@ -392,7 +392,7 @@ def exported(tmp_path: Path) -> Path:
     # a generous clock: on a busy machine no decision of these quick bots may be cut (a seat that
     # forfeited would not be asked again, and the reruns below need every decision)
     done = cardarena(tmp_path, "play", "duck-soup", "mine:First", "example_bots.random:RandomBot",
-                     "--games", "1", "--move-timeout-ms", "10000", "--time-bank-ms", "600000",
+                     "--games", "1", "--move-timeout-ms", "10000", "--time-bank-ms", "60000",
                      "--export", "runs.jsonl", "--json")
     assert done.returncode == 0, done.stderr
     json.loads(done.stdout)  # the standings' JSON stays alone on stdout

@@ -53,6 +53,8 @@ def test_chosen_seed_or_deck_makes_an_unrated_match(api, owner):
     ({"seed": "7"}, "invalid"),
     ({"move_timeout_ms": 99}, "invalid"),
     ({"move_timeout_ms": 10001}, "invalid"),
+    ({"time_bank_ms": -1}, "invalid"),
+    ({"time_bank_ms": 60001}, "invalid"),           # a bank is at most a minute
     ({"max_faults": 0}, "invalid"),
     ({"max_faults": 11}, "invalid"),
     ({"bots": []}, "invalid"),
