@@ -62,3 +62,32 @@ def shielded() -> Iterator[None]:
     if _shield_depth == 0 and _pending and not _stopping:
         _pending, _stopping = False, True
         raise KeyboardInterrupt
+
+
+#: Linux's prctl option: the signal a process gets when its parent dies
+_PR_SET_PDEATHSIG = 1
+#: the environment variable a pool sets to its pid for the processes it starts
+PARENT_ENV = "CARDARENA_PARENT_PID"
+
+
+def die_with_parent(parent: int | str | None = None) -> None:
+    """Ask the kernel to kill this process (SIGKILL) when its parent dies — a pool killed with
+    `kill -9` then leaves no worker or dispatcher running unsupervised, and a new pool never
+    doubles them. `parent` is the pid that started it (default: `PARENT_ENV`): if that parent
+    is already gone, this process exits at once. Linux only (prctl); elsewhere it does nothing.
+
+    The kernel's "parent" is the thread that forked the child: a pool starts its children
+    from its main thread and its supervising thread, which both live as long as it does.
+    """
+    import os
+    import sys
+
+    parent = parent if parent is not None else os.environ.get(PARENT_ENV)
+    if not sys.platform.startswith("linux") or parent is None:
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != int(parent):  # the parent died before the request was made
+        os._exit(1)

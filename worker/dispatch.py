@@ -205,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     import redis
 
-    from core.signals import stop_on_signals
+    from core.signals import die_with_parent, stop_on_signals
+
+    die_with_parent()  # a pool killed with kill -9 leaves no dispatcher behind
     from core.store import Store, secret_key
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -27,6 +27,7 @@ import threading
 import time
 from pathlib import Path
 
+from core.signals import PARENT_ENV
 from worker.dispatch import PARTS as DISPATCH_PARTS  # the dispatcher's parts, a process each
 
 log = logging.getLogger("cardarena.worker")
@@ -92,7 +93,8 @@ class WorkerPool:
         return self
 
     def _spawn(self, i: int) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url, **self.env)
+        env = dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url, **self.env,
+                   **{PARENT_ENV: str(os.getpid())})  # it dies with the pool (core/signals.py)
         out = self._log if self._log is not None else None
         self.procs[i] = subprocess.Popen(
             [sys.executable, "-m", "worker.process", self.redis_url, "--queue", self.queue,
@@ -106,7 +108,8 @@ class WorkerPool:
         self.dispatchers[part] = subprocess.Popen(
             [sys.executable, "-m", "worker.dispatch", self.redis_url, "--queue", self.queue,
              "--part", DISPATCH_PARTS[part]],
-            env=dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url, **self.env),
+            env=dict(os.environ, PYTHONUNBUFFERED="1", REDIS_URL=self.redis_url, **self.env,
+                     **{PARENT_ENV: str(os.getpid())}),
             stdout=out, stderr=out, stdin=subprocess.DEVNULL, start_new_session=True,
         )
 

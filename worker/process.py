@@ -15,6 +15,7 @@ its own horse, as RQ's default `Worker` does.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 
@@ -55,12 +56,22 @@ def main(argv: list[str] | None = None) -> int:
     import redis
     from rq import Queue, SimpleWorker, Worker
 
+    from core.signals import die_with_parent
     from core.store.jobs import queue_name
 
+    class HorseDiesWithWorker(Worker):
+        """RQ's forking worker whose work horse dies with it (kill -9 of the worker: no orphan
+        horse refereeing on, unsupervised; the sweep gives its match to another worker)."""
+
+        def setup_work_horse_signals(self) -> None:
+            super().setup_work_horse_signals()
+            die_with_parent(os.getppid())
+
+    die_with_parent()  # a pool killed with kill -9 leaves no worker behind (core/signals.py)
     preload()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     connection = redis.Redis.from_url(args.redis_url)
-    worker_class = Worker if args.fork else SimpleWorker
+    worker_class = HorseDiesWithWorker if args.fork else SimpleWorker
     rq_worker = worker_class([Queue(queue_name(args.queue), connection=connection)], connection=connection)
     rq_worker.work(logging_level="WARNING", with_scheduler=False, max_jobs=None if args.fork else MAX_JOBS)
     return 0
