@@ -26,6 +26,7 @@ calls at once in threads.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import io
 import json
@@ -84,11 +85,14 @@ class BadResponse(CallError):
 
 
 def call(url: str, body: bytes, headers: dict[str, str], deadline_s: float, max_bytes: int,
-         *, public_only: bool = False) -> tuple[int, bytes]:
+         *, public_only: bool = False, owner: str = "") -> tuple[int, bytes]:
     """POST `body` to `url`; (status, body of a 2xx answer) within `deadline_s` seconds.
 
     With `public_only` every address connected to must be public (checked on
     the resolved address itself, so DNS cannot switch it after the check).
+    A kept-alive connection is reused only for the same `owner` and URL (one
+    bot version): whatever one bot's server does to a connection reaches no
+    other bot, even behind the same host and port.
     """
     deadline = time.monotonic() + deadline_s
     try:
@@ -96,15 +100,16 @@ def call(url: str, body: bytes, headers: dict[str, str], deadline_s: float, max_
     except BadUrl as exc:
         raise RefusedUrl(str(exc)) from None
     request = _request_bytes(target, body, headers)
-    conn = _pool.take(target)
+    pool_key = (target.scheme, target.host, target.port, target.path, owner)
+    conn = _pool.take(pool_key)
     if conn is not None:
         try:
-            return _exchange(conn, target, request, deadline, max_bytes)
+            return _exchange(conn, pool_key, request, deadline, max_bytes)
         except _Stale:
             conn.close()  # the bot closed a kept-alive connection: one fresh try
     conn = _connect(target, deadline, public_only)
     try:
-        return _exchange(conn, target, request, deadline, max_bytes)
+        return _exchange(conn, pool_key, request, deadline, max_bytes)
     except _Stale as exc:
         raise Unreachable(f"the connection closed before an answer ({exc})") from None
 
@@ -115,7 +120,9 @@ def post_signed(url: str, secret: str, message: dict, deadline_s: float, max_byt
     body = json.dumps(message, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret),
                "User-Agent": "cardarena-referee/1"}
-    return call(url, body, headers, deadline_s, max_bytes, public_only=public_only)
+    # its connections are this secret's (a bot's) at this URL (a version's) alone
+    owner = hashlib.sha256(secret.encode()).hexdigest()[:16]
+    return call(url, body, headers, deadline_s, max_bytes, public_only=public_only, owner=owner)
 
 
 def close_idle() -> None:
@@ -140,7 +147,7 @@ class _Stale(Exception):
     """A reused connection failed before any byte of the answer came."""
 
 
-def _exchange(conn: _Connection, target: Target, request: bytes, deadline: float,
+def _exchange(conn: _Connection, pool_key: tuple, request: bytes, deadline: float,
               max_bytes: int) -> tuple[int, bytes]:
     keep = False
     try:
@@ -163,11 +170,13 @@ def _exchange(conn: _Connection, target: Target, request: bytes, deadline: float
         if not 200 <= status < 300:
             return status, b""
         data = _read_body(response, max_bytes)
-        keep = not response.will_close
+        # bytes past the answer (buffered, or readable already) mean the stream is not where
+        # HTTP says it is: a connection reused then would hand them to the next call as its answer
+        keep = not response.will_close and conn.clean()
         return status, data
     finally:
         if keep:
-            _pool.give(target, conn)
+            _pool.give(pool_key, conn)
         else:
             conn.close()
 
@@ -243,12 +252,24 @@ class _Connection:
         return n
 
     def makefile(self, mode: str = "rb", *args, **kwargs):
-        return io.BufferedReader(_DeadlineReader(self), 8192)
+        self.reader = _AnswerReader(_DeadlineReader(self), 8192)
+        return self.reader
+
+    def clean(self) -> bool:
+        """Nothing past the answer: none left in the reader's buffer, none readable now."""
+        reader = getattr(self, "reader", None)
+        if reader is None or reader.leftover is None:
+            return False
+        if not reader.closed:  # the body's end did not close it: look at its buffer now
+            reader.close()
+        return reader.leftover == 0 and self.quiet()
 
     def alive(self) -> bool:
         """Idle and still open: nothing to read (EOF or stray bytes would be readable)."""
-        if time.monotonic() - self.idle_since > IDLE_S:
-            return False
+        return time.monotonic() - self.idle_since <= IDLE_S and self.quiet()
+
+    def quiet(self) -> bool:
+        """Open, with nothing to read now (an EOF, an error or stray bytes would be)."""
         try:
             poller = select.poll()
             poller.register(self.sock, select.POLLIN | select.POLLERR | select.POLLHUP)
@@ -266,12 +287,34 @@ class _Connection:
 class _DeadlineReader(io.RawIOBase):
     def __init__(self, conn: _Connection) -> None:
         self.conn = conn
+        self.probing = False
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer) -> int | None:
+        if self.probing:  # looking at what is buffered only: "nothing available now"
+            return None
         return self.conn.recv_into(buffer)
+
+
+class _AnswerReader(io.BufferedReader):
+    """The buffered reader an answer is parsed from; on closing it notes how many bytes it
+    held past the answer (`leftover`), without reading the socket."""
+
+    leftover: int | None = 0
+
+    def close(self) -> None:
+        if not self.closed:
+            raw = self.raw
+            raw.probing = True
+            try:
+                self.leftover = len(self.peek(1))
+            except Exception:  # a reader that cannot say: do not trust the connection
+                self.leftover = None
+            finally:
+                raw.probing = False
+        super().close()
 
 
 def _connect(target: Target, deadline: float, public_only: bool) -> _Connection:
@@ -364,15 +407,15 @@ def _resolve(target: Target, deadline: float) -> list[tuple[str, int]]:
 
 
 class _Pool:
-    """Kept-alive connections per (scheme, host, port); a forked child starts empty."""
+    """Kept-alive connections per (scheme, host, port, path, owner) — one bot version's;
+    a forked child starts empty."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self.pid = os.getpid()
 
-    def take(self, target: Target) -> _Connection | None:
-        key = (target.scheme, target.host, target.port)
+    def take(self, key: tuple) -> _Connection | None:
         with self.lock:
             self._check_fork()
             stack = self.idle.get(key) or []
@@ -384,8 +427,7 @@ class _Pool:
                 conn.close()
         return None
 
-    def give(self, target: Target, conn: _Connection) -> None:
-        key = (target.scheme, target.host, target.port)
+    def give(self, key: tuple, conn: _Connection) -> None:
         conn.idle_since = time.monotonic()
         with self.lock:
             self._check_fork()

@@ -381,3 +381,59 @@ def test_many_calls_at_once_from_threads_each_get_their_answer():
         for t in threads:
             t.join(timeout=30)
     assert len(results) == 16 and all(r.fault is None for r in results)
+
+
+def keep_alive_answer(body: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+
+
+def serve_each_request(answer_for, then: bytes = b"", pause: float = 0.0):
+    """A behaviour: answer every request on the kept-alive connection with `answer_for(n)`,
+    then after `pause` seconds send `then` too, until the client hangs up."""
+    count = [0]
+
+    def behave(conn: socket.socket, request: bytes) -> None:
+        while True:
+            try:
+                conn.sendall(answer_for(count[0]))
+                count[0] += 1
+                if then:
+                    time.sleep(pause)
+                    conn.sendall(then)
+                data = b""
+                conn.settimeout(5)
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+            except OSError:
+                return
+    return behave
+
+
+def test_a_connection_with_stray_bytes_after_its_answer_is_never_reused():
+    """A bot that sends the start of a second answer with its own, and the rest later: the
+    bytes past its answer mark the connection as out of step, so the next call connects again
+    (reused, it read the rest as its answer: a bad_answer fault)."""
+    mine = b'{"action": {"take": ["7H", "8H"]}}'
+    stray = keep_alive_answer(b'{"action": {"take": ["9H", "10H"]}}')
+    behave = serve_each_request(lambda n: keep_alive_answer(mine) + stray[:20], then=stray[20:], pause=0.3)
+    with RawServer(behave) as bot:
+        replies = [driver(bot.url).ask(decision(deadline_ms=2000)) for _ in range(3)]
+    assert [r.fault for r in replies] == [None, None, None]
+    assert all(r.action == {"take": ["7H", "8H"]} for r in replies)
+    assert len(bot.requests) == 3  # a connection each
+
+
+def test_bots_behind_one_host_and_port_never_share_a_connection():
+    """Two bots served by one server (one host:port, two paths, two secrets): each bot's calls
+    go on a connection of its own, so one bot's stray bytes can only ever reach itself."""
+    mine = b'{"action": {"take": ["7H", "8H"]}}'
+    with RawServer(serve_each_request(lambda n: keep_alive_answer(mine))) as server:
+        for _ in range(2):
+            assert driver(server.url + "/a", secret="one").ask(decision(deadline_ms=2000)).fault is None
+        assert driver(server.url + "/b", secret="two").ask(decision(deadline_ms=2000)).fault is None
+        assert driver(server.url + "/a", secret="one").ask(decision(deadline_ms=2000)).fault is None
+    # a connection each (RawServer notes each connection's first request): /a's kept for /a only
+    assert [r.split(b" ", 2)[1] for r in server.requests] == [b"/a", b"/b"]
