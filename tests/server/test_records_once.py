@@ -16,6 +16,9 @@ def test_a_bot_playing_its_own_other_version_counts_the_match_once(api):
     assert (shown["matches"], shown["wins"]) == (1, 0)  # beating only itself is no win
     listed = api.ok(api.get(f"/bots/{bot}/matches"), 200)["matches"]
     assert [m["id"] for m in listed] == [mid]
+    page = api.session.get(f"{api.live.url}/bots/{bot}", timeout=30).text  # the bot's page
+    assert '<td class="num" id="matches">1</td>' in page and '<td class="num" id="wins">0</td>' in page
+    assert page.count(f"/matches/{mid}") == 1  # its recent matches list it once
 
 
 def test_a_forfeited_seat_shows_no_better_mean_score_than_the_winner(api):
