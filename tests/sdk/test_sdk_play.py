@@ -211,11 +211,13 @@ def test_deals_names_the_count_and_games_is_its_old_name_with_a_warning(author):
 
 
 def test_a_forfeited_seat_shows_no_better_mean_score_than_the_winner(author):
-    # seed 0: the referee's autopilot earns the forfeiting seat 2, the winner 0 (the case)
+    # seed 1: the referee's autopilot earns the forfeiting seat 2, the winner 0 (the case)
     done = play(author, "duck-soup", "more/raiser.py:Raiser", "mybots_c1:Lowest", "--deals", "1",
-                "--no-duplicate", "--seed", "0", "--json")
+                "--no-duplicate", "--seed", "1", "--json", "--export", "match.json")
     assert done.returncode == 0, done.stderr
     rows = {r["bot"]: r for r in json.loads(done.stdout)["standings"]}
     forfeiter, winner = rows["more/raiser.py:Raiser"], rows["mybots_c1:Lowest"]
     assert forfeiter["forfeits"] == 1 and forfeiter["points"] == 0 and winner["wins"] == 1
     assert forfeiter["mean_score"] <= winner["mean_score"]
+    result = json.loads((author / "match.json").read_text())["result"]
+    assert result["scores"] == [2, 0]  # the match keeps the engine's scores
