@@ -384,9 +384,12 @@ class Client:
             body["max_concurrent"] = max_concurrent
         return BotInfo.of(self.request("POST", "/bots", body))
 
-    def bots(self, game: str | None = None) -> list[BotInfo]:
+    def bots(self, game: str | None = None, retired: bool = False) -> list[BotInfo]:
+        """The bots (of `game`, if given) in registration order: the active ones, those
+        that can be entered in a match; `retired=True` lists the retired ones too."""
         params = {"game": game} if game else {}
-        return [BotInfo.of(b) for b in self._every("/bots", "bots", params)]
+        found = (BotInfo.of(b) for b in self._every("/bots", "bots", params))
+        return [b for b in found if retired or not b.retired]
 
     def bot(self, id: BotInfo | str) -> BotInfo:
         return BotInfo.of(self.request("GET", f"/bots/{_seg(bot_id(id))}"))

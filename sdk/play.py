@@ -46,8 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="module:Class (importable from the current folder) or path/to/file.py:Class, "
                              "one per seat")
-    parser.add_argument("--games", type=int, default=100, help="deals to play (default 100); "
-                        "each is played once per seat rotation")
+    parser.add_argument("--deals", dest="games", type=int, default=100, metavar="N",
+                        help="deals to play (default 100); each is played once per seat rotation")
+    parser.add_argument("--games", dest="games", type=int, action=OldDealsFlag, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help="seed the deals come from (default 0)")
     parser.add_argument("--option", action="append", default=[], metavar="K=V",
                         help="a game option; V is read as JSON when it parses (e.g. deal_only=true)")
@@ -67,6 +68,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "or a name ending in /)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each fault: match, turn, seat, kind, reason and the bot's traceback")
+
+
+class OldDealsFlag(argparse.Action):
+    """`--games N`, the old name of `--deals N`: still read, with a warning. `cardarena demo
+    --games` lists games, so here the count of deals is named for what it counts."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print("warning: --games is now --deals (the number of deals); --games will go", file=sys.stderr)
+        setattr(namespace, self.dest, values)
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -225,7 +235,7 @@ def check_limits(args: argparse.Namespace) -> None:
     for name, low, high in (("games", 1, None), *((rule, *span) for rule, span in TimeRules.RANGES.items())):
         value = getattr(args, name)
         if value < low or (high is not None and value > high):
-            flag = "--" + name.replace("_", "-")
+            flag = "--deals" if name == "games" else "--" + name.replace("_", "-")
             span = f"at least {low}" if high is None else f"{low} to {high}"
             raise ValueError(f"{flag} must be {span}, not {value}")
 

@@ -17,7 +17,9 @@ import json
 import sys
 from collections import Counter
 from typing import Any
+from urllib.parse import quote
 
+from sdk import export
 from sdk.faults import fault_kind
 from sdk.play import bot_class, make_bot
 from sdk.replay import Replay, RerunRow, Step, load
@@ -49,9 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         replay = load(args.source, args.match)
+        names = seat_names(args.source, replay)
         seats = _seats(replay, args.seat)
         if args.bot is None:
-            show_decisions(replay, seats, args.turn)
+            show_decisions(replay, seats, args.turn, names)
             return 0
         spec = args.bot
         cls = bot_class(spec, replay.game)
@@ -65,8 +68,31 @@ def run(args: argparse.Namespace) -> int:
     if args.turn is not None:
         show_one_answer(rows, args.turn)
     else:
-        show_answers(replay, rows, spec)
+        show_answers(replay, rows, spec, names)
     return 0
+
+
+def seat_names(source: str, replay: Replay) -> list[str]:
+    """Who sat where, as people know them: a platform's match names each bot by its name
+    (its id beside it), asked of the platform it came from; a file's seats stay as the file
+    names them (`cardarena play` names them by BOT). A bot the platform does not answer for
+    keeps its id: the names only label the output."""
+    import requests
+
+    found = export._URL.match(str(source))
+    if not found:
+        return list(replay.seats)
+    base = found["base"].rstrip("/") + "/api/v1/bots/"
+    names: dict[str, str] = {}
+    with requests.Session() as session:
+        for bot in dict.fromkeys(replay.seats):
+            try:
+                response = session.get(base + quote(bot, safe=""), timeout=(5, 10))
+                name = response.json()["name"] if response.status_code == 200 else None
+            except (requests.RequestException, ValueError, KeyError, TypeError):
+                name = None
+            names[bot] = f"{name} ({bot})" if isinstance(name, str) and name != bot else bot
+    return [names[bot] for bot in replay.seats]
 
 
 def _seats(replay: Replay, chosen: list[int] | None) -> list[int]:
@@ -89,9 +115,10 @@ def _seat_of(replay: Replay, turn: int, seats: list[int]) -> int:
 
 # -- the decisions -----------------------------------------------------------
 
-def header(replay: Replay) -> str:
-    """Which match, who sat where, its rules and its result, in two lines."""
-    seated = ", ".join(f"{i} {bot}" for i, bot in enumerate(replay.seats))
+def header(replay: Replay, names: list[str] | None = None) -> str:
+    """Which match, who sat where (`names`, default as the document names them), its rules and
+    its result, in two lines."""
+    seated = ", ".join(f"{i} {bot}" for i, bot in enumerate(names or replay.seats))
     bank = "no bank" if replay.time_bank_ms is None else f"{replay.time_bank_ms} ms bank"
     if replay.result is None:
         ending = f"no result (aborted after {len(replay.log)} turns)"
@@ -101,14 +128,14 @@ def header(replay: Replay) -> str:
             f"{replay.move_timeout_ms} ms a move + {bank}, {replay.max_faults} faults forfeit; {ending}")
 
 
-def show_decisions(replay: Replay, seats: list[int], turn: int | None) -> None:
+def show_decisions(replay: Replay, seats: list[int], turn: int | None, names: list[str] | None = None) -> None:
     """Every decision of `seats` a line, or decision `turn` in full."""
     if turn is not None:
         _seat_of(replay, turn, seats)
         print(json.dumps(replay.decision(turn), indent=2, ensure_ascii=False))
         return
     rows = [_decision_row(step) for step in replay.steps() if step.seat in seats]
-    print_table(header(replay), ("turn", "seat", "decision", "legal", "played", "fault"), rows,
+    print_table(header(replay, names), ("turn", "seat", "decision", "legal", "played", "fault"), rows,
                 left=("decision", "played", "fault"))
 
 
@@ -139,11 +166,11 @@ def verdict(row: RerunRow) -> str:
     return "=" if row.same else "≠"
 
 
-def show_answers(replay: Replay, rows: list[RerunRow], spec: str) -> None:
+def show_answers(replay: Replay, rows: list[RerunRow], spec: str, names: list[str] | None = None) -> None:
     """The bot's answers beside the moves played, its tracebacks, and a count of each verdict."""
     table = [(str(r.turn), str(r.seat), _played(r), _json(r.answered), verdict(r), _cut(r.fault or "", 60))
              for r in rows]
-    print_table(header(replay) + f"\n{spec} on {len(rows)} decisions",
+    print_table(header(replay, names) + f"\n{spec} on {len(rows)} decisions",
                 ("turn", "seat", "played", "bot", "", "fault"), table, left=("played", "bot", "", "fault"))
     for r in rows:
         if r.traceback:

@@ -1,6 +1,8 @@
 """The end of a match as records and standings: what each seat's bot gets, and the rows.
 
-`seat_records` turns a result into one record per seat, `tally_increments`
+`seat_records` turns a result into one record per seat (a forfeiting seat's score
+capped, `standing_scores`), `once_per_bot` a match's records into one per bot
+(what a bot's own record counts), `tally_increments`
 what a record adds to its bot's tally (sums only, so a tally can live in a
 Redis hash), `standings_from_tallies` the rows every standings table shows —
 a tournament page, `cardarena play` — with `mean_ci95` and `memory_figure`
@@ -16,14 +18,61 @@ from sdk.stats import Z95, mean_ci, memory
 
 
 def seat_records(result: dict, bots: list[str]) -> list[dict]:
-    """What each seat's bot gets from a finished match (`bots[i]` sat in seat i)."""
-    ranks, scores = result["ranks"], result["scores"]
+    """What each seat's bot gets from a finished match (`bots[i]` sat in seat i); its
+    `score` is the one standings count (`standing_scores`), not always the engine's."""
+    ranks = result["ranks"]
     forfeits = result.get("forfeits") or []
     faults = result.get("faults") or [0] * len(bots)
+    scores = standing_scores(result["scores"], forfeits)
     return [{"bot": bot, "won": alone_first(ranks, seat), "faults": faults[seat],
-             "points": match_points(ranks, seat), "score": _number(scores[seat]),
+             "points": match_points(ranks, seat), "score": scores[seat],
              "draw": ranks[seat] == 1 and ranks.count(1) > 1, "forfeit": seat in forfeits}
             for seat, bot in enumerate(bots)]
+
+
+def standing_scores(scores: list, forfeits: list[int]) -> list[float]:
+    """The scores standings count: a forfeiting seat's is capped at the lowest score of
+    the seats that did not forfeit (docs/api.md §4 "Meanings").
+
+    The referee plays `legal_actions[0]` for a seat that forfeited, and that autopilot
+    may happen to score well; a forfeit ranks last, so its score must never show above
+    a seat that played the match out. The result's own `scores` stay the engine's.
+    """
+    numbers = [_number(s) for s in scores]
+    played = [n for seat, n in enumerate(numbers) if seat not in forfeits]
+    if not played:  # every seat forfeited: none played better than another
+        return numbers
+    floor = min(played)
+    return [min(n, floor) if seat in forfeits else n for seat, n in enumerate(numbers)]
+
+
+def once_per_bot(records: list[dict]) -> list[dict]:
+    """One match's seat records as its bots' records count it: once per bot.
+
+    Two versions of one bot at one table are one bot in its record (`GET /bots/{id}`):
+    the match counts once; it is a win when one of its seats won and another bot sat at
+    the table (beating only itself is no win); its faults (and faults by kind) are its
+    seats' summed; it is a forfeit when any of its seats forfeited. A bot with one seat
+    keeps its record as it is.
+    """
+    merged: dict[str, dict] = {}
+    for record in records:
+        bot = record["bot"]
+        if bot not in merged:
+            merged[bot] = dict(record)
+            continue
+        into = merged[bot]
+        into["won"] = bool(into["won"] or record["won"])
+        into["faults"] = int(into["faults"]) + int(record["faults"])
+        into["forfeit"] = bool(into.get("forfeit") or record.get("forfeit"))
+        if "faults_by_kind" in into or "faults_by_kind" in record:
+            kinds = dict(into.get("faults_by_kind") or {})
+            for kind, n in (record.get("faults_by_kind") or {}).items():
+                kinds[kind] = kinds.get(kind, 0) + n
+            into["faults_by_kind"] = kinds
+    if len(merged) == 1 and len(records) > 1:  # only one bot's versions: nobody else was beaten
+        next(iter(merged.values()))["won"] = False
+    return list(merged.values())
 
 
 #: a bot's tally over many matches: sums only, so it can live in a Redis hash

@@ -40,6 +40,7 @@ from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
 from core.store.versions import match_versions
 from sdk.clock import DEFAULT_TIME
+from sdk.standings import once_per_bot
 
 OVER = ("finished", "aborted")
 
@@ -333,7 +334,7 @@ class Matches:
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
                     for mid, seat_records in counted:
-                        for record in seat_records:
+                        for record in once_per_bot(seat_records):  # a bot's versions: one match
                             count_result(pipe, record, bool(rated))
                         if seat_records and rated:  # records come only with a finished match
                             queue_for_rating(pipe, game, mid)

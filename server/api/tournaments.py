@@ -9,6 +9,8 @@ the deal its other rotation is still playing.
 
 from __future__ import annotations
 
+import math
+
 import marshmallow as ma
 from flask import current_app
 from flask_smorest import Blueprint
@@ -18,7 +20,7 @@ import games
 from core import liveness
 from core.conclusion import stop_tournament
 from core.ratings import is_rated
-from core.schedule_size import gauntlet_match_count, match_count
+from core.schedule_size import gauntlet_match_count, gauntlet_tables, match_count, table_count
 from sdk.clock import DEFAULT_TIME
 from server.api.common import (
     ID,
@@ -142,6 +144,13 @@ class WarningSchema(ma.Schema):
 class QueuedTournamentSchema(ma.Schema):
     id = ma.fields.String(required=True)
     status = ma.fields.String(required=True)
+    format = ma.fields.String(required=True, metadata={"description": "round-robin or gauntlet"})
+    candidate = ma.fields.String(required=True, allow_none=True,
+                                 metadata={"description": "a gauntlet's candidate; null for a round-robin"})
+    schedule = ma.fields.String(required=True, metadata={
+        "description": "all tables, a balanced sample of N tables (how balanced: GET once it runs), "
+                       "or the gauntlet's tables"})
+    total = ma.fields.Integer(required=True, metadata={"description": "the matches it will play"})
     warnings = ma.fields.List(ma.fields.Nested(WarningSchema), metadata={
         "description": "entrants that may forfeit: webhook bots that did not answer a ping now, "
                        "polling bots not seen in the last 2 minutes (the tournament is created anyway)"})
@@ -191,10 +200,13 @@ def create_tournament(body):
             fail(422, "invalid", "a gauntlet needs a `candidate`, one of its `bots`")
         extra["candidate"] = body["candidate"]
         size = gauntlet_match_count(len(bots), seats, body["deals"], body["duplicate"])
+        others = [b for b in bots if b != body["candidate"]]
+        schedule = f"gauntlet: {body['candidate']} at each of {len(gauntlet_tables(others, seats - 1))} tables"
     else:
         if "candidate" in body:
             fail(422, "invalid", "only a gauntlet has a `candidate`")
         size = match_count(len(bots), seats, body["deals"], body["duplicate"])
+        schedule = round_robin_schedule(len(bots), seats)
     if account is not None and size > MAX_MATCHES:
         fail(422, "tournament_too_large", f"this tournament would have {size:,} matches; a tournament of an "
              f"account has at most {MAX_MATCHES:,} (fewer bots, deals or seat rotations)")
@@ -213,7 +225,17 @@ def create_tournament(body):
         owner=account["id"] if account else None, rated=rated, **extra)
     enqueue("tournament", tournament["id"])
     public_only = bool(current_app.config.get("PUBLIC_URLS_ONLY"))
-    return {**tournament, "warnings": liveness.warnings(s, s.get_bots(bots), public_only)}
+    return {**tournament, "candidate": tournament.get("candidate"), "schedule": schedule, "total": size,
+            "warnings": liveness.warnings(s, s.get_bots(bots), public_only)}
+
+
+def round_robin_schedule(bots: int, seats: int) -> str:
+    """What `POST /tournaments` answers as a round-robin's `schedule`, before the worker draws
+    it: the worker's own words (worker/schedules.py) as far as the count alone says them."""
+    tables = table_count(bots, seats)
+    if tables < math.comb(bots, seats):
+        return f"balanced sample of {tables} tables"
+    return "all tables"
 
 
 def _tournament_or_404(tid: str) -> dict:

@@ -19,6 +19,7 @@ rather than queued behind the others.
 
 from __future__ import annotations
 
+import json
 import re
 
 import marshmallow as ma
@@ -30,6 +31,7 @@ from core.answers import answered
 from core.store.keys import now_ms
 from sdk.faults import fault, fault_kind
 from server.api.common import errors
+from server.api.json_text import reprs_as_json
 from server.auth import require_bot, store
 from server.errors import fail
 
@@ -187,6 +189,6 @@ def answer_turn(body, match_id: str, turn: int):
     if kind == "timeout":  # past the deadline by the time it was judged: the referee's timeout
         fail(409, "not_pending", f"turn {turn} of match {match_id}: {entry['fault']}")
     if kind == "illegal":
-        fail(422, "illegal_action", f"{entry['fault']} (recorded as a fault; the referee played "
-                                    f"{entry['action']})")
+        fail(422, "illegal_action", f"{reprs_as_json(entry['fault'])} (recorded as a fault; the referee "
+                                    f"played {json.dumps(entry['action'], ensure_ascii=False)})")
     return {"match_id": match_id, "turn": turn, "action": entry["action"]}

@@ -60,6 +60,15 @@ def test_retire_bot_marks_it_retired(client):
     assert client.bot(bot.id).retired is True
 
 
+def test_bots_leaves_out_retired_bots_unless_asked(client):
+    kept = client.register_bot("kept", GAME, kind="polling")
+    gone = client.register_bot("gone", GAME, kind="polling")
+    client.retire_bot(gone)
+    assert [x.id for x in client.bots(GAME)] == [kept.id]
+    assert [x.id for x in client.bots()] == [kept.id]
+    assert [x.id for x in client.bots(GAME, retired=True)] == [kept.id, gone.id]
+
+
 def test_games_lists_every_registered_game_with_seats_and_options(client):
     import games
 

@@ -147,7 +147,7 @@ def test_json_carries_the_platforms_standings_rows(author):
     (["--move-timeout-ms", "50"], "--move-timeout-ms must be 100 to 10000"),
     (["--time-bank-ms", "-1"], "--time-bank-ms must be 0 to 60000"),
     (["--max-faults", "0"], "--max-faults must be 1 to 10"),
-    (["--games", "0"], "--games must be at least 1"),
+    (["--deals", "0"], "--deals must be at least 1"),
 ])
 def test_limits_outside_the_platforms_are_refused(author, args, message):
     done = play(author, "duck-soup", "mybots_c1:Lowest", "mybots_c1:Lowest", *args)
@@ -198,3 +198,26 @@ def test_the_pages_play_commands_run_as_written(tmp_path):
         bots = table_rows(done.stdout)
         assert bots[command[3]]["matches"] == bots[command[4]]["matches"] != "0"
         assert bots[command[3]]["faults"] == "0"
+
+
+def test_deals_names_the_count_and_games_is_its_old_name_with_a_warning(author):
+    new = play(author, "duck-soup", "mybots_c1:Lowest", "mybots_c1:Lowest", "--deals", "1", "--json")
+    old = play(author, "duck-soup", "mybots_c1:Lowest", "mybots_c1:Lowest", "--games", "1", "--json")
+    assert new.returncode == old.returncode == 0, new.stderr + old.stderr
+    assert json.loads(new.stdout)["standings"] == json.loads(old.stdout)["standings"]
+    assert json.loads(new.stdout)["deals"] == 1
+    assert "warning" not in new.stderr and "--games is now --deals" in old.stderr
+    assert "--deals" in play(author, "--help").stdout
+
+
+def test_a_forfeited_seat_shows_no_better_mean_score_than_the_winner(author):
+    # seed 1: the referee's autopilot earns the forfeiting seat 2, the winner 0 (the case)
+    done = play(author, "duck-soup", "more/raiser.py:Raiser", "mybots_c1:Lowest", "--deals", "1",
+                "--no-duplicate", "--seed", "1", "--json", "--export", "match.json")
+    assert done.returncode == 0, done.stderr
+    rows = {r["bot"]: r for r in json.loads(done.stdout)["standings"]}
+    forfeiter, winner = rows["more/raiser.py:Raiser"], rows["mybots_c1:Lowest"]
+    assert forfeiter["forfeits"] == 1 and forfeiter["points"] == 0 and winner["wins"] == 1
+    assert forfeiter["mean_score"] <= winner["mean_score"]
+    result = json.loads((author / "match.json").read_text())["result"]
+    assert result["scores"] == [2, 0]  # the match keeps the engine's scores

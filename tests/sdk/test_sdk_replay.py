@@ -539,3 +539,13 @@ def test_a_platform_match_replays_to_the_decisions_its_polling_bot_received(api,
     assert all(s["decision"]["seat"] == s["to_act"] for s in steps[:-1]) and steps[-1]["decision"] is None
     rows = replay.rerun(load_bot_class("example_bots.duck_soup:DuckSoupHeuristic"), seats=[1])
     assert rows and all(r.same for r in rows)  # the in-process bot, run again, plays what it played
+
+
+def test_replay_of_a_platform_match_names_each_seat_by_its_bots_name(api, tmp_path):
+    from tests.server.driving import played
+
+    bots = [api.store.create_bot("acct", name, "duck-soup", "polling")[0]["id"] for name in ("alice-bot", "bob-bot")]
+    match_id = played(api.store, bots, seed=4)
+    done = cardarena(tmp_path, "replay", f"{api.live.url}/matches/{match_id}")
+    assert done.returncode == 0, done.stderr
+    assert f"seats 0 alice-bot ({bots[0]}), 1 bob-bot ({bots[1]})" in " ".join(done.stdout.split())

@@ -111,3 +111,22 @@ def test_tournament_matches_stay_private_until_the_tournament_ends(api, entrants
     assert all(m["result"] for m in api.ok(api.get(f"/tournaments/{tid}/matches"), 200)["matches"])
     assert api.get("/tournaments/t_none").status_code == 404
     assert api.get("/tournaments/t_none/matches").status_code == 404
+
+
+@pytest.mark.parametrize("format, entrants_, seats", [
+    ("round-robin", 4, 2), ("gauntlet", 4, 3), ("round-robin", 12, 3),  # 220 tables of 3: a sample
+])
+def test_the_answer_says_the_format_schedule_and_candidate_as_the_worker_builds_them(api, format, entrants_, seats):
+    from worker.schedules import gauntlet, round_robin
+
+    token = api.account("organiser")
+    bots = [api.bot(token, f"bot{i}", game="toy-high")["id"] for i in range(entrants_)]
+    body = {"game": "toy-high", "bots": bots, "format": format, "seats": seats, "deals": 1, "seed": 3}
+    if format == "gauntlet":
+        body["candidate"] = bots[2]
+    answer = api.ok(api.post("/tournaments", body, token=token), 202)
+    assert answer["format"] == format and answer["candidate"] == body.get("candidate")
+    built = (gauntlet(bots, bots[2], seats, 1, True, 3) if format == "gauntlet"
+             else round_robin(bots, seats, 1, True, 3))
+    assert built.description.startswith(answer["schedule"])  # the sample's balance is drawn later
+    assert answer["total"] == len(built.matches)

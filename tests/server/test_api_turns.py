@@ -10,7 +10,8 @@ import pytest
 import requests
 
 import games
-from tests.server.driving import conclude, finish, next_decision, publish_next
+from server.api.json_text import reprs_as_json
+from tests.server.driving import conclude, finish, next_decision, publish_next, running_match
 
 
 def error_code(response) -> str:
@@ -148,11 +149,30 @@ def test_an_illegal_answer_is_422_with_the_reason_and_a_fault_recorded_at_once(a
     assert r.status_code == 422 and error_code(r) == "illegal_action", bad
     message = r.json()["error"]["message"]
     [entry] = api.store.match_log(mid)
-    assert entry["fault"].startswith(("illegal: ", "bad_answer: ")) and entry["fault"] in message
+    assert entry["fault"].startswith(("illegal: ", "bad_answer: ")) and reprs_as_json(entry["fault"]) in message
     assert entry["action"] == decision["legal_actions"][0] and "ms" in entry
     assert api.store.pending_decisions(a["id"]) == []
     r = api.post(url, {"action": decision["legal_actions"][0]}, token=a["secret"])
     assert r.status_code == 409 and error_code(r) == "not_pending"
+
+
+@pytest.mark.parametrize("bad", [{"play": ["7H"]}, {"play": "ZZ"}, {"nope": True}])
+def test_an_illegal_answers_message_shows_actions_as_json_never_python_reprs(api, bad):
+    bots = [api.store.create_bot("acct", f"b{i}", "duck-soup", "polling") for i in range(2)]
+    mid, _ = running_match(api.store, [bot["id"] for bot, _ in bots], seed=5)
+    decision, bot_id = publish_next(api.store, mid)
+    secret = dict((bot["id"], secret) for bot, secret in bots)[bot_id]
+    r = api.post(f"/matches/{mid}/turns/0", {"action": bad}, token=secret)
+    assert r.status_code == 422 and error_code(r) == "illegal_action"
+    message = r.json()["error"]["message"]
+    assert "Card(" not in message and "'" not in message and "True" not in message, message
+    played = json.dumps(decision["legal_actions"][0])
+    assert message.endswith(f"the referee played {played})")
+
+
+def test_a_sentence_keeps_its_apostrophes_and_text_that_is_no_literal():
+    assert reprs_as_json("the 7H's rank, not 'ZZ' or {'play': Card('7H')}; send {'bid': n}") == \
+        'the 7H\'s rank, not "ZZ" or {"play": "7H"}; send {"bid": n}'
 
 
 def test_a_reported_error_is_a_bot_error_fault_at_once(api, running):

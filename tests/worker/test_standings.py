@@ -9,7 +9,14 @@ import statistics
 
 import pytest
 
-from sdk.standings import standings_from_tallies
+from sdk.standings import (
+    TALLY_FIELDS,
+    once_per_bot,
+    seat_records,
+    standing_scores,
+    standings_from_tallies,
+    tally_increments,
+)
 
 
 def tally(scores: list[float], points: float, wins: int = 0, draws: int = 0, faults: int = 0,
@@ -67,3 +74,47 @@ def test_a_bot_with_a_single_match_has_no_interval():
 
 def test_no_tallies_no_rows():
     assert standings_from_tallies({}) == []
+
+
+# -- a forfeiting seat's score (docs/api.md §4 "Meanings") ---------------------------
+
+def test_a_forfeiting_seat_never_scores_above_a_seat_that_played_on():
+    # the case: the autopilot earned 1 for the forfeiting seat, the winner 0
+    result = {"scores": [1, 0], "ranks": [2, 1], "forfeits": [0], "faults": [3, 0]}
+    records = seat_records(result, ["b_forfeit", "b_winner"])
+    assert [r["score"] for r in records] == [0.0, 0.0]
+    assert result["scores"] == [1, 0]  # the engine's own scores stay in the result
+    rows = standings_from_tallies({r["bot"]: {**dict.fromkeys(TALLY_FIELDS, 0.0), **{
+        k: float(v) for k, v in tally_increments(r).items()}} for r in records})
+    assert [(row["bot"], row["mean_score"]) for row in rows] == [("b_winner", 0.0), ("b_forfeit", 0.0)]
+
+
+def test_a_forfeiting_seat_is_capped_at_the_lowest_seat_that_played_on():
+    assert standing_scores([9, 5, 7, 8], forfeits=[0, 3]) == [5.0, 5.0, 7.0, 5.0]
+    assert standing_scores([1, 5, 7], forfeits=[0]) == [1.0, 5.0, 7.0]  # already lower: kept
+    assert standing_scores([4, 2], forfeits=[0, 1]) == [4.0, 2.0]  # nobody played on: as scored
+
+
+# -- a bot's record counts a match once (docs/api.md §4 "Meanings") ---------------------
+
+def record(bot: str, won: bool, faults: int = 0, forfeit: bool = False, **extra) -> dict:
+    return {"bot": bot, "won": won, "faults": faults, "forfeit": forfeit, **extra}
+
+
+def test_two_seats_of_one_bot_count_one_match_with_faults_summed():
+    merged = once_per_bot([record("b_x", True, 1, faults_by_kind={"timeout": 1}),
+                           record("b_y", False),
+                           record("b_x", False, 2, True, faults_by_kind={"timeout": 1, "illegal": 1})])
+    assert [(r["bot"], r["won"], r["faults"], r["forfeit"]) for r in merged] == [
+        ("b_x", True, 3, True), ("b_y", False, 0, False)]
+    assert merged[0]["faults_by_kind"] == {"timeout": 2, "illegal": 1}
+
+
+def test_beating_only_itself_is_no_win():
+    merged = once_per_bot([record("b_x", True), record("b_x", False)])
+    assert [(r["bot"], r["won"]) for r in merged] == [("b_x", False)]
+
+
+def test_one_seat_per_bot_keeps_the_records_as_they_are():
+    records = [record("b_x", True, 1), record("b_y", False, 0, True)]
+    assert once_per_bot(records) == records
