@@ -14,6 +14,7 @@ import pytest
 from sdk.debug import MAX_DEBUG
 from tests.live import ADMIN_TOKEN
 from tests.server.driving import conclude, publish_next
+from tests.sse import EventStream
 
 GAME = "toy-high"
 
@@ -81,7 +82,7 @@ def test_the_export_carries_the_owners_debug_and_the_public_export_none(api, pla
 
 
 def test_debug_never_reaches_a_public_read(api, played):
-    """Not in the log, the match, a step or the event stream's entries a stranger reads."""
+    """Not in the log, the match, a step, the export or the event stream a stranger reads."""
     mid = played["id"]
     reads = [api.get(f"/matches/{mid}"), api.get(f"/matches/{mid}/steps/3"),
              api.get(f"/matches/{mid}/steps/3", token=played["bob"] if played["sent"][3][0] == 0
@@ -91,6 +92,14 @@ def test_debug_never_reaches_a_public_read(api, played):
         assert response.status_code == 200
         assert "thinks at turn" not in response.text and "xxxxxxxxxx" not in response.text
     assert all(set(entry) <= {"turn", "seat", "action", "fault", "ms"} for entry in api.store.match_log(mid))
+    events = []
+    with EventStream(f"{api.base}/matches/{mid}/events") as stream:
+        while (event := stream.next(timeout=30)) is not None:
+            events.append(event)
+            if event.name == "over":
+                break
+    assert events and events[-1].name == "over" and len(events) == played["turns"] + 1
+    assert "thinks at turn" not in str([e.data for e in events]) and "xxxxxxxxxx" not in str(events)
 
 
 def test_debug_text_is_stored_printable(api):
