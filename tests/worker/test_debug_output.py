@@ -5,6 +5,8 @@ refereed by the worker pool; each bot's owner reads it beside its turns, nobody 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sdk import connect, serve
@@ -59,3 +61,9 @@ def test_webhook_polling_and_in_process_bots_debug_is_shown_to_their_owners_only
             assert step["debug"] == note["text"]
             assert api.ok(api.get(f"/matches/{match['id']}/steps/{note['turn']}", token=bob), 200)["debug"] is None
     assert kinds_seen == {"webhook", "polling", "in-process"}
+    lines = api.get(f"/tournaments/{tid}/export", token=alice).text.splitlines()
+    by_id = {d["id"]: d for d in map(json.loads, lines)}
+    assert len(by_id) == 6 and all(
+        d.get("debug", []) == notes_of(api.ok(api.get(f"/matches/{mid}"), 200), how, {hook["id"], poll["id"]})
+        for mid, d in by_id.items())
+    assert all("debug" not in json.loads(line) for line in api.get(f"/tournaments/{tid}/export").text.splitlines())
