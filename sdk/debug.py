@@ -44,11 +44,11 @@ def _keeps(char: str) -> bool:
         return True
     if "\ud800" <= char <= "\udfff":  # a lone surrogate: not text, and not encodable as UTF-8
         return False
-    return char.isprintable() or char == " "
+    return char.isprintable()
 
 
 class Notes:
-    """The debug text written during one decision."""
+    """The debug text written during one decision (what is past `MAX_DEBUG` is not even kept)."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
