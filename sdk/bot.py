@@ -18,6 +18,8 @@ import sys
 from types import ModuleType
 from typing import Any
 
+from sdk.debug import note
+
 
 class Bot:
     """Subclass, set `game`, implement `act`.
@@ -44,6 +46,18 @@ class Bot:
         `bank_ms` left) and `last_latency_ms` (what the previous answer cost).
         """
         return self.act(decision["view"], decision["legal_actions"])
+
+    def debug(self, text: str) -> None:
+        """Note what this bot is thinking, for the decision under way (docs/write-a-bot.md).
+
+        Sent with the answer as `"debug"` — several calls join, one line each; at most
+        1,000 characters are kept — and shown only to the bot's owner beside the turn
+        (and in local play: `cardarena play -v`, exports). Written in `on_match_start`, it
+        joins the first decision's; outside a decision (in a thread of your own) it is
+        dropped. Safe when this instance answers several matches at once: each thread's
+        decision has its own notes.
+        """
+        note(text)
 
     def on_match_start(self, match_id: str, seat: int, view: dict) -> None:
         """Called before the first decision of a match this bot has not seen (optional).

@@ -6,10 +6,11 @@ set of tools reads both:
 
     {"format": "cardarena-match", "version": 1, "id", "game", "options", "seed",
      "seats": [{"seat", "bot"}, …], "log", "result", "decks",
-     "move_timeout_ms", "time_bank_ms", "max_faults"}
+     "move_timeout_ms", "time_bank_ms", "max_faults"[, "debug"]}
 
-The last three are the match's rules of time and faults, which a replay needs
-to rebuild each decision's `deadline_ms`, `clock` and forfeits exactly; a
+`debug`, present only for a reader allowed to see some, lists the bots' debug
+notes `{"turn", "seat", "text"}` (docs/api.md §6). The three before it are
+the match's rules of time and faults, which a replay needs to rebuild each decision's `deadline_ms`, `clock` and forfeits exactly; a
 document without them is read with the platform's defaults, and one without
 `time_bank_ms` as from before the time bank (decisions without a clock). A
 tournament, or a run of local matches, is JSON Lines: one document a line.
@@ -56,9 +57,11 @@ class ExportError(ValueError):
 
 def document(id: str, game: str, seats: list[str], seed: int, options: dict, log: list[dict],
              result: dict | None, move_timeout_ms: int, time_bank_ms: int, max_faults: int,
-             versions: list[int] | None = None) -> dict:
+             versions: list[int] | None = None, debug: list[dict] | None = None) -> dict:
     """A match as its export document; `seats[i]` names the bot in seat i (and, on the
-    platform, `versions[i]` the version of it that played)."""
+    platform, `versions[i]` the version of it that played). `debug`: the bots' debug notes
+    `{"turn", "seat", "text"}` the reader may see (local play: all; the platform: its owner's
+    seats'), kept out of the log, which stays as the platform's public one."""
     shown = [{"seat": i, "bot": bot} for i, bot in enumerate(seats)]
     if versions is not None:
         shown = [{**seat, "version": v} for seat, v in zip(shown, versions, strict=True)]
@@ -66,7 +69,8 @@ def document(id: str, game: str, seats: list[str], seed: int, options: dict, log
             "seed": seed, "seats": shown,
             "log": log, "result": result,
             "decks": result.get("decks") if isinstance(result, dict) else None,
-            "move_timeout_ms": move_timeout_ms, "time_bank_ms": time_bank_ms, "max_faults": max_faults}
+            "move_timeout_ms": move_timeout_ms, "time_bank_ms": time_bank_ms, "max_faults": max_faults,
+            **({"debug": debug} if debug else {})}
 
 
 def dumps(doc: dict) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 from sdk import export
 from sdk.bot import Bot
 from sdk.clock import DEFAULT_TIME, elapsed_ms
+from sdk.debug import Notes, collecting
 from sdk.faults import fault, fault_kind
 from sdk.referee import MatchReferee
 from sdk.watchdog import Overrun, watchdog
@@ -65,6 +66,8 @@ class LocalMatch:
     #: the match as an export document (`sdk.export`): what `sdk.replay.load` and
     #: `cardarena replay` read, as they read the platform's
     export: dict | None = None
+    #: what the bots wrote with `Bot.debug`: `{"turn", "seat", "text"}` per turn that has some
+    debug: list[dict] = field(default_factory=list)
 
     @property
     def actions(self) -> list[dict]:
@@ -99,6 +102,7 @@ def play_local(
     started: set[int] = set()
     details: list[LocalFault] = []
     log: list[dict] = []
+    debug: list[dict] = []
     while not referee.is_over:
         if referee.forfeited():
             entry = referee.forfeit_entry()
@@ -106,7 +110,9 @@ def play_local(
             seat = referee.to_act
             first = seat not in started  # the same hook order as on the platform
             started.add(seat)
-            entry, trace = _ask(referee, bots[seat], first, call, match_id)
+            entry, trace, text = _ask(referee, bots[seat], first, call, match_id)
+            if text:
+                debug.append({"turn": entry["turn"], "seat": seat, "text": text})
             if "fault" in entry:
                 kind = fault_kind(entry["fault"])
                 details.append(LocalFault(entry["turn"], seat, kind, entry["fault"],
@@ -121,23 +127,25 @@ def play_local(
             pass
     seats = [f"{type(bot).__module__}:{type(bot).__qualname__}" for bot in bots]
     document = export.document(match_id, game, seats, seed, dict(options or {}), log, result,
-                               move_timeout_ms, time_bank_ms, max_faults)
-    return LocalMatch(result=result, log=log, details=details, export=document)
+                               move_timeout_ms, time_bank_ms, max_faults, debug=debug)
+    return LocalMatch(result=result, log=log, details=details, export=document, debug=debug)
 
 
 def _ask(referee: MatchReferee, bot: Bot, first: bool, call: Callable, match_id: str
-         ) -> tuple[dict, str | None]:
-    """Ask the seat to act under its deadline: the entry its answer makes, and the bot's
-    traceback if it raised."""
+         ) -> tuple[dict, str | None, str | None]:
+    """Ask the seat to act under its deadline: the entry its answer makes, the bot's
+    traceback if it raised, and what it wrote with `Bot.debug` (kept even if it raised)."""
     decision = referee.decision(match_id)
+    notes = Notes()
 
     def ask() -> Any:
-        if first:
-            bot.on_match_start(match_id, decision["seat"], decision["view"])
-        return bot.decide(decision)
+        with collecting(notes):  # in the thread that runs the bot (`call` may use a helper)
+            if first:
+                bot.on_match_start(match_id, decision["seat"], decision["view"])
+            return bot.decide(decision)
 
     answer, failure, trace, ms = timed(call, ask, decision["deadline_ms"])
-    return referee.answered(answer, ms, failure), trace
+    return referee.answered(answer, ms, failure), trace, notes.text
 
 
 def timed(call: Callable, ask: Callable[[], Any], deadline_ms: int

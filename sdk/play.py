@@ -67,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "JSON Lines in FILE, or one ID.json each in DIR (an existing folder, "
                              "or a name ending in /)")
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print each fault: match, turn, seat, kind, reason and the bot's traceback")
+                        help="print each fault (match, turn, seat, kind, reason and the bot's traceback) "
+                             "and what the bots wrote with Bot.debug")
 
 
 class OldDealsFlag(argparse.Action):
@@ -149,9 +150,11 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
                 progress: Callable[[], None] | None = None, move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms,
                 time_bank_ms: int = DEFAULT_TIME.time_bank_ms,
                 on_fault: Callable[[FaultSeen], None] | None = None,
-                on_match: Callable[[dict], None] | None = None) -> list[Record]:
+                on_match: Callable[[dict], None] | None = None,
+                on_debug: Callable[[str], None] | None = None) -> list[Record]:
     """Play the deals and return one `Record` per entrant (in the order given); `on_match`
-    gets each match's export document (`sdk.export`), its seats named as `bot_specs` are."""
+    gets each match's export document (`sdk.export`), its seats named as `bot_specs` are;
+    `on_debug` each turn's debug text (`Bot.debug`) as one line saying where it was written."""
     classes = [bot_class(spec, game) for spec in bot_specs]
     bots = [make_bot(spec, cls) for spec, cls in zip(bot_specs, classes, strict=True)]
     labels = list(bot_specs)
@@ -182,6 +185,11 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
                 records[entrants[f.seat]].faults_by_kind[f.kind] += 1
                 if on_fault:
                     on_fault(FaultSeen(played, deal, r, labels[entrants[f.seat]], f))
+            if on_debug:
+                for note in outcome.debug:
+                    where = f"match {played} (deal {deal}, rotation {r}), turn {note['turn']}, seat {note['seat']}"
+                    text = note["text"].replace("\n", "\n    ")
+                    on_debug(f"{where}, {labels[entrants[note['seat']]]} debug: {text}")
             if progress:
                 progress()
         for label, difference in memory_differences(played_rotations).items():
@@ -256,7 +264,8 @@ def run(args: argparse.Namespace) -> int:
                                   args.max_faults, not args.no_duplicate, progress=bar.advance,
                                   move_timeout_ms=args.move_timeout_ms, time_bank_ms=args.time_bank_ms,
                                   on_fault=(lambda seen: bar.log(describe_fault(seen))) if args.verbose else None,
-                                  on_match=writer.add if writer else None)
+                                  on_match=writer.add if writer else None,
+                                  on_debug=bar.log if args.verbose else None)
     except (games.UnknownGame, games.InvalidOptions, ValueError) as exc:  # ExportError too
         print(f"error: {exc}", file=sys.stderr)
         return 2

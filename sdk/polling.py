@@ -281,9 +281,9 @@ class Poller:
         with self._lock:
             self._open.setdefault(decision["match_id"], time.monotonic())
             chosen = key in self._chosen
-            action = self._chosen.get(key)
+            answer = self._chosen.get(key)
         if chosen:
-            if action is None:  # answered, or the bot failed on it and said so: answered once
+            if answer is None:  # answered, or the bot failed on it and said so: answered once
                 return
         else:
             _warn_if_slow(decision)
@@ -291,24 +291,25 @@ class Poller:
             try:
                 if wrong:
                     raise BotFailed(wrong)
-                action = self.hooks.decide(decision)
+                answer = self.hooks.answer(decision)
             except BotFailed as exc:  # said at once: a bot_error fault now, not a timeout later
                 log.error("%s turn %s: the bot failed, reported to the referee (%s)", *key, exc)
                 self._count("bot_errors")
                 self._remember(key, None)
                 self._answer(decision, {"error": str(exc)[:MAX_ERROR] or "the bot failed"})
                 return
-            self._remember(key, action)
-        self._answer(decision, {"action": action})
+            self._remember(key, answer)
+        self._answer(decision, answer)
 
-    def _remember(self, key: tuple[str, int], action: dict | None) -> None:
+    def _remember(self, key: tuple[str, int], answer: dict | None) -> None:
         with self._lock:
-            self._chosen[key] = action
+            self._chosen[key] = answer
             while len(self._chosen) > 10_000:
                 self._chosen.popitem(last=False)
 
     def _answer(self, decision: dict, answer: dict) -> None:
-        """POST `answer` — `{"action": …}`, or `{"error": text}` when the bot failed — once."""
+        """POST `answer` — `{"action": …}` (with `"debug"` if any), or `{"error": text}` when the
+        bot failed — once."""
         match_id, turn = decision["match_id"], decision["turn"]
         action = answer.get("action")
         try:

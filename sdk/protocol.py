@@ -23,6 +23,7 @@ from collections import OrderedDict
 from typing import Any
 
 from sdk.bot import Bot
+from sdk.debug import collecting, with_debug
 from sdk.referee import PROTOCOL, listed_action
 
 SIGNATURE_HEADER = "X-Cardarena-Signature"
@@ -137,6 +138,13 @@ class BotHooks:
             for key in keys:
                 del self._seen[key]
             return bool(keys)
+
+    def answer(self, decision: dict) -> dict:
+        """The answer to send for a checked decision: `{"action"}`, and `"debug"` when the bot
+        wrote some (`Bot.debug`); `BotFailed` if its code raised."""
+        with collecting() as notes:
+            action = self.decide(decision)
+        return with_debug({"action": action}, notes.text)
 
     def decide(self, decision: dict) -> dict:
         """The bot's action for a checked decision; `BotFailed` if its code raised."""

@@ -11,7 +11,7 @@ called from several threads at once.
 
 What the app answers:
 
-* a signed decision -> 200 ``{"action": ...}``;
+* a signed decision -> 200 ``{"action": ...}`` (and ``"debug"`` when the bot wrote some);
 * a signed ``match_over`` -> 200, empty;
 * no signature or a wrong one -> 401 (checked on the raw bytes, in constant time);
 * a body over `max_body` bytes -> 413; not JSON, or not a decision -> 400;
@@ -111,8 +111,7 @@ def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -
             wrong = hooks.wrong_game(message)
             if wrong:
                 return error(start_response, 400, "wrong_game", wrong)
-            action = hooks.decide(message)
-            return respond(start_response, 200, {"action": action})
+            return respond(start_response, 200, hooks.answer(message))
         except BotFailed as exc:
             return error(start_response, 500, "bot_error", f"the bot raised {exc}")
         except (TypeError, ValueError) as exc:  # act() returned something json cannot encode

@@ -183,7 +183,7 @@ class Dispatcher:
         finally:
             driver.close()
         entry = answered(store, decision, elapsed_ms(began), reply.action, reply.fault)
-        if store.settle(match_id, entry, record) and fault_kind(entry.get("fault") or "") == "timeout":
+        if store.settle(match_id, entry, record, reply.debug) and fault_kind(entry.get("fault") or "") == "timeout":
             store.note_late(now_ms() - called_at - int(decision["deadline_ms"]))
 
     def notify(self, bot_id: str, message: dict, version: int | None = None) -> None:

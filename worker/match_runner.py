@@ -179,6 +179,8 @@ class MatchRunner:
             began = time.monotonic()
             reply = ask(drivers[seat], decision)
             entry = ref.answered(reply.action, elapsed_ms(began), reply.fault)
+            if reply.debug:  # the owner's only: kept beside the log once its entry lands
+                self.notes.append((entry["turn"], seat, reply.debug))
         self.buffer.append(entry)
         ref.record(entry)
         if len(self.buffer) >= FLUSH_EVERY or time.monotonic() - self.flushed > FLUSH_AFTER_S:
@@ -222,6 +224,9 @@ class MatchRunner:
         if not self.buffer:
             return True
         if self.store.append_entries(self.match_id, self.buffer):
+            if self.notes:
+                self.store.note_debug(self.match_id, self.notes)
+                self.notes.clear()
             self.buffer.clear()
             self.flushed = time.monotonic()
             return True
@@ -248,6 +253,7 @@ class MatchRunner:
         self.ref = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],
                                 match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0)
         self.buffer: list[dict] = []
+        self.notes: list[tuple[int, int, str]] = []  # the buffered turns' debug text (core/store/debug.py)
         self.flushed = time.monotonic()
         self.catch_up()
 

@@ -4,7 +4,7 @@
 
 One module per concept, each naming its own Redis keys: `accounts`, `bots`, `versions`
 (each version of a bot, how to reach it),
-`matches` (the event log), `decisions` (polling bots' pending turns),
+`matches` (the event log), `debug` (bots' debug text per turn, for their owners), `decisions` (polling bots' pending turns),
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
 `jobs` (the queue and leases), `slots` (no bot in more matches
@@ -22,6 +22,7 @@ import secrets
 from core.store.accounts import Accounts
 from core.store.bots import Bots
 from core.store.comparisons import Comparisons
+from core.store.debug import Debug
 from core.store.decisions import Decisions
 from core.store.jobs import Jobs, queue_name
 from core.store.lists import Lists
@@ -48,7 +49,8 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots):
+class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots,
+            Debug):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 
+from core.store.debug import write_debug
 from core.store.decisions import decisions_key, pend
 from core.store.jobs import QUEUE, enqueue_continuation
 from core.store.keys import now_ms, text
@@ -139,10 +140,11 @@ class Waits:
         pipe.execute()
         return True
 
-    def settle(self, match_id: str, entry: dict, record: dict | None = None) -> bool:
+    def settle(self, match_id: str, entry: dict, record: dict | None = None, debug: str | None = None) -> bool:
         """Append the entry that ends a remote turn (an answer, a fault, a timeout) and, if it
-        landed, enqueue the match's next run; False if the turn was already settled or the
-        match is over (nothing enqueued). `record`: the turn's `waiting_on`, if read already."""
+        landed, keep the answer's `debug` text (core/store/debug.py) and enqueue the match's
+        next run; False if the turn was already settled or the match is over (nothing kept,
+        nothing enqueued). `record`: the turn's `waiting_on`, if read already."""
         if not self.append_entry(match_id, entry):
             return False
         turn = entry["turn"]
@@ -150,6 +152,7 @@ class Waits:
         queue = record.get("queue") or self.queue
         pipe = self.r.pipeline()
         pipe.zrem(deadlines_key(queue), _member(match_id, turn))
+        write_debug(pipe, match_id, turn, entry["seat"], debug)
         if record.get("kind") == "polling" and record.get("turn") == turn:
             pipe.hdel(decisions_key(record["bot"]), _member(match_id, turn))
         pipe.execute()

@@ -3,7 +3,8 @@
 A match's export is one JSON document holding enough to rebuild every
 decision — game, options, seed, seats, the log, the result and the decks
 (docs/api.md's fields), plus its time and fault rules (`move_timeout_ms`,
-`max_faults`, `time_bank_ms`) so a replay rebuilds each decision's clock —
+`max_faults`, `time_bank_ms`) so a replay rebuilds each decision's clock, and
+for the owner of a seat's bot (or the admin) that seat's debug notes —
 shown only once the match is public (finished, and its tournament too). A
 tournament's export is its matches' documents as JSON Lines, once it is over,
 streamed a batch of matches at a time so a 10,000-match tournament never sits
@@ -20,7 +21,7 @@ from flask_smorest import Blueprint
 
 from sdk import export
 from server.api.common import SeatSchema, errors
-from server.api.matches import is_public, match_document
+from server.api.matches import debug_seats, is_public, match_document
 from server.auth import is_admin, store
 from server.errors import fail
 
@@ -50,6 +51,9 @@ class MatchExportSchema(ma.Schema):
     max_faults = ma.fields.Integer(allow_none=True)
     time_bank_ms = ma.fields.Integer(allow_none=True, metadata={"description": "null: a match from before "
                                      "the time bank"})
+    debug = ma.fields.List(ma.fields.Dict(), metadata={
+        "description": "with the token of a seat's bot's owner (or the admin's) only: that seat's debug "
+                       "notes, {turn, seat, text} in turn order; absent when there are none"})
 
 
 @blp.get("/matches/<string:match_id>/export")
@@ -62,7 +66,7 @@ def export_match(match_id: str):
         fail(404, "not_found", f"there is no match {match_id!r}")
     if not (is_admin() or is_public(match)):
         fail(409, "not_public", "a match is exported once it is finished (and its tournament too)")
-    document = match_document(match, store().match_log(match_id))
+    document = match_document(match, store().match_log(match_id), readable_debug(match))
     return document, 200, {"Content-Disposition": f'attachment; filename="{match_id}.json"'}
 
 
@@ -92,4 +96,10 @@ def _lines(tid: str) -> Iterator[str]:
     for start in range(0, len(ids), BATCH):
         for match in s.get_matches(ids[start:start + BATCH]):
             if match is not None:
-                yield export.dumps(match_document(match, s.match_log(match["id"]))) + "\n"
+                yield export.dumps(match_document(match, s.match_log(match["id"]), readable_debug(match))) + "\n"
+
+
+def readable_debug(match: dict) -> list[dict] | None:
+    """The match's debug notes of the seats the caller may read (its own bots'), or None."""
+    seats = debug_seats(match)
+    return (store().debug_notes(match["id"], seats) or None) if seats else None

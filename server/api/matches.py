@@ -39,7 +39,7 @@ from server.api.common import (
     seats_of,
 )
 from server.api.table_schema import TableSchema
-from server.auth import is_admin, require_account_or_admin, require_admin, store
+from server.auth import current_account, is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 from server.match_table import table_of
 
@@ -235,6 +235,21 @@ class StepSchema(ma.Schema):
         "description": "the decision the seat to act received here (view, legal actions, deadline, and "
                        "clock once matches have one), exactly as sent; null at the end and for a seat "
                        "that had forfeited (the referee played for it, nobody was asked)"})
+    debug = ma.fields.String(allow_none=True, metadata={
+        "description": "what the seat to act wrote with its answer to `decision` (its `debug`): only "
+                       "for the owner of that seat's bot (and the admin), else null"})
+
+
+def debug_seats(match: dict) -> list[int]:
+    """The seats whose debug text the caller may read (docs/api.md §6 "Debug output"): every
+    seat for the admin, the seats of the calling account's own bots, none for anyone else."""
+    if is_admin():
+        return list(range(len(match["seats"])))
+    account = current_account()
+    if account is None:
+        return []
+    owned = {b["id"] for b in store().get_bots(sorted(set(match["seats"]))) if b.get("owner") == account["id"]}
+    return [seat for seat, bot_id in enumerate(match["seats"]) if bot_id in owned]
 
 
 def match_step(match: dict, step: int) -> dict:
@@ -255,14 +270,22 @@ def match_step(match: dict, step: int) -> dict:
             "entry": entry, "to_act": state.to_act,
             "hands": [v.get("hand") for v in views], "view": view, "views": views,
             "table": table_of(match["game"], len(match["seats"]), view, entry, views),
-            "decision": replay.step(step).decision if step < len(log) else None}
+            "decision": replay.step(step).decision if step < len(log) else None,
+            "debug": step_debug(match, step) if step < len(log) else None}
 
 
-def match_document(match: dict, log: list[dict]) -> dict:
-    """The export of one match (the format is sdk/export.py's, which the SDK's replay reads)."""
+def step_debug(match: dict, step: int) -> str | None:
+    """The debug text the seat to act at `step` sent with its answer, if the caller may read it."""
+    note = store().turn_debug(match["id"], step)
+    return note["text"] if note and note["seat"] in debug_seats(match) else None
+
+
+def match_document(match: dict, log: list[dict], debug: list[dict] | None = None) -> dict:
+    """The export of one match (the format is sdk/export.py's, which the SDK's replay reads);
+    `debug`: the notes the caller may read, if any (`debug_seats`)."""
     return export.document(match["id"], match["game"], match["seats"], match["seed"], match["options"], log,
                            match.get("result"), match.get("move_timeout_ms"), match.get("time_bank_ms"),
-                           match.get("max_faults"), match_versions(match))
+                           match.get("max_faults"), match_versions(match), debug=debug)
 
 
 @blp.get("/matches/<string:match_id>/steps/<int:step>")

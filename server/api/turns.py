@@ -29,6 +29,7 @@ from marshmallow import validate
 
 from core.answers import answered
 from core.store.keys import now_ms
+from sdk.debug import debug_text
 from sdk.faults import fault, fault_kind
 from server.api.common import errors
 from server.api.json_text import reprs_as_json
@@ -98,6 +99,9 @@ class AnswerSchema(ma.Schema):
     action = ma.fields.Dict(metadata={"description": "one of the decision's legal_actions"})
     error = ma.fields.String(validate=validate.Length(min=1, max=MAX_ERROR), metadata={
         "description": "instead of an action: the bot failed (its exception), a bot_error fault at once"})
+    debug = ma.fields.Raw(metadata={
+        "description": "the bot's debug text for this turn (≤ 1,000 characters kept, the rest cut; not a "
+                       "string: ignored), shown to the bot's owner only"})
 
     @ma.validates_schema
     def one_of_them(self, data: dict, **kwargs) -> None:
@@ -182,7 +186,7 @@ def answer_turn(body, match_id: str, turn: int):
         entry = answered(s, decision, ms, failure=fault("bot_error", body["error"]))
     else:
         entry = answered(s, decision, ms, action=body["action"])
-    if not s.settle(match_id, entry):  # the deadline (or an admin) got there first
+    if not s.settle(match_id, entry, debug=debug_text(body.get("debug"))):  # the deadline (or an admin) got there first
         fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
     g.turn_traffic_useful = True
     kind = fault_kind(entry["fault"]) if "fault" in entry else None

@@ -11,11 +11,14 @@ class Reply:
     """A bot's answer to one decision.
 
     `action` is what the bot answered, unchecked; `fault` says why there is
-    no usable answer (the referee then plays the first legal action).
+    no usable answer (the referee then plays the first legal action); `debug`, what
+    the bot wrote about it (kept apart from the public log).
     """
 
     action: Any = None
     fault: str | None = None
+    #: the bot's debug text for this turn, made safe (`sdk.debug.debug_text`): its owner's only
+    debug: str | None = None
 
 
 class Driver:

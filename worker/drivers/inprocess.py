@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
+from sdk.debug import collecting
 from sdk.faults import clean, fault
 from sdk.watchdog import Overrun
 from worker.drivers.base import Driver, Reply
@@ -43,23 +44,26 @@ class InProcessDriver(Driver):
             return Reply(fault=fault("bot_error", self.broken))
         limit = decision["deadline_ms"] / 1000
         began = time.monotonic()
-        try:
-            with self.watchdog.limit(limit):
-                if not self.started:
-                    self.started = True
-                    self.bot.on_match_start(decision["match_id"], decision["seat"], decision["view"])
-                offered = [_copy(a) for a in decision["legal_actions"]]
-                action = self.bot.decide({**decision, "legal_actions": offered})
-        except Overrun:
-            return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
-        except Exception as exc:  # written as local play writes it (sdk.local.timed): the same text
-            return Reply(fault=fault("bot_error", f"{type(exc).__name__}: {clean(exc)}"))
+        with collecting() as notes:  # what the bot writes with Bot.debug, kept even if it then fails
+            try:
+                with self.watchdog.limit(limit):
+                    if not self.started:
+                        self.started = True
+                        self.bot.on_match_start(decision["match_id"], decision["seat"], decision["view"])
+                    offered = [_copy(a) for a in decision["legal_actions"]]
+                    action = self.bot.decide({**decision, "legal_actions": offered})
+            except Overrun:
+                return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"),
+                             debug=notes.text)
+            except Exception as exc:  # written as local play writes it (sdk.local.timed): the same text
+                return Reply(fault=fault("bot_error", f"{type(exc).__name__}: {clean(exc)}"), debug=notes.text)
         if time.monotonic() - began > limit:
-            return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"))
+            return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"),
+                         debug=notes.text)
         for listed, copy in zip(decision["legal_actions"], offered, strict=True):
             if action is copy:  # one of the copies handed back: the engine's own, if unedited
-                return Reply(action=listed if copy == listed else action)
-        return Reply(action=action)
+                return Reply(action=listed if copy == listed else action, debug=notes.text)
+        return Reply(action=action, debug=notes.text)
 
     def match_over(self, match_id: str, result: dict) -> None:
         if self.bot is not None:

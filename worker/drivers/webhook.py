@@ -28,6 +28,7 @@ import time
 
 from core.calls import CallError, post_signed
 from core.jsonsafe import JSONTooComplex, safe_loads
+from sdk.debug import debug_text
 from sdk.faults import fault
 from sdk.protocol import SIGNATURE_HEADER
 from worker.drivers.base import Driver, Reply
@@ -95,7 +96,8 @@ class WebhookDriver(Driver):
 
 
 def read_answer(body: bytes) -> Reply:
-    """The action in a bot's answer `{"action": …}`, or the `bad_answer` fault saying why not."""
+    """The action in a bot's answer `{"action": …[, "debug": …]}` (and its debug text), or the
+    `bad_answer` fault saying why not."""
     try:
         answer = safe_loads(body)
     except JSONTooComplex as exc:
@@ -105,4 +107,4 @@ def read_answer(body: bytes) -> Reply:
     if not isinstance(answer, dict) or "action" not in answer:
         shape = type(answer).__name__ if not isinstance(answer, dict) else "an object without 'action'"
         return Reply(fault=fault("bad_answer", f'expected {{"action": ...}}, got {shape}'))
-    return Reply(action=answer["action"])
+    return Reply(action=answer["action"], debug=debug_text(answer.get("debug")))
