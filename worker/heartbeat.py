@@ -50,17 +50,23 @@ class Heartbeat:
         self.thread: threading.Thread | None = None
 
     def due(self) -> list[dict]:
-        """The next `scan` bots' webhook ones due a ping, claimed (at most `batch`)."""
+        """The webhook bots due a ping among the next `scan` bots, claimed: at most `batch`,
+        the next cycle going on after the last one looked at."""
         ids = self.store.bot_ids(self.position, self.scan)
-        self.position = 0 if len(ids) < self.scan else self.position + len(ids)
-        out = []
-        for bot in self.store.bot_records(ids).values():
+        records = self.store.bot_records(ids)
+        out: list[dict] = []
+        looked = 0
+        for bot_id in ids:
             if len(out) >= self.batch:
                 break
-            if bot.get("kind") != "webhook" or bot.get("retired"):
+            looked += 1
+            bot = records.get(bot_id)
+            if bot is None or bot.get("kind") != "webhook" or bot.get("retired"):
                 continue
-            if self.store.claim_ping(bot["id"], int(self.every_s * 1000)):
+            if self.store.claim_ping(bot_id, int(self.every_s * 1000)):
                 out.append(bot)
+        ended = looked == len(ids) and len(ids) < self.scan  # the last bots: wrap around
+        self.position = 0 if ended else self.position + looked
         return out
 
     def cycle(self) -> dict[str, liveness.Pinged]:
