@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import time
 
 import pytest
 
@@ -21,7 +22,7 @@ import sdk
 from core import liveness
 from sdk import Bot, CardarenaError, Client
 from tests.live import ADMIN_TOKEN
-from worker.heartbeat import Heartbeat
+from worker.heartbeat import EVERY_S, TICK_S, Heartbeat
 
 GAME = "duck-soup"
 
@@ -95,6 +96,8 @@ def test_a_webhook_refusing_the_signature_is_rejected_and_told_to_check_its_secr
     assert (pinged.reachable, pinged.status, pinged.http_status) == (False, "rejected", 401)
     assert "check the secret" in pinged.error
     assert client.bot(bot).status == "rejected"  # as every listing shows it
+    page = api.session.get(f"{api.live.url}/bots/{bot.id}", timeout=30).text
+    assert '>rejected</span>' in page and "check the secret" in page  # and the bot's page
 
 
 def test_the_heartbeat_brings_a_bot_served_after_registration_online(api):
@@ -105,6 +108,18 @@ def test_the_heartbeat_brings_a_bot_served_after_registration_online(api):
     with sdk.serve(First(), port=port, secret=bot.secret, block=False):
         found = heartbeat.cycle()
     assert found[bot.id].reachable and client.bot(bot).status == "online"
+
+
+@pytest.mark.slow
+def test_the_worker_pools_heartbeat_brings_a_bot_served_after_registration_online_by_itself(api, worker_pool):
+    client = Client(api.live.url)
+    client.create_account("author")
+    bot, port = _unserved(client, "early")
+    with sdk.serve(First(), port=port, secret=bot.secret, block=False):
+        end = time.monotonic() + EVERY_S + TICK_S + 30  # the period, a cycle, and room for a busy machine
+        while client.bot(bot).status != "online":  # nobody but the pool's dispatcher pings it
+            assert time.monotonic() < end, client.bot(bot).status_reason
+            time.sleep(0.5)
 
 
 def test_the_heartbeat_pings_only_quiet_active_webhook_bots_and_at_most_its_batch(api):
