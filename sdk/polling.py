@@ -442,7 +442,8 @@ def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 2
     `PollStats`. The decisions of up to `concurrency` matches are answered at
     once, in threads (the bot's `act` must allow that, as under `serve`); those
     of one match come one at a time. With ``block=False`` it first polls once without waiting (a
-    refused secret raises `CardarenaError` here; the bot is online from then),
+    refused secret, a webhook bot's secret (409 `wrong_kind`), or a server not reached within
+    `NEVER_REACHED_S` raises `CardarenaError` here; the bot is online from then),
     then the loop runs in a background thread and the `Poller` handle is
     returned: ``.stop()``, ``.join()``, ``.stats``.
     """

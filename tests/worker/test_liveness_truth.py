@@ -22,6 +22,8 @@ import sdk
 from core import liveness
 from sdk import Bot, CardarenaError, Client
 from tests.live import ADMIN_TOKEN
+from tests.sdk.conftest import real_decision
+from worker.drivers.webhook import WebhookDriver
 from worker.heartbeat import EVERY_S, TICK_S, Heartbeat
 
 GAME = "duck-soup"
@@ -98,6 +100,24 @@ def test_a_webhook_refusing_the_signature_is_rejected_and_told_to_check_its_secr
     assert client.bot(bot).status == "rejected"  # as every listing shows it
     page = api.session.get(f"{api.live.url}/bots/{bot.id}", timeout=30).text
     assert '>rejected</span>' in page and "check the secret" in page  # and the bot's page
+
+
+def test_a_decision_answered_401_makes_the_bot_rejected_not_online(api):
+    client = Client(api.live.url)
+    client.create_account("author")
+    port = _free_port()
+    bot = client.register_bot("later", GAME, kind="webhook", url=f"http://127.0.0.1:{port}/")
+    with sdk.serve(First(), port=port, secret=bot.secret, block=False):
+        assert client.ping(bot).status == "online"
+    with sdk.serve(First(), port=port, secret="not-the-bots-secret", block=False):
+        driver = WebhookDriver(api.store.bot_record(bot.id), bot.secret, store=api.store)
+        try:
+            reply = driver.ask(real_decision(GAME))
+        finally:
+            driver.close()
+    assert reply.fault == "http_error: HTTP 401"  # the match's record, as before
+    shown = client.bot(bot)
+    assert shown.status == "rejected" and "check the secret" in shown.status_reason
 
 
 def test_the_heartbeat_brings_a_bot_served_after_registration_online(api):
