@@ -300,7 +300,7 @@ class Tournament:
     done: int = 0
     total: int = 0
     standings: list[Standing] = field(default_factory=list)
-    #: `create_tournament`'s answer: entrants that may forfeit (offline, or never seen), each
+    #: `create_tournament`'s answer: entrants that may forfeit (not online: offline, or rejected), each
     #: `{"bot", "name", "status", "message"}`
     warnings: list[dict] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False, compare=False)
