@@ -19,11 +19,28 @@ COMMANDS: dict[str, str] = {
     "replay": "sdk.replay_command",
 }
 DESCRIPTION = "Write, test and host bots for cardarena, the card-game bot arena."
+#: the platform's own subcommands (cardarena/cli.py): named in the hint of an install without them
+PLATFORM_COMMANDS = ("demo", "serve", "worker", "redis", "migrate")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose "invalid choice" for a platform subcommand says where it is:
+    a bot author with the SDK alone who types `cardarena serve` learns why it is missing."""
+
+    offered: tuple[str, ...] = ()
+
+    def error(self, message: str):
+        wanted = next((c for c in PLATFORM_COMMANDS if c not in self.offered and f"'{c}'" in message), None)
+        if "invalid choice" in message and wanted is not None:
+            message = (f"'{wanted}' comes with the platform's install (pip install . at the root of a "
+                       f"clone of the repository), not with the SDK's (cardarena-sdk), which has: "
+                       f"{', '.join(self.offered)}. To host a bot, run it with sdk.serve (docs/write-a-bot.md)")
+        super().error(message)
 
 
 def build_parser(commands: dict[str, str] = COMMANDS, description: str = DESCRIPTION
                  ) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardarena", description=description)
+    parser = _Parser(prog="cardarena", description=description)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name in commands.items():
@@ -36,6 +53,7 @@ def build_parser(commands: dict[str, str] = COMMANDS, description: str = DESCRIP
         command = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
         command.set_defaults(run=module.run)
+        parser.offered += (name,)
     return parser
 
 

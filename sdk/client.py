@@ -137,8 +137,10 @@ class BotInfo:
     matches: int = 0
     wins: int = 0
     faults: int = 0
-    #: "online", "offline" or "unknown" (never seen); `last_seen` ISO 8601 UTC or None
-    status: str = "unknown"
+    #: "online", "rejected" (its server refused the referee's signature: check the secret) or
+    #: "offline"; `status_reason` says why it is not online; `last_seen` ISO 8601 UTC or None
+    status: str = "offline"
+    status_reason: str | None = None
     last_seen: str | None = None
     #: paused from rated play (forfeited 5 rated matches in a row) until `Client.resume_bot`
     paused: bool = False
@@ -147,6 +149,8 @@ class BotInfo:
     max_concurrent: int | None = None
     #: `register_bot`'s answer for a webhook bot: whether it answered a ping
     reachable: bool | None = None
+    #: `register_bot`'s answer: what may keep it out of play (also logged as warnings)
+    warnings: tuple[str, ...] = ()
     #: its latest version (`Client.new_version`); `rating` is that version's
     version: int = 1
     #: every version with its own rating, newest first (`Client.bot` fills it; lists leave it empty)
@@ -159,10 +163,37 @@ class BotInfo:
                    secret=raw.get("secret"), url=raw.get("url"), retired=bool(raw.get("retired")),
                    rating=Rating.of(raw.get("rating")), matches=raw.get("matches", 0),
                    wins=raw.get("wins", 0), faults=raw.get("faults", 0),
-                   status=raw.get("status", "unknown"), last_seen=raw.get("last_seen"),
+                   status=raw.get("status", "offline"), status_reason=raw.get("status_reason"),
+                   last_seen=raw.get("last_seen"), warnings=tuple(raw.get("warnings") or ()),
                    paused=bool(raw.get("paused")), owner=raw.get("owner"), reachable=raw.get("reachable"),
                    max_concurrent=raw.get("max_concurrent"), version=raw.get("version") or 1,
                    versions=tuple(Version.of(v) for v in raw.get("versions") or ()), raw=raw)
+
+
+@dataclass(frozen=True)
+class Ping:
+    """`Client.ping`'s answer: whether the bot answered now, and its status after it."""
+
+    reachable: bool
+    status: str
+    status_reason: str | None = None
+    #: a webhook's answer's HTTP status (None: no answer, or not a webhook bot)
+    http_status: int | None = None
+    latency_ms: int | None = None
+    #: what went wrong (None when it answered 200)
+    error: str | None = None
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, raw: dict) -> Ping:
+        return cls(reachable=bool(raw["reachable"]), status=raw["status"], status_reason=raw.get("status_reason"),
+                   http_status=raw.get("http_status"), latency_ms=raw.get("latency_ms"), error=raw.get("error"),
+                   raw=raw)
+
+    def __str__(self) -> str:
+        if self.reachable:
+            return f"{self.status}" + (f" (answered in {self.latency_ms} ms)" if self.latency_ms is not None else "")
+        return f"{self.status}: {self.error or self.status_reason}"
 
 
 @dataclass(frozen=True)
@@ -269,7 +300,7 @@ class Tournament:
     done: int = 0
     total: int = 0
     standings: list[Standing] = field(default_factory=list)
-    #: `create_tournament`'s answer: entrants that may forfeit (offline, or never seen), each
+    #: `create_tournament`'s answer: entrants that may forfeit (not online: offline, or rejected), each
     #: `{"bot", "name", "status", "message"}`
     warnings: list[dict] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False, compare=False)
@@ -373,7 +404,9 @@ class Client:
                      entrypoint: str | None = None, max_concurrent: int | None = None) -> BotInfo:
         """Register a bot: `kind` "webhook" (with `url`), "polling", or "python" (admin, `entrypoint`).
 
-        The answer's `secret` is shown once: `serve` and `connect` need it.
+        The answer's `secret` is shown once: `serve` and `connect` need it. What may keep the
+        bot out of play (a webhook that did not answer its ping, and why) is in `warnings`, and
+        logged as warnings (`sdk.client`: on stderr unless logging is set up otherwise).
         """
         body: dict[str, Any] = {"name": name, "game": game, "kind": kind}
         if url is not None:
@@ -382,7 +415,10 @@ class Client:
             body["entrypoint"] = entrypoint
         if max_concurrent is not None:
             body["max_concurrent"] = max_concurrent
-        return BotInfo.of(self.request("POST", "/bots", body))
+        bot = BotInfo.of(self.request("POST", "/bots", body))
+        for warning in bot.warnings:  # said where the author looks, as create_tournament's
+            log.warning("%s (%s): %s", bot.name, bot.id, warning)
+        return bot
 
     def bots(self, game: str | None = None, retired: bool = False) -> list[BotInfo]:
         """The bots (of `game`, if given) in registration order: the active ones, those
@@ -409,6 +445,12 @@ class Client:
         before."""
         body = _fields(url=url, entrypoint=entrypoint)
         return int(self.request("POST", f"/bots/{_seg(bot_id(id))}/versions", body)["version"])
+
+    def ping(self, id: BotInfo | str) -> Ping:
+        """Ping a bot you own now: a webhook bot is sent the signed ping (its `status` follows
+        from the answer: a bot served after it was registered is `online` from here); a polling
+        bot is judged by its polls."""
+        return Ping.of(self.request("POST", f"/bots/{_seg(bot_id(id))}/ping"))
 
     def resume_bot(self, id: BotInfo | str) -> BotInfo:
         """Let a bot you own that is `paused` (5 rated forfeits in a row) play rated matches again."""

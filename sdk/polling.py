@@ -14,6 +14,12 @@ briefly away: the loop retries with exponential backoff (connection errors,
 timeouts, 5xx), and re-posts the action it already chose when the same
 decision comes back — the bot is asked once per decision.
 
+A server the loop never reached (a mistyped address, nothing listening) is
+given up after `NEVER_REACHED_S` with a `CardarenaError` ("unreachable")
+naming the address; once it has answered, the loop retries for as long as it
+takes. A secret of a bot that is not a polling bot (a webhook bot's, which
+the referee calls) is refused 409 `wrong_kind`: the loop stops with it.
+
 A 429 or 503 with `Retry-After` is waited out, but never longer than
 `MAX_RETRY_AFTER` (2 s): a per-minute limit answers "59 s", and a bot that
 slept that long forfeited every decision sent meanwhile. The server does not
@@ -58,6 +64,8 @@ BACKOFF_MAX = 30.0
 OVER_CHECK_EVERY = 2.0
 #: the longest a `Retry-After` keeps the loop from polling: decisions have deadlines of seconds
 MAX_RETRY_AFTER = 2.0
+#: how long (seconds) connect() retries a server it never reached before it gives up
+NEVER_REACHED_S = 30.0
 #: the longest error text sent to the referee when the bot fails (the API takes up to 1,000 characters)
 MAX_ERROR = 1000
 
@@ -106,6 +114,7 @@ class Poller:
         self._open: dict[str, float] = {}
         self._backoff = BACKOFF_START
         self._away_since: float | None = None
+        self._reached = False  # the server answered once: from then on, it is retried forever
         # decisions of different matches are answered at once, up to `concurrency`
         self.concurrency = max(1, min(int(concurrency), MAX_CONCURRENCY))
         self._lock = threading.Lock()  # _chosen, _open, stats and _thinking, shared with the answerers
@@ -187,6 +196,7 @@ class Poller:
             response = self.session.request(method, self.base + path, timeout=(5.0, timeout), **kwargs)
         except requests.RequestException as exc:
             raise _Away(f"{type(exc).__name__}: {_short(exc)}") from None
+        self._reached = True
         if response.status_code == 429:
             raise _Away("rate limited (429)", min(retry_after(response) or 1.0, MAX_RETRY_AFTER))
         if response.status_code >= 500:
@@ -200,12 +210,18 @@ class Poller:
     def hello(self) -> None:
         """One poll that does not wait: the platform sees the bot now (`status` online), and a
         secret it refuses raises `CardarenaError` here rather than in a background thread.
-        A server that is away is no error: the loop retries it. What it brings stays pending
-        for the loop's first poll."""
-        try:
-            self._poll(wait=0)
-        except _Away as away:
-            log.warning("server away (%s); the loop will retry", away)
+        A server that answered but is away is no error: the loop retries it; one never reached
+        is retried here, up to `NEVER_REACHED_S`, then `CardarenaError`. What it brings stays
+        pending for the loop's first poll."""
+        while not self.stop_event.is_set():
+            try:
+                self._poll(wait=0)
+                return
+            except _Away as away:
+                if self._reached:
+                    log.warning("server away (%s); the loop will retry", away)
+                    return
+                self._sleep(self._retry_delay(away))
 
     def _poll(self, wait: float | None = None, held: set[tuple[str, int]] = frozenset()) -> list[dict]:
         wait = self.wait if wait is None else wait
@@ -375,6 +391,14 @@ class Poller:
 
     # -- when the server is away ----------------------------------------------
     def _retry_delay(self, away: _Away) -> float:
+        """How long to wait before trying again; `CardarenaError` for a server never reached
+        for `NEVER_REACHED_S`."""
+        if not self._reached and self._away_since is not None \
+                and time.monotonic() - self._away_since >= NEVER_REACHED_S:
+            raise CardarenaError(None, "unreachable", (
+                f"never reached the server at {self.base} in {NEVER_REACHED_S:.0f} s ({away}): check its "
+                "address and that it runs (connect() gives up only on a server it never reached; once "
+                "connected, it retries for as long as it takes)"))
         if away.delay is not None:  # the server said how long (429 Retry-After)
             log.warning("%s: waiting %.1f s as asked", away, away.delay)
             return away.delay
@@ -419,7 +443,8 @@ def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 2
     `PollStats`. The decisions of up to `concurrency` matches are answered at
     once, in threads (the bot's `act` must allow that, as under `serve`); those
     of one match come one at a time. With ``block=False`` it first polls once without waiting (a
-    refused secret raises `CardarenaError` here; the bot is online from then),
+    refused secret, a webhook bot's secret (409 `wrong_kind`), or a server not reached within
+    `NEVER_REACHED_S` raises `CardarenaError` here; the bot is online from then),
     then the loop runs in a background thread and the `Poller` handle is
     returned: ``.stop()``, ``.join()``, ``.stats``.
     """

@@ -17,6 +17,8 @@ A match runner publishes a remote seat's decision and its run ends
   and the best-effort `match_over` notices. A thread takes a call from Redis
   only when it is free, so a busy dispatcher leaves calls to another, and
   a bot's time starts when its call is made, not when it was queued.
+* **the heartbeat** (worker/heartbeat.py), beside the callers: webhook bots
+  not called for 30 s are pinged, so their `status` tells the truth.
 
 The pool (worker/pool.py) runs each part in a process of its own beside its
 workers (the clock's few milliseconds never wait behind the callers' many
@@ -44,6 +46,7 @@ from core.store.waits import CALL_SLACK_MS, UNSENT_GRACE_MS
 from sdk.clock import elapsed_ms
 from sdk.faults import fault_kind
 from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver
+from worker.heartbeat import Heartbeat
 
 log = logging.getLogger("cardarena.dispatch")
 
@@ -66,6 +69,7 @@ class Dispatcher:
         self.free = threading.Semaphore(calls)
         self.pool = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="caller")
         self.threads: list[threading.Thread] = []
+        self.heartbeat = Heartbeat(store) if "calls" in parts else None
 
     # -- life ------------------------------------------------------------------
     def start(self) -> Dispatcher:
@@ -75,12 +79,16 @@ class Dispatcher:
             thread = threading.Thread(target=target, name=f"dispatch-{part}", daemon=True)
             thread.start()
             self.threads.append(thread)
+        if self.heartbeat is not None:
+            self.heartbeat.start()
         return self
 
     def stop(self, grace_s: float = 5.0) -> None:
         """Stop taking work; wait up to `grace_s` for the calls under way (an unfinished one is
         made again by the next dispatcher, past its deadline)."""
         self.stopping.set()
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
         for thread in self.threads:
             thread.join(timeout=2)
         end = time.monotonic() + grace_s

@@ -3,7 +3,9 @@
 Keys:
     bot:{id}          hash (JSON values): id, name, game, kind, owner, url?,
                       entrypoint?, created, retired, matches, wins, faults, nonce;
-                      last_seen?, last_failed? (epoch ms: core/liveness.py);
+                      last_seen?, last_failed? (epoch ms), last_failure? (what failed, in
+                      the platform's words): its liveness, core/liveness.py;
+                      last_pinged? (epoch ms: the heartbeat's claim, worker/heartbeat.py);
                       forfeit_streak? (rated matches forfeited in a row: PROBATION pauses);
                       max_concurrent? (its matches at once: core/store/slots.py);
                       version?, version_created? (its latest version: core/store/versions.py)
@@ -50,6 +52,19 @@ redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
 return false
 """
+#: KEYS[1] the bot's hash; ARGV: now ms, quiet ms. The heartbeat's claim to ping a bot: taken
+#: (1) only if nothing was learnt of it (seen, failed, pinged) for `quiet` ms, so of several
+#: dispatchers exactly one pings it.
+CLAIM_PING_LUA = """
+local v = redis.call('HMGET', KEYS[1], 'last_seen', 'last_failed', 'last_pinged')
+local last = 0
+for _, t in ipairs(v) do
+  if t and tonumber(t) and tonumber(t) > last then last = tonumber(t) end
+end
+if tonumber(ARGV[1]) - last < tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'last_pinged', ARGV[1])
+return 1
+"""
 #: KEYS[1] the game's names; ARGV: folded name, bot id
 RELEASE_NAME_LUA = """
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
@@ -77,7 +92,7 @@ def names_key(game: str) -> str:
 
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
-    "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "forfeit_streak",
+    "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
     "max_concurrent", "version", "version_created",
 )
 #: rated matches forfeited in a row that pause a bot from rated play until its owner resumes it
@@ -189,6 +204,10 @@ class Bots:
         more = len(found) > limit
         return self.get_bots([text(i) for i, _ in found[:limit]]), int(found[limit - 1][1]) if more else None
 
+    def bot_ids(self, start: int, count: int) -> list[str]:
+        """`count` bot ids from position `start` of every bot's registration order."""
+        return [text(i) for i in self.r.zrange("bots", start, start + count - 1)]
+
     def get_bots(self, bot_ids: list[str]) -> list[dict]:
         """The public records (their latest version's rating included) of the bots that exist
         among `bot_ids`, in two round trips."""
@@ -278,6 +297,13 @@ class Bots:
         """The bot answered something now (core/liveness.py)."""
         self.r.hset(f"bot:{bot_id}", "last_seen", now_ms())
 
-    def bot_failed(self, bot_id: str) -> None:
-        """The bot could not be reached now (core/liveness.py)."""
-        self.r.hset(f"bot:{bot_id}", "last_failed", now_ms())
+    def bot_failed(self, bot_id: str, failure: str | None = None) -> None:
+        """A call to the bot failed now, and how (`failure`: e.g. "unreachable", "http_error:
+        HTTP 401"; the platform's words, shown publicly): core/liveness.py."""
+        self.r.hset(f"bot:{bot_id}", mapping=dump_fields({"last_failed": now_ms(),
+                                                          "last_failure": failure or "unreachable"}))
+
+    def claim_ping(self, bot_id: str, quiet_ms: int) -> bool:
+        """Whether the heartbeat may ping the bot now: nothing was learnt of it for `quiet_ms`
+        (atomic: one dispatcher of many gets it; worker/heartbeat.py)."""
+        return bool(self.script(CLAIM_PING_LUA)(keys=[f"bot:{bot_id}"], args=[now_ms(), quiet_ms]))

@@ -1,7 +1,8 @@
 """Bots: register (`POST /bots`), look up, list, retire, resume, new versions.
 
-A bot's record shows whether it is alive (`status`, `last_seen`:
-core/liveness.py; a webhook bot is pinged at registration, `reachable`)
+A bot's record shows whether it is alive (`status`, `status_reason`,
+`last_seen`: core/liveness.py; a webhook bot is pinged at registration,
+`reachable` and `warnings`, and by its owner at will, `POST /bots/{id}/ping`)
 and whether it is `paused` from rated play (core/store/bots.py PROBATION:
 forfeiting 5 rated matches in a row) until its owner resumes it.
 
@@ -112,9 +113,13 @@ class BotSchema(ma.Schema):
     max_concurrent = ma.fields.Integer(required=True, metadata={
         "description": "the most matches it plays at once (webhook and polling bots; the platform never "
                        "puts it in more)"})
-    status = ma.fields.String(required=True, validate=validate.OneOf(("online", "offline", "unknown")),
-                              metadata={"description": "online: seen within 2 minutes and not failed since; "
-                                                       "offline: unreachable since, or silent; unknown: never seen"})
+    status = ma.fields.String(required=True, validate=validate.OneOf(liveness.STATUSES), metadata={
+        "description": "online: a webhook bot's last ping or answer, within 90 s, succeeded (it is pinged when "
+                       "not called for 30 s); a polling bot has a long-poll open or ended within 30 s. "
+                       "rejected: the webhook answered 401 or 403 (the signature was refused: check the "
+                       "secret). offline: otherwise"})
+    status_reason = ma.fields.String(allow_none=True, required=True, metadata={
+        "description": "why it is not online, in words its author can act on (null when online)"})
     last_seen = ma.fields.String(allow_none=True, required=True,
                                  metadata={"description": "when it last answered anything (ISO 8601 UTC)"})
     paused = ma.fields.Boolean(required=True, metadata={
@@ -134,6 +139,22 @@ class NewBotSchema(BotSchema):
     reachable = ma.fields.Boolean(allow_none=True, required=True, metadata={
         "description": "a webhook bot: whether it answered a ping now (it is registered either way); "
                        "null for a polling bot"})
+    warnings = ma.fields.List(ma.fields.String(), required=True, metadata={
+        "description": "what may keep it out of play, e.g. a webhook that did not answer its ping, and why"})
+
+
+class PingSchema(ma.Schema):
+    reachable = ma.fields.Boolean(required=True, metadata={
+        "description": "a webhook bot answered the ping 200; a polling bot is online; an in-process bot: true"})
+    status = ma.fields.String(required=True, validate=validate.OneOf(liveness.STATUSES),
+                              metadata={"description": "its status after the ping (as GET /bots/{id})"})
+    status_reason = ma.fields.String(allow_none=True, required=True)
+    http_status = ma.fields.Integer(allow_none=True, required=True,
+                                    metadata={"description": "the webhook's answer's HTTP status (null: no answer)"})
+    latency_ms = ma.fields.Integer(allow_none=True, required=True,
+                                   metadata={"description": "from sending the ping to its whole answer"})
+    error = ma.fields.String(allow_none=True, required=True, metadata={
+        "description": "what went wrong, for the owner (null when it answered 200)"})
 
 
 class BotListSchema(ma.Schema):
@@ -172,21 +193,41 @@ def create_bot(body):
     except NameTaken as exc:
         fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
              f"(bot {exc.holder}); names are unique per game, case-insensitive")
-    reachable = None if kind == "polling" else True
+    reachable, pinged = (None if kind == "polling" else True), None
     if kind == "webhook":
-        reachable = ping_bots([bot]).get(bot["id"]) is None
-    return {**shown(s.get_bot(bot["id"])), "secret": secret, "reachable": reachable}
+        pinged = ping_bots([bot]).get(bot["id"])
+        reachable = pinged.reachable
+    bot = shown(s.get_bot(bot["id"]))
+    return {**bot, "secret": secret, "reachable": reachable,
+            "warnings": liveness.registration_warnings(bot, pinged)}
 
 
-def ping_bots(bots: list[dict]) -> dict[str, str | None]:
+@blp.post("/bots/<string:bot_id>/ping")
+@blp.response(200, PingSchema)
+@errors(blp, 401, 403, 404)
+def ping_bot(bot_id: str):
+    """Ping the bot now (its owner or the admin): a webhook bot is sent the signed ping and its
+    status follows from the answer; a polling or in-process bot is judged as `GET /bots/{id}`."""
+    bot = _owned_or_403(bot_id, "ping")
+    pinged = ping_bots([bot]).get(bot_id) if bot["kind"] == "webhook" else None
+    after = shown(store().get_bot(bot_id))
+    if pinged is None:
+        pinged = liveness.Pinged(after["status"] == "online", error=after["status_reason"])
+    return {"reachable": pinged.reachable, "status": after["status"], "status_reason": after["status_reason"],
+            "http_status": pinged.http_status, "latency_ms": pinged.latency_ms, "error": pinged.error}
+
+
+def ping_bots(bots: list[dict]) -> dict[str, liveness.Pinged]:
     """`liveness.ping_and_note` with the app's store and URL policy."""
     return liveness.ping_and_note(store(), bots, public_only=bool(current_app.config.get("PUBLIC_URLS_ONLY")))
 
 
 def shown(bot: dict) -> dict:
-    """A bot's stored record as the API shows it: with `status`, `last_seen` and `paused`."""
+    """A bot's stored record as the API shows it: with `status`, `status_reason`, `last_seen`
+    and `paused`."""
+    state, reason = liveness.judge(bot, now_ms())
     return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT),
-            "status": liveness.status(bot, now_ms()), "last_seen": liveness.iso(bot.get("last_seen")),
+            "status": state, "status_reason": reason, "last_seen": liveness.iso(bot.get("last_seen")),
             "paused": is_paused(bot), "version": version_of(bot)}
 
 

@@ -15,6 +15,10 @@ holds a server thread, so waits are capped: `LONG_POLLS_PER_BOT` per bot
 across processes, `LONG_POLL_SLOTS` per process (below its thread count);
 beyond either the poll is refused at once (429 or 503, `Retry-After: 1`)
 rather than queued behind the others.
+
+Only polling bots poll: a request with a webhook (or in-process) bot's secret
+is 409 `wrong_kind` — the referee calls that bot, it would wait for turns
+that never come (`sdk.connect` given the secret of the bot `serve` hosts).
 """
 
 from __future__ import annotations
@@ -118,11 +122,12 @@ class AcceptedSchema(ma.Schema):
 @blp.get("/bots/me/turns")
 @blp.arguments(WaitSchema, location="query")
 @blp.response(200, TurnsSchema)
-@errors(blp, 401, 429, 503)
+@errors(blp, 401, 409, 429, 503)
 def my_turns(query):
     """The calling bot's pending decisions, waiting up to `wait` seconds for one
-    (429 when the bot already holds its share of waiting polls, 503 when the server does)."""
-    bot = require_bot()
+    (429 when the bot already holds its share of waiting polls, 503 when the server does;
+    409 `wrong_kind` for a bot that is not a polling bot)."""
+    bot = polling_bot()
     s, wait = store(), query["wait"]
     held = held_decisions(query["held"])
     pending = unheld(s.pending_decisions(bot["id"]), held)
@@ -145,8 +150,19 @@ def my_turns(query):
             slots.release()
     finally:
         s.release_poll_slot(bot["id"], token)
+        s.bot_seen(bot["id"])  # a poll that just ended keeps it online (core/liveness.py)
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
     return {"turns": turns}
+
+
+def polling_bot() -> dict:
+    """The calling bot (`require_bot`), if it is a polling bot; 409 `wrong_kind` otherwise."""
+    bot = require_bot()
+    if bot.get("kind") != "polling":
+        fail(409, "wrong_kind", f"bot {bot['id']} is a {bot.get('kind')} bot: the referee calls it "
+             f"({'at its url' if bot.get('kind') == 'webhook' else 'in the workers'}), it never polls for "
+             "turns. Host it with serve(), or register a polling bot for connect()")
+    return bot
 
 
 def unheld(decisions: list[dict], held: set[tuple[str, int]]) -> list[dict]:
@@ -167,7 +183,7 @@ def answer_turn(body, match_id: str, turn: int):
     answer is 422 with that reason; `{"error": text}` is a `bot_error` fault
     now. Each is charged the time from the decision's publication to now.
     """
-    bot = require_bot()
+    bot = polling_bot()
     s = store()
     match = s.get_match(match_id)
     if match is None:

@@ -118,6 +118,8 @@ def test_the_sdk_alone_lacks_the_platform_and_plays_locally(sdk_venv, tmp_path):
     assert played.returncode == 0, played.stderr
     lines = played.stdout.splitlines()
     assert "forfeits" in lines[1] and lines[3].split()[:3] == ["1", "example_bots.duck_soup:DuckSoupHeuristic", "6"]
+    hosted = run_in(sdk_venv, "cardarena", "serve", cwd=tmp_path)  # the platform's subcommand: a hint
+    assert hosted.returncode == 2 and "comes with the platform's install" in hosted.stderr
 
 
 def _free_port() -> int:

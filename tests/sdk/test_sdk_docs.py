@@ -3,6 +3,8 @@
 The only edits are addresses: the page's `http://127.0.0.1:5000` becomes the
 test server's URL and its port 8001 a free port. Where the page has the reader
 export `CARDARENA_TOKEN` in a shell, the test sets it to the token its client kept.
+The page's tournament enters a webhook bot registered before it was served:
+it must come online and play, not be left out as `offline`.
 """
 
 from __future__ import annotations
@@ -34,10 +36,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_the_bot_is_ten_lines_and_entering_it_five_more():
+def test_the_bot_is_ten_lines_and_hosting_and_entering_it_six_more():
     bot, _, enter, *_ = blocks("python")
     assert len([line for line in bot.splitlines() if line.strip()]) <= 10
-    assert len([line for line in enter.splitlines() if line.strip()]) <= 5
+    assert len([line for line in enter.splitlines() if line.strip()]) <= 6
 
 
 @pytest.mark.slow
@@ -46,15 +48,17 @@ def test_the_python_blocks_run_as_written(api, worker_pool, monkeypatch, capsys)
     admin.register_bot("random", "soupe-gertrude", kind="python", entrypoint="example_bots.random:RandomBot")
     admin.register_bot("heuristic", "soupe-gertrude", kind="python",
                        entrypoint="example_bots.soupe_gertrude:SoupeGertrudeHeuristic")
-    pollers = []
-    real_connect = sdk.connect
+    handles = []  # the background loops and servers, to stop them afterwards
 
-    def connect(*args, **kwargs):  # keep the background loops to stop them afterwards
-        handle = real_connect(*args, **kwargs)
-        pollers.append(handle)
-        return handle
+    def keeping(real):
+        def start(*args, **kwargs):
+            handle = real(*args, **kwargs)
+            handles.append(handle)
+            return handle
+        return start
 
-    monkeypatch.setattr(sdk, "connect", connect)
+    monkeypatch.setattr(sdk, "connect", keeping(sdk.connect))
+    monkeypatch.setattr(sdk, "serve", keeping(sdk.serve))
     port = str(_free_port())
     namespace: dict = {"__name__": "write_a_bot"}
     try:
@@ -65,15 +69,17 @@ def test_the_python_blocks_run_as_written(api, worker_pool, monkeypatch, capsys)
                 monkeypatch.setenv("CARDARENA_TOKEN", kept)
             exec(compile(source, str(PAGE), "exec"), namespace)
     finally:
-        for poller in pollers:
-            poller.stop(timeout=40)
+        for handle in handles:
+            handle.stop(timeout=40)
     out = capsys.readouterr().out
-    me, hook = namespace["me"], namespace["hook"]
+    me, poller = namespace["me"], namespace["poller"]
+    assert me.reachable is False and me.warnings  # registered before it was served: warned of
     mine = api.get(f"/bots/{me.id}").json()
-    assert mine["matches"] >= 4 and mine["faults"] == 0  # it played its tournament, all by polling
-    assert api.get(f"/bots/{hook.id}").json()["faults"] == 0  # and the hosted one its challenge
+    assert mine["matches"] >= 5 and mine["faults"] == 0  # yet it played its tournament (and the challenge)
+    assert "online (answered in" in out  # the page's ping found it served
+    assert api.get(f"/bots/{poller.id}").json()["faults"] == 0  # and the polling one its challenge
     assert namespace["client"].token == kept  # a later client read the kept token
-    assert api.get(f"/bots/{hook.id}").json()["retired"] is True  # and acted as its owner
+    assert api.get(f"/bots/{poller.id}").json()["retired"] is True  # and acted as its owner
     assert "tournament" in out and "cautious" in out  # the progress bar's last state and the standings
     assert re.search(r"\[[123], [123]\]", out)  # the printed ranks
 

@@ -75,9 +75,10 @@ def test_registration_pings_a_webhook_bot_and_says_whether_it_answered(api):
     down = api.bot(token, "down", GAME, kind="webhook", url=f"http://127.0.0.1:{_free_port()}/")
     assert down["reachable"] is False and down["status"] == "offline" and down["last_seen"] is None
     polled = api.bot(token, "polled", GAME, kind="polling")
-    assert polled["reachable"] is None and polled["status"] == "unknown"
+    assert polled["reachable"] is None and polled["status"] == "offline"  # never polled yet
+    assert "never polled" in polled["status_reason"]
     listed = {b["id"]: b for b in api.ok(api.get("/bots", params={"game": GAME}), 200)["bots"]}
-    assert [listed[b["id"]]["status"] for b in (up, down, polled)] == ["online", "offline", "unknown"]
+    assert [listed[b["id"]]["status"] for b in (up, down, polled)] == ["online", "offline", "offline"]
 
 
 def test_sdk_serve_answers_the_signed_ping(api):
@@ -106,7 +107,7 @@ def test_a_new_tournament_warns_of_dead_and_silent_entrants(api, worker_pool):
     assert set(warned) == {dead["id"], silent["id"]}
     assert warned[dead["id"]]["status"] == "offline" and "ping" in warned[dead["id"]]["message"]
     assert warned[dead["id"]]["name"] == "dead" and "unreachable" in warned[dead["id"]]["message"]
-    assert warned[silent["id"]]["status"] == "unknown" and "never polled" in warned[silent["id"]]["message"]
+    assert warned[silent["id"]]["status"] == "offline" and "never polled" in warned[silent["id"]]["message"]
     shown = api.ok(api.get(f"/bots/{dead['id']}"), 200)
     assert shown["status"] == "offline" and shown["last_seen"] is None
 

@@ -65,7 +65,7 @@ class WebhookDriver(Driver):
             if exc.kind == "timeout":
                 return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
             return Reply(fault=fault(exc.kind, str(exc)))
-        self.note(None)
+        self.note(None if 200 <= status < 300 else f"http_error: HTTP {status}")
         if time.monotonic() - began > seconds:
             return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"))
         if 300 <= status < 400:
@@ -75,16 +75,17 @@ class WebhookDriver(Driver):
         return read_answer(body)
 
     def note(self, failure: str | None) -> None:
-        """Note what a call showed of the bot's liveness (`failure`: the CallError's kind, or
-        None): an answer of any kind is seen; no connection or a refused URL failed; a
-        timeout says neither. Best effort."""
+        """Note what a call showed of the bot's liveness (`failure`: the CallError's kind, a
+        non-2xx answer's "http_error: HTTP <status>", or None): a 2xx answer of any content
+        is seen; no connection, a refused URL or an error status (401/403: the signature
+        refused, core/liveness.py) failed; a timeout says neither. Best effort."""
         if self.store is None or self.bot_id is None or failure == "timeout":
             return
         try:
             if failure in (None, "too_large", "bad_answer"):
                 self.store.bot_seen(self.bot_id)
             else:
-                self.store.bot_failed(self.bot_id)
+                self.store.bot_failed(self.bot_id, failure)
         except Exception:  # noqa: BLE001 - liveness is a hint: it never costs a decision
             log.warning("could not note bot %s's liveness", self.bot_id, exc_info=True)
 

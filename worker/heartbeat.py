@@ -1,0 +1,91 @@
+"""The heartbeat: webhook bots not called for a while are pinged, so their `status` stays true.
+
+Without it a webhook bot's status only changed when the platform happened to
+call it: one registered before it was served stayed `offline` for good (its
+registration ping failed and nothing pinged it again), and one simply not
+scheduled for two minutes turned `offline` while it was up. Each cycle the
+heartbeat looks at the next `SCAN` bots (in registration order, wrapping
+around, so every bot is looked at however many there are) and pings the
+active (not retired) webhook bots among them that nothing was learnt of for
+`EVERY_S` — at most `BATCH` a cycle, `core.liveness.PINGERS` at once, each
+bounded by `core.liveness.PING_S`: a cycle's cost is bounded whatever the bots do.
+
+Which bots: every active webhook bot (docs/api.md §6 "Liveness" asks for
+those on the ladder or entered in something unfinished; until a bot may
+leave the ladder, every active bot is on it). A ping is claimed in the
+store (`Store.claim_ping`), so several dispatchers on one Redis ping each bot
+once. It runs as a thread of the dispatcher's calls part (worker/dispatch.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from core import liveness
+
+log = logging.getLogger("cardarena.heartbeat")
+
+#: a webhook bot nothing was learnt of for this long (seconds) is pinged
+EVERY_S = 30.0
+#: seconds between cycles
+TICK_S = 2.0
+#: the bots looked at in one cycle
+SCAN = 512
+#: the most pings of one cycle
+BATCH = 64
+
+
+class Heartbeat:
+    """Pings due webhook bots of one store, a cycle at a time (`cycle`) or in a thread (`start`)."""
+
+    def __init__(self, store, every_s: float = EVERY_S, tick_s: float = TICK_S,
+                 scan: int = SCAN, batch: int = BATCH, public_only: bool | None = None) -> None:
+        self.store, self.every_s, self.tick_s, self.scan, self.batch = store, every_s, tick_s, scan, batch
+        self.public_only = (os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
+                            if public_only is None else public_only)
+        self.position = 0  # where the next cycle's scan starts, in the `bots` order
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def due(self) -> list[dict]:
+        """The webhook bots due a ping among the next `scan` bots, claimed: at most `batch`,
+        the next cycle going on after the last one looked at."""
+        ids = self.store.bot_ids(self.position, self.scan)
+        records = self.store.bot_records(ids)
+        out: list[dict] = []
+        looked = 0
+        for bot_id in ids:
+            if len(out) >= self.batch:
+                break
+            looked += 1
+            bot = records.get(bot_id)
+            if bot is None or bot.get("kind") != "webhook" or bot.get("retired"):
+                continue
+            if self.store.claim_ping(bot_id, int(self.every_s * 1000)):
+                out.append(bot)
+        ended = looked == len(ids) and len(ids) < self.scan  # the last bots: wrap around
+        self.position = 0 if ended else self.position + looked
+        return out
+
+    def cycle(self) -> dict[str, liveness.Pinged]:
+        """One cycle: ping the due bots and note what was found; `{bot_id: Pinged}`."""
+        return liveness.ping_and_note(self.store, self.due(), self.public_only)
+
+    def start(self) -> Heartbeat:
+        self.thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(timeout=liveness.PING_S * (BATCH // liveness.PINGERS + 1) + 1)
+
+    def _run(self) -> None:
+        while not self.stopping.wait(self.tick_s):
+            try:
+                self.cycle()
+            except Exception:  # Redis away for a moment: the next cycle will do
+                log.exception("a heartbeat cycle failed")
