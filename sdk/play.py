@@ -6,7 +6,9 @@ in a seeded order as the platform plays twins. The deals are a function of
 `--seed` alone. As on the platform, each row's `memory` says whether a bot scores
 better on deals it has already played (it remembers them: `sdk.standings.memory_differences`). Each match runs under the platform's rules
 (`sdk.local.play_local`): the same deadlines and time bank, fault kinds and
-forfeits, and the standings are the platform's rows (`sdk.standings`).
+forfeits, and the standings are the platform's rows (`sdk.standings`). Each
+match gets new instances of the bots' classes (`sdk.instances`), as `serve`
+and `connect` make them: nothing a bot keeps in `self` crosses matches.
 
 A BOT is `module:Class`, importable from the current folder, or
 `path/to/file.py:Class`.
@@ -143,7 +145,9 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
     """Play the deals and return one `Record` per entrant (in the order given); `on_match`
     gets each match's export document (`sdk.export`), its seats named as `bot_specs` are."""
     classes = [bot_class(spec, game) for spec in bot_specs]
-    bots = [make_bot(spec, cls) for spec, cls in zip(bot_specs, classes, strict=True)]
+    for spec, cls in zip(bot_specs, classes, strict=True):
+        make_bot(spec, cls)  # a class that cannot be made is said now, not as a fault in every match
+    bots = classes  # one new instance per match and seat, as the platform's hosts make them
     labels = list(bot_specs)
     if len(set(labels)) != len(labels):  # the same bot twice: number them
         labels = [f"{spec} #{i + 1}" for i, spec in enumerate(bot_specs)]
