@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 import pytest
 
@@ -93,3 +94,19 @@ def test_the_sdks_own_command_offers_compare():
     parser = cli.build_parser()
     args = parser.parse_args(["compare", "a:A", "b:B", "--game", "duck-soup"])
     assert args.command == "compare" and args.games == 2000
+
+
+def test_the_pages_compare_commands_run_as_written(tmp_path):
+    """docs/write-a-bot.md's `cardarena compare` lines, with the page's own bot as mybot.py."""
+    from tests.sdk.test_sdk_docs import blocks
+    from tests.sdk.test_sdk_play import cardarena_command
+
+    (tmp_path / "mybot.py").write_text(blocks("python")[0])
+    commands = [line.split() for block in blocks("sh") for line in block.splitlines()
+                if line.startswith("cardarena compare ")]
+    assert commands
+    for command in commands:
+        done = subprocess.run([*cardarena_command(), *command[1:]], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert VERDICT.match(done.stdout.strip().splitlines()[-1]), done.stdout
