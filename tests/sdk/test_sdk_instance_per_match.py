@@ -13,6 +13,7 @@ import pytest
 from example_bots.random import RandomBot
 from sdk import Bot, connect, play_local, serve
 from sdk.play import bot_class, run_matches
+from sdk.protocol import BotHooks
 from tests.sdk.conftest import SECRET, Recorder, post_signed, real_decision
 from tests.server.driving import publish_next, wait_turn
 
@@ -153,3 +154,23 @@ def test_cardarena_play_gives_every_match_new_instances():
     records = run_matches(GAME, [spec, "example_bots.random:RandomBot"], deals=2, seed=1, options={})
     assert [r.faults for r in records] == [0, 0]  # an instance asked about a second match raises
     assert len({b.match for b in cls.made if b.match}) == 4  # 2 deals × 2 rotations
+
+
+def test_a_matchs_instance_is_dropped_at_its_end_and_the_oldest_forgotten_beyond_the_bound():
+    made: list[Recorder] = []
+
+    def make() -> Bot:
+        made.append(Recorder())
+        return made[-1]
+
+    hooks = BotHooks(make, remember=2)
+    for m in ("m_1", "m_2", "m_3"):  # m_1's instance is forgotten when m_3 starts
+        hooks.decide(real_decision(GAME, match_id=m))
+    hooks.decide(real_decision(GAME, match_id="m_3", turn=1))
+    assert len(made) == 3
+    hooks.match_over({"type": "match_over", "match_id": "m_3", "result": {"ranks": [1, 2]}})
+    assert made[2].calls[-1][0] == "over"
+    hooks.decide(real_decision(GAME, match_id="m_1", turn=1))  # forgotten: a new instance, started again
+    assert len(made) == 4 and made[3].calls[0] == ("start", "m_1", made[3].calls[0][2])
+    hooks.match_over({"type": "match_over", "match_id": "m_gone", "result": {}})  # never played: nothing to call
+    assert len(made) == 4
