@@ -163,6 +163,15 @@ class BotHooks:
                                 self.remember)
         return made or self.bot, True
 
+    def instance(self, match_id: str, seat: int) -> Bot | None:
+        """The bot answering this seat of this match (the shared one when given an instance;
+        None if a class's instance for it was never made or already dropped): what a host reads
+        after `decide` when it needs the bot that answered."""
+        if self.shared:
+            return self.bot
+        with self._lock:
+            return self._seen.get((match_id, seat))
+
     def _forget(self, match_id: str) -> list[Bot]:
         """Forget the match's seats; the bots that played them (the shared one once)."""
         with self._lock:

@@ -110,3 +110,14 @@ def test_the_pages_compare_commands_run_as_written(tmp_path):
                               text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert VERDICT.match(done.stdout.strip().splitlines()[-1]), done.stdout
+
+
+def test_export_writes_every_match_the_comparison_played(capsys, tmp_path):
+    target = tmp_path / "runs.jsonl"
+    code, verdict, err = compare(capsys, HEURISTIC, "example_bots.random:RandomBot", *QUICK, "--games", "200",
+                                 "--export", str(target))
+    deals = int(re.search(r"after (\d+) deals", verdict).group(1))
+    documents = [json.loads(line) for line in target.read_text().splitlines()]
+    assert code == 0 and len(documents) == 2 * deals  # each deal in both rotations
+    assert {d["seats"][0]["bot"] for d in documents} == {HEURISTIC, "example_bots.random:RandomBot"}
+    assert f"exported {2 * deals} matches" in err

@@ -168,6 +168,8 @@ def test_a_matchs_instance_is_dropped_at_its_end_and_the_oldest_forgotten_beyond
         hooks.decide(real_decision(GAME, match_id=m))
     hooks.decide(real_decision(GAME, match_id="m_3", turn=1))
     assert len(made) == 3
+    seat = real_decision(GAME)["seat"]
+    assert hooks.instance("m_3", seat) is made[2] and hooks.instance("m_1", seat) is None
     hooks.match_over({"type": "match_over", "match_id": "m_3", "result": {"ranks": [1, 2]}})
     assert made[2].calls[-1][0] == "over"
     hooks.decide(real_decision(GAME, match_id="m_1", turn=1))  # forgotten: a new instance, started again
