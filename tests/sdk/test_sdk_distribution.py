@@ -118,6 +118,10 @@ def test_the_sdk_alone_lacks_the_platform_and_plays_locally(sdk_venv, tmp_path):
     assert played.returncode == 0, played.stderr
     lines = played.stdout.splitlines()
     assert "forfeits" in lines[1] and lines[3].split()[:3] == ["1", "example_bots.duck_soup:DuckSoupHeuristic", "6"]
+    compared = run_in(sdk_venv, "cardarena", "compare", "example_bots.duck_soup:DuckSoupHeuristic",
+                      "example_bots.random:RandomBot", "--game", "duck-soup", "--option", "deal_only=true",
+                      "--games", "200", cwd=tmp_path)
+    assert compared.returncode == 0 and compared.stdout.splitlines()[-1].startswith("H1: "), compared.stderr
 
 
 def _free_port() -> int:
