@@ -70,12 +70,16 @@ def paired_difference(first: list[float], second: list[float]) -> dict:
     """Two bots' difference deal by deal: per deal, the first's mean match points over the
     deal's rotations minus the second's, averaged over the deals, with its 95% interval —
     paired on the same cards, so it needs far fewer deals than comparing the two totals.
-    {"diff", "ci95": [lo, hi], "deals"} (None where there are too few deals)."""
+    {"diff", "ci95": [lo, hi], "deals"} (None where there are too few deals); the interval is
+    never narrower than Wilson's for the same share of the range, as `intervals`' points."""
     diffs = [a - b for a, b in zip(first, second, strict=True)]
-    mean, half = mean_ci(len(diffs), sum(diffs), sum(d * d for d in diffs))
-    return {"diff": None if mean is None else round(mean, 4),
-            "ci95": None if half is None else [round(mean - half, 4), round(mean + half, 4)],
-            "deals": len(diffs)}
+    n = len(diffs)
+    mean, half = mean_ci(n, sum(diffs), sum(d * d for d in diffs))
+    if half is None:
+        return {"diff": None if mean is None else round(mean, 4), "ci95": None, "deals": n}
+    share = wilson(n, n * (mean + 1) / 2)  # as for the points: a sweep still leaves doubt
+    lo, hi = min(mean - half, 2 * share[0] - 1), max(mean + half, 2 * share[1] - 1)
+    return {"diff": round(mean, 4), "ci95": [round(lo, 4), round(hi, 4)], "deals": n}
 
 
 def memory_differences(rotations: list[list[dict]]) -> dict[str, float]:

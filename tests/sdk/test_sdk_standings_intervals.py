@@ -66,3 +66,5 @@ def test_the_paired_difference_is_the_mean_of_the_per_deal_differences():
     lo, hi = paired["ci95"]
     assert lo < 0.5 < hi
     assert paired_difference([], [])["diff"] is None
+    sweep = paired_difference([1.0] * 30, [0.0] * 30)
+    assert sweep["diff"] == 1.0 and sweep["ci95"][0] < 1.0 and sweep["ci95"][1] == 1.0
