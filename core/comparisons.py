@@ -10,7 +10,8 @@ each deal is played at each table of opponents (`gauntlet_tables`) twice, the
 candidate and then the baseline in the same seat (the seat turning with the
 deal), the two in a seeded order and never at once (the opponents hold the
 same hands in both); the statistic is the candidate's match points minus the
-baseline's, averaged over the tables.
+baseline's, averaged over the tables. Who sits where, the statistic and the test are
+`sdk.comparison`'s, shared with `cardarena compare`.
 
 `WINDOW` deals are in play at once: each deal's end counts its statistic once
 (core/store/comparisons.py), updates the log-likelihood ratio
@@ -24,10 +25,9 @@ match ends by (core/conclusion.py `stop_if_decided`).
 from __future__ import annotations
 
 import logging
-import random
 
-from core.schedule_size import gauntlet_tables
-from games.rng import derive_seed
+from sdk.comparison import deal_seatings, sprt
+from sdk.comparison import deal_statistic as statistic
 from sdk.standings import seat_records
 from sdk.stats import Sprt
 
@@ -41,34 +41,22 @@ OVER_MATCH = ("finished", "aborted")
 def deal_plan(c: dict, deal: int) -> list[dict]:
     """The matches of one deal: {"id", "seats", "versions", "twins", "who", "seat"} ("who":
     candidate or baseline, playing `seat`), the same every time (a retried job finds the matches
-    it made). The candidate and the baseline may be two versions of one bot: a seat is told
+    it made). Who sits where is `sdk.comparison.deal_seatings`, as `cardarena compare` seats
+    them. The candidate and the baseline may be two versions of one bot: a seat is told
     apart by its index, never by its bot."""
-    seed = derive_seed(c["seed"], "deal", deal)
     cand = (c["candidate"], c.get("candidate_version"))
     base = (c["baseline"], c.get("baseline_version"))
+    opponents = list(c.get("opponents") or [])
+    pinned = dict(zip(opponents, c.get("opponent_versions") or [None] * len(opponents), strict=True))
+    seed, seatings, orders = deal_seatings(c["seed"], deal, opponents, c.get("seats") or 2, cand, base)
     stem = f"m_{c['id'].removeprefix('c_')}_d{deal}"
+    ids = [f"{stem}_{s.index}" if not opponents else f"{stem}_{s.table}_{s.index}" for s in seatings]
     plans = []
-    if not c.get("opponents"):
-        ids = [f"{stem}_{j}" for j in range(2)]
-        order = ids[:]
-        random.Random(derive_seed(c["seed"], "twins", deal)).shuffle(order)
-        for j, (mid, entrants) in enumerate(zip(ids, ([cand, base], [base, cand]), strict=True)):
-            # the candidate holds each hand
-            plans.append({"id": mid, "seats": [b for b, _ in entrants], "versions": [v for _, v in entrants],
-                          "twins": order, "who": "candidate", "seat": j, "seed": seed, "table": 0})
-        return plans
-    seats_n = c["seats"]
-    pinned = dict(zip(c["opponents"], c.get("opponent_versions") or [None] * len(c["opponents"]), strict=True))
-    for t, table in enumerate(gauntlet_tables(list(c["opponents"]), seats_n - 1)):
-        seat = (deal + t) % seats_n
-        ids = [f"{stem}_{t}_{j}" for j in range(2)]
-        order = ids[:]
-        random.Random(derive_seed(c["seed"], "twins", deal, t)).shuffle(order)
-        for mid, (who, entrant) in zip(ids, (("candidate", cand), ("baseline", base)), strict=True):
-            entrants = [(b, pinned[b]) for b in table]
-            entrants.insert(seat, entrant)
-            plans.append({"id": mid, "seats": [b for b, _ in entrants], "versions": [v for _, v in entrants],
-                          "twins": order, "who": who, "seed": seed, "table": t, "seat": seat})
+    for mid, s in zip(ids, seatings, strict=True):
+        entrants = [e if isinstance(e, tuple) else (e, pinned[e]) for e in s.entrants]
+        plans.append({"id": mid, "seats": [b for b, _ in entrants], "versions": [v for _, v in entrants],
+                      "twins": [ids[i] for i in orders[s.table]], "who": s.who, "seed": seed,
+                      "table": s.table, "seat": s.seat})
     return plans
 
 
@@ -125,14 +113,11 @@ def deal_statistic(c: dict, plans: list[dict], matches: list[dict]) -> float | N
         return None
     points = [seat_records(match["result"], match["seats"])[plan["seat"]]["points"]
               for plan, match in zip(plans, matches, strict=True)]
-    if not c.get("opponents"):
-        return (points[0] + points[1] - 1) / 2
-    diffs = [points[i] - points[i + 1] for i in range(0, len(points), 2)]
-    return sum(diffs) / len(diffs)
+    return statistic(points, bool(c.get("opponents")))
 
 
 def _sprt(c: dict) -> Sprt:
-    return Sprt(c["delta0"], c["delta1"], c["alpha"], c["beta"], span=2.0 if c.get("opponents") else 1.0)
+    return sprt(c["delta0"], c["delta1"], c["alpha"], c["beta"], field=bool(c.get("opponents")))
 
 
 def _decide_or_top_up(store, c: dict) -> None:

@@ -6,12 +6,17 @@ matches, ~4 GB of Redis), and the worker builds the schedule itself: both
 need the same count. The server never imports the worker, so the count
 lives here and `worker/schedules.py` takes `MAX_TABLES` and `table_count`
 from this module — one definition of how many tables a round-robin has (and
-`gauntlet_tables`: who joins a gauntlet's candidate at each table).
+`gauntlet_tables`, who joins a gauntlet's candidate at each table: `sdk.comparison`'s, which
+`cardarena compare` seats its field with too, named here for the schedules).
 """
 
 from __future__ import annotations
 
 import math
+
+from sdk.comparison import gauntlet_tables
+
+__all__ = ["gauntlet_tables"]  # re-exported: the schedules and the API read it here
 
 #: above this many k-subsets (k ≥ 3), play a balanced sample of tables
 MAX_TABLES = 200
@@ -46,19 +51,6 @@ def sample_size(bots: int, seats: int, count: int) -> int:
 def match_count(bots: int, seats: int, deals: int, duplicate: bool, max_tables: int = MAX_TABLES) -> int:
     """The matches of the round-robin: tables × deals × (seats rotations with duplicate play, else 1)."""
     return table_count(bots, seats, max_tables) * deals * (seats if duplicate else 1)
-
-
-def gauntlet_tables(others: list, seats: int) -> list[tuple]:
-    """The groups of `seats` entrants that join a gauntlet's candidate at its tables: each
-    opponent alone at 1 other seat; else consecutive groups, cyclically, so every opponent
-    fills `seats` tables (all of them together when there are no more than `seats`)."""
-    if seats < 1 or len(others) < seats:
-        return []
-    if seats == 1:
-        return [(o,) for o in others]
-    if len(others) == seats:
-        return [tuple(others)]
-    return [tuple(others[(i + j) % len(others)] for j in range(seats)) for i in range(len(others))]
 
 
 def gauntlet_match_count(bots: int, seats: int, deals: int, duplicate: bool) -> int:

@@ -7,12 +7,16 @@
         def act(self, view, legal_actions):
             return legal_actions[0]
 
-    serve(Lowest(), port=8001, secret=SECRET)                  # a webhook bot
-    connect(Lowest(), "http://127.0.0.1:5000", secret=SECRET)  # or poll for turns
+    serve(Lowest, port=8001, secret=SECRET)                    # a webhook bot
+    connect(Lowest, "http://127.0.0.1:5000", secret=SECRET)    # or poll for turns
     client = Client("http://127.0.0.1:5000", token=TOKEN)      # register, schedule, rank
     replay = load_replay("http://127.0.0.1:5000/matches/m_3f9c2a")  # any match's decisions again
     replay.rerun(Lowest)                                       # your bot's answers to them
-    play_local(GAME, [Lowest(), Lowest()], seed=1)             # one match at home, refereed as there
+    play_local(GAME, [Lowest, Lowest], seed=1)                 # one match at home, refereed as there
+
+Given the class, every host makes one instance per match (and seat), so state
+kept in `self` is that match's (`sdk.instances`); given an instance, that one
+object answers every match, as before.
 
 Every failure talking to the platform raises `CardarenaError`; a source that
 is not a match export, `ExportError`.

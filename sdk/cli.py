@@ -1,4 +1,4 @@
-"""`cardarena` as the SDK installs it: the bot author's subcommands (`play`, `replay`).
+"""`cardarena` as the SDK installs it: the bot author's subcommands (`play`, `replay`, `compare`).
 
 Each subcommand lives in its own module exposing `HELP`, `add_arguments()`
 and `run(args) -> int`; a table names them. The platform's own `cardarena`
@@ -17,6 +17,7 @@ import sys
 COMMANDS: dict[str, str] = {
     "play": "sdk.play",
     "replay": "sdk.replay_command",
+    "compare": "sdk.compare_command",
 }
 DESCRIPTION = "Write, test and host bots for cardarena, the card-game bot arena."
 #: the platform's own subcommands (cardarena/cli.py): named in the hint of an install without them

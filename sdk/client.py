@@ -262,6 +262,14 @@ class Comparison:
         return (f"{self.status}: {what} after {self.deals} deals (llr {self.llr:.2f}, bounds "
                 f"{self.bounds[0]:.2f} and {self.bounds[1]:.2f}{mean})")
 
+    def show(self, bar) -> None:
+        """Update a progress bar (`sdk.textout.progress`) to where the llr stands between its
+        bounds: `compare` here and `cardarena compare` at home show the same line."""
+        lower, upper = self.bounds
+        share = 0.0 if upper == lower else (min(max(self.llr, lower), upper) - lower) / (upper - lower)
+        bar.update(completed=round(100 * share), total=100,
+                   description=f"comparison {self.id}: {self.deals} deals, llr {self.llr:+.2f} ({self.status})")
+
     @classmethod
     def of(cls, raw: dict) -> Comparison:
         ci = raw.get("ci95")
@@ -557,10 +565,7 @@ class Client:
 
             def step() -> Comparison:
                 c = self.comparison(cid)
-                lower, upper = c.bounds
-                share = 0.0 if upper == lower else (min(max(c.llr, lower), upper) - lower) / (upper - lower)
-                bar.update(completed=round(100 * share), total=100,
-                           description=f"comparison {cid}: {c.deals} deals, llr {c.llr:+.2f} ({c.status})")
+                c.show(bar)
                 return c
 
             done = self._wait(step, timeout, poll)

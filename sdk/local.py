@@ -1,6 +1,9 @@
 """Offline play: a match between `Bot` objects in this process, refereed as the platform does.
 
 For bot authors testing a bot without a server, and for `cardarena play`.
+A seat's bot is a class (or zero-argument factory: `sdk.instances`), made
+anew for this match and seat, or an instance (the caller's: one object may
+hold several seats, and keeps what it learned from one match to the next).
 The referee is the platform's own (`sdk.referee`), so a bot meets the same
 rules here: each decision has `move_timeout_ms` plus what is left of a
 `time_bank_ms` bank; an exception (`bot_error`), an illegal action
@@ -35,6 +38,7 @@ from sdk.bot import Bot
 from sdk.clock import DEFAULT_TIME, elapsed_ms
 from sdk.debug import Notes, collecting
 from sdk.faults import fault, fault_kind
+from sdk.instances import BotSource, is_shared, new_bot, source_label
 from sdk.referee import MatchReferee
 from sdk.watchdog import Overrun, watchdog
 
@@ -88,7 +92,7 @@ class LocalMatch:
 
 def play_local(
     game: str,
-    bots: list[Bot],
+    bots: list[BotSource],
     seed: int = 0,
     options: dict | None = None,
     max_faults: int = DEFAULT_TIME.max_faults,
@@ -96,7 +100,11 @@ def play_local(
     time_bank_ms: int = DEFAULT_TIME.time_bank_ms,
     match_id: str = "local",
 ) -> LocalMatch:
-    """Play one match; seat i is `bots[i]` (one object may hold several seats)."""
+    """Play one match; seat i is `bots[i]`: a class gets a new instance for this seat (made
+    before its first decision, under its deadline: a class that raises is that seat's
+    `bot_error`), an instance is used as it is (one object may hold several seats)."""
+    shared = [is_shared(bot) for bot in bots]
+    players: dict[int, Bot] = {seat: bot for seat, bot in enumerate(bots) if shared[seat]}
     referee = MatchReferee(game, len(bots), seed, options, max_faults, move_timeout_ms, time_bank_ms)
     call = caller()
     started: set[int] = set()
@@ -110,7 +118,7 @@ def play_local(
             seat = referee.to_act
             first = seat not in started  # the same hook order as on the platform
             started.add(seat)
-            entry, trace, text = _ask(referee, bots[seat], first, call, match_id)
+            entry, trace, text = _ask(referee, players, seat, bots[seat], first, call, match_id)
             if text:
                 debug.append({"turn": entry["turn"], "seat": seat, "text": text})
             if "fault" in entry:
@@ -120,27 +128,35 @@ def play_local(
         log.append(entry)
         referee.record(entry)
     result = referee.outcome()
-    for bot in _distinct(bots):
+    for bot in _distinct(list(players.values())):
         try:  # a copy each: a bot that edits its result edits nobody else's
             call(lambda bot=bot: bot.on_match_over(match_id, copy.deepcopy(result)), MATCH_OVER_S)
         except (Exception, Overrun):  # the match is over: nothing a bot does now counts
             pass
-    seats = [f"{type(bot).__module__}:{type(bot).__qualname__}" for bot in bots]
+    seats = [source_label(bot) for bot in bots]
     document = export.document(match_id, game, seats, seed, dict(options or {}), log, result,
                                move_timeout_ms, time_bank_ms, max_faults, debug=debug)
     return LocalMatch(result=result, log=log, details=details, export=document, debug=debug)
 
 
-def _ask(referee: MatchReferee, bot: Bot, first: bool, call: Callable, match_id: str
-         ) -> tuple[dict, str | None, str | None]:
+def _ask(referee: MatchReferee, players: dict[int, Bot], seat: int, source: BotSource, first: bool,
+         call: Callable, match_id: str) -> tuple[dict, str | None, str | None]:
     """Ask the seat to act under its deadline: the entry its answer makes, the bot's
-    traceback if it raised, and what it wrote with `Bot.debug` (kept even if it raised)."""
+    traceback if it raised, and what it wrote with `Bot.debug` (kept even if it raised).
+    A class's instance for the seat is made here, the first time (again at its next
+    decision if making it raised)."""
     decision = referee.decision(match_id)
     notes = Notes()
 
     def ask() -> Any:
         with collecting(notes):  # in the thread that runs the bot (`call` may use a helper)
-            if first:
+            bot = players.get(seat)
+            if bot is None:
+                bot = players[seat] = new_bot(source)
+                first_here = True
+            else:
+                first_here = first
+            if first_here:
                 bot.on_match_start(match_id, decision["seat"], decision["view"])
             return bot.decide(decision)
 

@@ -6,7 +6,9 @@ in a seeded order as the platform plays twins. The deals are a function of
 `--seed` alone. As on the platform, each row's `memory` says whether a bot scores
 better on deals it has already played (it remembers them: `sdk.standings.memory_differences`). Each match runs under the platform's rules
 (`sdk.local.play_local`): the same deadlines and time bank, fault kinds and
-forfeits, and the standings are the platform's rows (`sdk.standings`).
+forfeits, and the standings are the platform's rows (`sdk.standings`). Each
+match gets new instances of the bots' classes (`sdk.instances`), as `serve`
+and `connect` make them: nothing a bot keeps in `self` crosses matches.
 
 A BOT is `module:Class`, importable from the current folder, or
 `path/to/file.py:Class`.
@@ -31,7 +33,9 @@ from sdk.clock import DEFAULT_TIME, TimeRules
 from sdk.local import LocalFault, play_local
 from sdk.standings import (
     TALLY_FIELDS,
+    intervals,
     memory_differences,
+    paired_difference,
     seat_records,
     standings_from_tallies,
     tally_increments,
@@ -98,11 +102,16 @@ class Record:
     tally: dict[str, float] = field(default_factory=lambda: dict.fromkeys(TALLY_FIELDS, 0.0))
     scores: list[float] = field(default_factory=list)
     faults_by_kind: Counter = field(default_factory=Counter)
+    #: Σ match points², for the points' interval (the platform's tally keeps no such sum)
+    points2: float = 0.0
+    #: per deal, the mean match points over the rotations it played: the paired difference's input
+    deal_points: list[float] = field(default_factory=list)
 
     def add(self, record: dict) -> None:
         for name, value in tally_increments(record).items():
             self.tally[name] += value
         self.scores.append(record["score"])
+        self.points2 += float(record["points"]) ** 2
 
     def add_memory(self, difference: float) -> None:
         """One deal's memory difference (the platform tallies the same three sums)."""
@@ -156,7 +165,9 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
     gets each match's export document (`sdk.export`), its seats named as `bot_specs` are;
     `on_debug` each turn's debug text (`Bot.debug`) as one line saying where it was written."""
     classes = [bot_class(spec, game) for spec in bot_specs]
-    bots = [make_bot(spec, cls) for spec, cls in zip(bot_specs, classes, strict=True)]
+    for spec, cls in zip(bot_specs, classes, strict=True):
+        make_bot(spec, cls)  # a class that cannot be made is said now, not as a fault in every match
+    bots = classes  # one new instance per match and seat, as the platform's hosts make them
     labels = list(bot_specs)
     if len(set(labels)) != len(labels):  # the same bot twice: number them
         labels = [f"{spec} #{i + 1}" for i, spec in enumerate(bot_specs)]
@@ -194,7 +205,18 @@ def run_matches(game: str, bot_specs: list[str], deals: int, seed: int, options:
                 progress()
         for label, difference in memory_differences(played_rotations).items():
             by_label[label].add_memory(difference)
+        for label, points in _points_by_label(played_rotations).items():
+            by_label[label].deal_points.append(sum(points) / len(points))
     return records
+
+
+def _points_by_label(rotations: list[list[dict]]) -> dict[str, list[float]]:
+    """Each entrant's match points in the rotations of one deal."""
+    out: dict[str, list[float]] = {}
+    for rotation in rotations:
+        for record in rotation:
+            out.setdefault(record["bot"], []).append(float(record["points"]))
+    return out
 
 
 def bot_class(spec: str, game: str) -> type[Bot]:
@@ -218,14 +240,38 @@ def make_bot(spec: str, cls: type[Bot]) -> Bot:
 
 def standings_rows(records: list[Record]) -> list[dict]:
     """The platform's standings rows (`sdk.standings.standings_from_tallies`), plus each bot's
-    win rate and faults by kind."""
+    win rate, the 95% intervals of its points and win rate, and faults by kind."""
     by_label = {rec.label: rec for rec in records}
     rows = standings_from_tallies({rec.label: rec.tally for rec in records})
     for row in rows:
         rec = by_label[row["bot"]]
         row["win_rate"] = round(rec.wins / rec.matches, 4) if rec.matches else 0.0
+        row.update(intervals(rec.matches, rec.points, rec.points2, rec.wins))
         row["faults_by_kind"] = dict(sorted(rec.faults_by_kind.items()))
     return rows
+
+
+def paired_of(records: list[Record]) -> dict | None:
+    """For two entrants, the first's paired difference against the second (`sdk.standings.
+    paired_difference`), with both named: {"bots": [a, b], "diff", "ci95", "deals"}; else None."""
+    if len(records) != 2:
+        return None
+    first, second = records
+    return {"bots": [first.label, second.label], **paired_difference(first.deal_points, second.deal_points)}
+
+
+def paired_line(paired: dict) -> str:
+    """The paired difference as one line under the table."""
+    a, b = paired["bots"]
+    if paired["diff"] is None:
+        return f"paired: {a} − {b}: no deal played"
+    interval = "" if paired["ci95"] is None else f", 95% [{paired['ci95'][0]:+.3f}, {paired['ci95'][1]:+.3f}]"
+    return (f"paired: {a} − {b} = {paired['diff']:+.3f} match points a deal{interval} over {paired['deals']} "
+            "deals (the same cards, each deal's rotations averaged)")
+
+
+def _span(interval: list[float] | None, scale: float, fmt: str) -> str:
+    return "" if interval is None else f" [{scale * interval[0]:{fmt}}, {scale * interval[1]:{fmt}}]"
 
 
 def describe_fault(seen: FaultSeen) -> str:
@@ -276,21 +322,26 @@ def run(args: argparse.Namespace) -> int:
         again = f"{args.export} --match ID" if writer.folder is None else str(writer.folder / "ID.json")
         print(f"exported {writer.count} matches to {args.export}: cardarena replay {again}", file=sys.stderr)
     rows = standings_rows(records)
+    paired = paired_of(records)
     if args.json:
         print(json.dumps({"game": args.game, "seed": args.seed, "deals": args.games,
                           "move_timeout_ms": args.move_timeout_ms, "time_bank_ms": args.time_bank_ms,
-                          "max_faults": args.max_faults, "standings": rows}, indent=2))
+                          "max_faults": args.max_faults, "standings": rows,
+                          **({"paired": paired} if paired else {})}, indent=2))
         return 0
-    columns = ("#", "bot", "matches", "points", "wins", "draws", "win %", "mean score ± 95% CI",
+    columns = ("#", "bot", "matches", "points [95%]", "wins", "draws", "win % [95%]", "mean score ± 95% CI",
                "faults", "forfeits")
     table = []
     for row in rows:
         ci = "—" if row["ci95"] is None else f"{row['ci95']:.2f}"
-        table.append((str(row["rank"]), row["bot"], str(row["matches"]), f"{row['points']:.1f}",
-                      str(row["wins"]), str(row["draws"]), f"{100 * row['win_rate']:.1f}",
+        table.append((str(row["rank"]), row["bot"], str(row["matches"]),
+                      f"{row['points']:.1f}{_span(row['points_ci95'], 1, '.1f')}", str(row["wins"]),
+                      str(row["draws"]), f"{100 * row['win_rate']:.1f}{_span(row['win_rate_ci95'], 100, '.1f')}",
                       f"{row['mean_score']:.2f} ± {ci}", str(row["faults"]), str(row["forfeits"])))
     print_table(f"{args.game} — {args.games} deals × {per_deal} rotations, seed {args.seed}, "
                 f"{args.move_timeout_ms} ms a move + {args.time_bank_ms} ms bank", columns, table)
+    if paired:
+        print(paired_line(paired))
     for row in rows:
         m = row["memory"]
         if m["flag"]:

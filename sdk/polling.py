@@ -1,7 +1,10 @@
 """Poll for turns: a bot behind NAT or a firewall reaches out to the referee.
 
     from sdk import connect
-    connect(MyBot(), "http://127.0.0.1:5000", secret=SECRET)   # blocks; Ctrl-C stops it
+    connect(MyBot, "http://127.0.0.1:5000", secret=SECRET)   # blocks; Ctrl-C stops it
+
+Given the class, each match gets its own `MyBot()` (`sdk.instances`): state
+kept in `self` is that match's; given an instance, it answers every match.
 
 The loop long-polls `GET /bots/me/turns?wait=S` (one poll at a time),
 calls `act` for each decision (up to `concurrency` at once, in threads) and
@@ -44,8 +47,8 @@ from dataclasses import dataclass, field
 
 import requests
 
-from sdk.bot import Bot
 from sdk.client import FINISHED, CardarenaError, api_base, retry_after
+from sdk.instances import BotSource
 from sdk.protocol import BotFailed, BotHooks, ProtocolError, check_message, describe
 from sdk.webhook import ensure_logging, resolve_secret
 
@@ -93,11 +96,12 @@ class _Away(Exception):
 class Poller:
     """One polling loop for one bot; `connect` builds and runs it."""
 
-    def __init__(self, bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
+    def __init__(self, bot: BotSource, server: str, secret: str | None = None, *, wait: float = 25.0,
                  max_turns: int | None = None, until_idle: bool = False,
                  stop: threading.Event | None = None, concurrency: int = 4) -> None:
         self.hooks = BotHooks(bot)
         self.bot = bot
+        self.name = self.hooks.name
         self.base = api_base(server)
         self.secret = resolve_secret(secret)
         self.wait = max(0.0, min(float(wait), MAX_WAIT))
@@ -145,8 +149,8 @@ class Poller:
 
     # -- the loop -------------------------------------------------------------
     def run(self) -> PollStats:
-        log.info("%s (%s) polling %s", self.bot.name, self.bot.game or "any game", self.base)
-        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"answer-{self.bot.name}")
+        log.info("%s (%s) polling %s", self.name, self.hooks.game or "any game", self.base)
+        pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=f"answer-{self.name}")
         try:
             while not self._done():
                 if not self._room():  # every answerer busy, or max_turns in hand: wait for one
@@ -173,7 +177,7 @@ class Poller:
         finally:
             pool.shutdown(wait=True)
             self.session.close()
-        log.info("%s stopped: %d answered, %d refused", self.bot.name, self.stats.answered,
+        log.info("%s stopped: %d answered, %d refused", self.name, self.stats.answered,
                  self.stats.refused)
         return self.stats
 
@@ -183,7 +187,7 @@ class Poller:
             self.run()
         except Exception as exc:
             self.error = exc
-            log.error("%s stopped: %s", self.bot.name, exc)
+            log.error("%s stopped: %s", self.name, exc)
 
     def _done(self) -> bool:
         if self.stop_event.is_set():
@@ -432,7 +436,7 @@ def _warn_if_slow(decision: dict) -> None:
                     clock.get("bank_ms"))
 
 
-def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 25.0,
+def connect(bot: BotSource, server: str, secret: str | None = None, *, wait: float = 25.0,
             max_turns: int | None = None, until_idle: bool = False,
             stop: threading.Event | None = None, block: bool = True,
             concurrency: int = 4) -> PollStats | Poller:
@@ -440,9 +444,11 @@ def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 2
 
     Blocks until Ctrl-C, `stop` is set, `max_turns` actions were accepted, or
     (`until_idle`) a long-poll of `wait` seconds brings nothing; returns the
-    `PollStats`. The decisions of up to `concurrency` matches are answered at
-    once, in threads (the bot's `act` must allow that, as under `serve`); those
-    of one match come one at a time. With ``block=False`` it first polls once without waiting (a
+    `PollStats`. `bot` is a bot class (or zero-argument factory): each match
+    gets its own instance; or one instance, which then answers every match.
+    The decisions of up to `concurrency` matches are answered at once, in
+    threads (a shared instance's `act` must allow that, as under `serve`);
+    those of one match come one at a time. With ``block=False`` it first polls once without waiting (a
     refused secret, a webhook bot's secret (409 `wrong_kind`), or a server not reached within
     `NEVER_REACHED_S` raises `CardarenaError` here; the bot is online from then),
     then the loop runs in a background thread and the `Poller` handle is
@@ -452,7 +458,7 @@ def connect(bot: Bot, server: str, secret: str | None = None, *, wait: float = 2
                     concurrency=concurrency)
     if not block:
         poller.hello()
-        poller.thread = threading.Thread(target=poller.run_in_background, name=f"connect-{bot.name}",
+        poller.thread = threading.Thread(target=poller.run_in_background, name=f"connect-{poller.name}",
                                          daemon=True)
         poller.thread.start()
         return poller

@@ -9,7 +9,8 @@ module holds what they share, so the two hosts judge messages identically:
   saying what is wrong, never a `KeyError` deep inside a bot);
 * `BotHooks`: calls the bot's hooks in order — `on_match_start` before the
   first decision of a match (seat) it has not seen, `decide` for each decision,
-  `on_match_over` at the end — and is safe to share between threads.
+  `on_match_over` at the end — on one instance per match when given a bot
+  class, and is safe to share between threads.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from sdk.bot import Bot
 from sdk.debug import collecting, with_debug
+from sdk.instances import BotSource, is_shared, new_bot, source_game, source_name
 from sdk.referee import PROTOCOL, listed_action
 
 SIGNATURE_HEADER = "X-Cardarena-Signature"
@@ -98,46 +100,87 @@ def describe(action: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class BotHooks:
-    """Hands messages to one bot, calling its hooks in the order they promise.
+class WrongGame(BotFailed):
+    """The bot made for a match plays another game than the decision's."""
 
-    Remembers the (match, seat) pairs it has seen — a bounded number, oldest
-    forgotten first — so `on_match_start` runs once per match even when the
-    referee sends the same decision twice (a retry, a poll repeated).
+
+class BotHooks:
+    """Hands messages to a bot, calling its hooks in the order they promise.
+
+    Given a `Bot` instance, that one instance answers every match (today's
+    behaviour). Given a bot class or zero-argument factory (`sdk.instances`),
+    each (match, seat) gets its own instance, made just before its
+    `on_match_start` and dropped at `match_over` — so per-match state in
+    `self` is safe while the bot plays many matches at once. A factory that
+    raises is a `BotFailed` of that decision only: the match's next decision
+    tries again, the other matches never notice.
+
+    Remembers the (match, seat) pairs it has seen — a bounded number, the
+    least recently asked forgotten first (with their instances) — so
+    `on_match_start` runs once per match even when the referee sends the same
+    decision twice (a retry, a poll repeated).
     """
 
-    def __init__(self, bot: Bot, remember: int = 10_000) -> None:
-        if not isinstance(bot, Bot):
-            raise TypeError(f"expected an sdk.Bot instance, got {bot!r:.80}")
-        self.bot = bot
-        self.remember = remember
-        self._seen: OrderedDict[tuple[str, int], None] = OrderedDict()
+    #: the (match, seat) pairs remembered: with a shared instance, only their keys; with a class,
+    #: one instance each (more than this many matches in play at once would be a bot of its own)
+    REMEMBER = 10_000
+    REMEMBER_INSTANCES = 1_000
+
+    def __init__(self, bot: BotSource, remember: int | None = None) -> None:
+        self.shared = is_shared(bot)
+        self.bot = bot if self.shared else None
+        self.factory = None if self.shared else bot
+        self.name = source_name(bot)
+        self.game = source_game(bot)
+        self.remember = remember or (self.REMEMBER if self.shared else self.REMEMBER_INSTANCES)
+        self._seen: OrderedDict[tuple[str, int], Bot | None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def wrong_game(self, decision: dict) -> str | None:
+    def wrong_game(self, decision: dict, game: str | None = None) -> str | None:
         """Why this bot should not play `decision`'s game, or None."""
-        game = getattr(self.bot, "game", None)
+        game = game if game is not None else self.game
         if game is not None and decision["game"] != game:
-            return f"{self.bot.name} plays {game}, not {decision['game']}"
+            return f"{self.name} plays {game}, not {decision['game']}"
         return None
 
-    def _first_time(self, match_id: str, seat: int) -> bool:
+    def _bot_for(self, match_id: str, seat: int) -> tuple[Bot, bool]:
+        """The bot answering this seat of this match, and whether this is its first decision
+        (a new instance is made then, when given a class; outside the lock: it may be slow)."""
+        key = (match_id, seat)
         with self._lock:
-            key = (match_id, seat)
             if key in self._seen:
                 self._seen.move_to_end(key)
-                return False
-            self._seen[key] = None
+                return self._seen[key] or self.bot, False
+        made = None if self.shared else new_bot(self.factory)
+        with self._lock:
+            if key in self._seen:  # the same decision twice at once: the first one made it
+                self._seen.move_to_end(key)
+                return self._seen[key] or self.bot, False
+            self._seen[key] = made
             while len(self._seen) > self.remember:
-                self._seen.popitem(last=False)
-            return True
+                (old, _), dropped = self._seen.popitem(last=False)
+                if dropped is not None:
+                    log.warning("%s: forgot the bot of match %s (over %d at once)", self.name, old,
+                                self.remember)
+        return made or self.bot, True
 
-    def _forget(self, match_id: str) -> bool:
+    def instance(self, match_id: str, seat: int) -> Bot | None:
+        """The bot answering this seat of this match (the shared one when given an instance;
+        None if a class's instance for it was never made or already dropped): what a host reads
+        after `decide` when it needs the bot that answered."""
+        if self.shared:
+            return self.bot
+        with self._lock:
+            return self._seen.get((match_id, seat))
+
+    def _forget(self, match_id: str) -> list[Bot]:
+        """Forget the match's seats; the bots that played them (the shared one once)."""
         with self._lock:
             keys = [k for k in self._seen if k[0] == match_id]
-            for key in keys:
-                del self._seen[key]
-            return bool(keys)
+            bots = [self._seen.pop(key) for key in keys]
+        if self.shared:
+            return [self.bot]
+        return [b for b in bots if b is not None]
 
     def answer(self, decision: dict) -> dict:
         """The answer to send for a checked decision: `{"action"}`, and `"debug"` when the bot
@@ -147,13 +190,22 @@ class BotHooks:
         return with_debug({"action": action}, notes.text)
 
     def decide(self, decision: dict) -> dict:
-        """The bot's action for a checked decision; `BotFailed` if its code raised."""
+        """The bot's action for a checked decision; `BotFailed` if its code raised (making
+        the bot included), `WrongGame` if the bot made plays another game."""
         match_id, seat, turn = decision["match_id"], decision["seat"], decision["turn"]
         started = time.monotonic()
         try:
-            if self._first_time(match_id, seat):
-                self.bot.on_match_start(match_id, seat, decision["view"])
-            action = self.bot.decide(decision)
+            bot, first = self._bot_for(match_id, seat)
+            if first and not self.shared:
+                wrong = self.wrong_game(decision, bot.game)
+                if wrong:
+                    self._forget(match_id)
+                    raise WrongGame(wrong)
+            if first:
+                bot.on_match_start(match_id, seat, decision["view"])
+            action = bot.decide(decision)
+        except WrongGame:
+            raise
         except Exception as exc:
             log.exception("%s turn %s seat %s: the bot raised", match_id, turn, seat)
             raise BotFailed(f"{type(exc).__name__}: {exc}") from exc
@@ -166,13 +218,18 @@ class BotHooks:
         return action
 
     def match_over(self, message: dict) -> None:
-        """Call `on_match_over`; `BotFailed` if it raised."""
+        """Call `on_match_over` of the bot(s) that played the match, then drop them; `BotFailed`
+        if one raised. With a class, a match none of its instances played calls nothing."""
         match_id = message["match_id"]
-        self._forget(match_id)
+        bots = self._forget(match_id)
         ranks = message["result"].get("ranks")
         log.info("%s over: ranks %s", match_id, ranks)
-        try:
-            self.bot.on_match_over(match_id, message["result"])
-        except Exception as exc:
-            log.exception("%s: on_match_over raised", match_id)
-            raise BotFailed(f"{type(exc).__name__}: {exc}") from exc
+        failed = None
+        for bot in bots:
+            try:
+                bot.on_match_over(match_id, message["result"])
+            except Exception as exc:
+                log.exception("%s: on_match_over raised", match_id)
+                failed = failed or BotFailed(f"{type(exc).__name__}: {exc}")
+        if failed is not None:
+            raise failed

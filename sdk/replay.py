@@ -28,6 +28,7 @@ from sdk import export
 from sdk.bot import Bot
 from sdk.export import ExportError
 from sdk.faults import FORFEITED
+from sdk.instances import BotSource, is_shared, new_bot
 from sdk.local import caller, timed
 from sdk.referee import MatchReferee
 
@@ -125,7 +126,7 @@ class Replay:
             raise ExportError(f"match {self.id} has turns 0 to {len(self.log) - 1}, not {turn}")
         return next(step for step in self.steps() if step.turn == turn)
 
-    def rerun(self, bot: Bot | Callable[[], Bot], seats: Iterable[int] | None = None,
+    def rerun(self, bot: BotSource, seats: Iterable[int] | None = None,
               upto: int | None = None, deadline: bool = True) -> list[RerunRow]:
         """Give `bot` every decision `seats` (default all) received, up to turn `upto`; a row each.
 
@@ -152,7 +153,7 @@ class Replay:
             if seat in wanted and not referee.forfeited():
                 first = seat not in players
                 if first:
-                    players[seat] = bot if isinstance(bot, Bot) else _made(bot)
+                    players[seat] = bot if is_shared(bot) else new_bot(bot)
                 rows.append(self._ask(referee, players[seat], first, call, entry, deadline))
             referee.record(entry)
         return rows
@@ -220,13 +221,6 @@ def load(source: Any, match: str | None = None) -> Replay:
     Lines with `match`), or a document already loaded. `ExportError` says
     what is wrong with one that is not a match."""
     return Replay(export.read(source, match))
-
-
-def _made(factory: Callable[[], Bot]) -> Bot:
-    made = factory()
-    if not isinstance(made, Bot):
-        raise ValueError(f"{factory!r} made {type(made).__name__}, not a Bot")
-    return made
 
 
 def _kept(answer: Any) -> Any:

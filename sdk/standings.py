@@ -6,7 +6,9 @@ capped, `standing_scores`), `once_per_bot` a match's records into one per bot
 what a record adds to its bot's tally (sums only, so a tally can live in a
 Redis hash), `standings_from_tallies` the rows every standings table shows —
 a tournament page, `cardarena play` — with `mean_ci95` and `memory_figure`
-(does a bot score better on deals it has already played?).
+(does a bot score better on deals it has already played?). Local standings
+add `intervals` (95% intervals of a row's points and win rate) and, for two
+bots, `paired_difference` (their match points deal by deal).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.ranking import alone_first, match_points
-from sdk.stats import Z95, mean_ci, memory
+from sdk.stats import Z95, mean_ci, memory, wilson
 
 
 def seat_records(result: dict, bots: list[str]) -> list[dict]:
@@ -95,6 +97,38 @@ def mean_ci95(n: int, total: float, squares: float) -> tuple[float | None, float
     No interval from one value (None), neither from none.
     """
     return mean_ci(n, total, squares, Z95)
+
+
+def intervals(n: int, points: float, points2: float, wins: int) -> dict:
+    """95% intervals of a row's `points` (its total: n × the interval of its mean match points)
+    and `win_rate`, as {"points_ci95": [lo, hi], "win_rate_ci95": [lo, hi]} (None below 2
+    matches). The win rate's is Wilson's (`sdk.stats.wilson`); the points' is the normal
+    approximation (`mean_ci95`) widened to at least Wilson's for the same share of the points
+    possible, so a perfect record after 30 matches does not read as certain."""
+    if n < 2:
+        return {"points_ci95": None, "win_rate_ci95": None}
+    mean, half = mean_ci(n, points, points2)
+    share = wilson(n, points)  # match points are in [0, 1] a match
+    lo, hi = min(mean - half, share[0]), max(mean + half, share[1])
+    rate = wilson(n, wins)
+    return {"points_ci95": [round(max(0.0, n * lo), 4), round(min(float(n), n * hi), 4)],
+            "win_rate_ci95": [round(rate[0], 4), round(rate[1], 4)]}
+
+
+def paired_difference(first: list[float], second: list[float]) -> dict:
+    """Two bots' difference deal by deal: per deal, the first's mean match points over the
+    deal's rotations minus the second's, averaged over the deals, with its 95% interval —
+    paired on the same cards, so it needs far fewer deals than comparing the two totals.
+    {"diff", "ci95": [lo, hi], "deals"} (None where there are too few deals); the interval is
+    never narrower than Wilson's for the same share of the range, as `intervals`' points."""
+    diffs = [a - b for a, b in zip(first, second, strict=True)]
+    n = len(diffs)
+    mean, half = mean_ci(n, sum(diffs), sum(d * d for d in diffs))
+    if half is None:
+        return {"diff": None if mean is None else round(mean, 4), "ci95": None, "deals": n}
+    share = wilson(n, n * (mean + 1) / 2)  # as for the points: a sweep still leaves doubt
+    lo, hi = min(mean - half, 2 * share[0] - 1), max(mean + half, 2 * share[1] - 1)
+    return {"diff": round(mean, 4), "ci95": [round(lo, 4), round(hi, 4)], "deals": n}
 
 
 def memory_differences(rotations: list[list[dict]]) -> dict[str, float]:

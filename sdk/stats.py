@@ -1,7 +1,8 @@
 """The statistics the platform reports, in one place (standard library only).
 
 * `mean_ci` — a mean and the half-width of its normal-approximation interval,
-  from running sums (what the store keeps: n, Σx, Σx²);
+  from running sums (what the store keeps: n, Σx, Σx²); `wilson` — the
+  interval of a proportion (a win rate);
 * `Sprt` — the sequential probability ratio test of a comparison (docs/api.md §5,
   "Comparisons"): H0 mean ≤ delta0 against H1 mean ≥ delta1 on a stream of
   per-deal statistics whose variance is estimated from the deals themselves;
@@ -44,6 +45,18 @@ def mean_ci(n: int, total: float, squares: float, z: float = Z95) -> tuple[float
         return mean, None
     variance = max(0.0, (squares - n * mean * mean) / (n - 1))
     return mean, z * math.sqrt(variance / n)
+
+
+def wilson(n: int, successes: float, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (None for n = 0): unlike the normal
+    approximation it stays inside [0, 1] and is not empty at 0 or n successes, where a
+    few dozen matches still leave real doubt."""
+    if n <= 0:
+        return None
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:

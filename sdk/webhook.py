@@ -1,7 +1,10 @@
 """Host a bot as a webhook: the referee POSTs each decision, the bot answers.
 
     from sdk import serve
-    serve(MyBot(), port=8001, secret=SECRET)          # blocks; Ctrl-C stops it
+    serve(MyBot, port=8001, secret=SECRET)            # blocks; Ctrl-C stops it
+
+Given the class, each match gets its own `MyBot()` (`sdk.instances`): state
+kept in `self` is that match's. Given an instance, it answers every match.
 
 `webhook_app(bot, secret)` is the plain WSGI application behind it (no
 framework: it is a handful of checks), so any WSGI server or a test can run
@@ -15,7 +18,7 @@ What the app answers:
 * a signed ``match_over`` -> 200, empty;
 * no signature or a wrong one -> 401 (checked on the raw bytes, in constant time);
 * a body over `max_body` bytes -> 413; not JSON, or not a decision -> 400;
-* a decision for another game than `bot.game` -> 400 ``wrong_game``;
+* a decision for another game than the bot's `game` -> 400 ``wrong_game``;
 * the bot's code raised -> 500 ``{"error": {"code": "bot_error", "message": ...}}``.
 
 Errors use the platform's format, ``{"error": {"code", "message"}}``.
@@ -30,12 +33,13 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 
-from sdk.bot import Bot
+from sdk.instances import BotSource, source_game, source_name
 from sdk.protocol import (
     SIGNATURE_HEADER,
     BotFailed,
     BotHooks,
     ProtocolError,
+    WrongGame,
     check_message,
     signature_ok,
 )
@@ -60,10 +64,12 @@ def resolve_secret(secret: str | None) -> str:
     return secret
 
 
-def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -> WSGIApp:
-    """The WSGI application that answers the referee's calls for `bot`."""
+def webhook_app(bot: BotSource, secret: str | None = None, max_body: int = MAX_BODY) -> WSGIApp:
+    """The WSGI application that answers the referee's calls for `bot` (an instance for
+    every match, or a class or factory: one instance per match)."""
     secret = resolve_secret(secret)
     hooks = BotHooks(bot)
+    hello = {"bot": hooks.name, "game": hooks.game, "protocol": 1}
     signature_key = "HTTP_" + SIGNATURE_HEADER.upper().replace("-", "_")
 
     def respond(start_response, status: int, payload: dict | None = None,
@@ -81,7 +87,7 @@ def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -
     def app(environ: dict, start_response) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
         if method in ("GET", "HEAD"):
-            return respond(start_response, 200, {"bot": bot.name, "game": bot.game, "protocol": 1})
+            return respond(start_response, 200, hello)
         if method != "POST":
             return error(start_response, 405, "method_not_allowed", f"{method} is not allowed: POST decisions",
                          [("Allow", "GET, POST")])
@@ -107,11 +113,13 @@ def webhook_app(bot: Bot, secret: str | None = None, max_body: int = MAX_BODY) -
                 hooks.match_over(message)
                 return respond(start_response, 200)
             if message["type"] == "ping":
-                return respond(start_response, 200, {"bot": bot.name, "game": bot.game, "protocol": 1})
+                return respond(start_response, 200, hello)
             wrong = hooks.wrong_game(message)
             if wrong:
                 return error(start_response, 400, "wrong_game", wrong)
             return respond(start_response, 200, hooks.answer(message))
+        except WrongGame as exc:
+            return error(start_response, 400, "wrong_game", str(exc))
         except BotFailed as exc:
             return error(start_response, 500, "bot_error", f"the bot raised {exc}")
         except (TypeError, ValueError) as exc:  # act() returned something json cannot encode
@@ -174,9 +182,12 @@ def ensure_logging() -> None:
                             datefmt="%H:%M:%S")
 
 
-def serve(bot: Bot, host: str = "127.0.0.1", port: int = 8001, secret: str | None = None, *,
+def serve(bot: BotSource, host: str = "127.0.0.1", port: int = 8001, secret: str | None = None, *,
           block: bool = True, threads: int = 8, max_body: int = MAX_BODY) -> BotServer | None:
     """Host `bot` as a webhook bot on http://host:port/ (register that URL).
+
+    `bot` is a bot class (or zero-argument factory): each match gets its own
+    instance; or one instance, which then answers every match at once.
 
     `secret` is the bot's secret from registration (or `CARDARENA_BOT_SECRET`):
     calls not signed with it are refused. Blocks until Ctrl-C; with
@@ -186,23 +197,24 @@ def serve(bot: Bot, host: str = "127.0.0.1", port: int = 8001, secret: str | Non
     from waitress.server import create_server
 
     app = webhook_app(bot, secret, max_body=max_body)
+    name, game = source_name(bot), source_game(bot)
     server = create_server(app, host=host, port=port, threads=threads, ident="cardarena-bot",
                            max_request_body_size=max_body + 1, channel_timeout=30,
                            clear_untrusted_proxy_headers=True)
     if not block:
-        handle = BotServer(server, bot.name)
-        log.info("serving %s (%s) at %s", bot.name, bot.game or "any game", handle.url)
+        handle = BotServer(server, name)
+        log.info("serving %s (%s) at %s", name, game or "any game", handle.url)
         return handle
     url = f"http://{_url_host(server.effective_host)}:{server.effective_port}/"
     ensure_logging()
-    log.info("serving %s (%s) at %s — Ctrl-C to stop", bot.name, bot.game or "any game", url)
+    log.info("serving %s (%s) at %s — Ctrl-C to stop", name, game or "any game", url)
     try:
         server.run()  # waitress returns on Ctrl-C
     except KeyboardInterrupt:
         pass
     finally:
         server.close()
-        log.info("stopped serving %s", bot.name)
+        log.info("stopped serving %s", name)
     return None
 
 

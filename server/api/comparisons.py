@@ -22,7 +22,7 @@ from marshmallow import validate
 from core.schedule_size import gauntlet_tables
 from core.store.versions import version_of
 from sdk.clock import DEFAULT_TIME
-from sdk.stats import Sprt, mean_ci
+from sdk.comparison import figures, sprt
 from server.api.common import (
     ID,
     MAX_FAULTS,
@@ -196,9 +196,5 @@ def comparison_record(cid: str) -> dict | None:
     c = s.get_comparison(cid)
     if c is None:
         return None
-    n, total, squares = s.comparison_sums(cid)
-    sprt = Sprt(c["delta0"], c["delta1"], c["alpha"], c["beta"], span=2.0 if c.get("opponents") else 1.0)
-    mean, half = mean_ci(n, total, squares)
-    return {**c, "deals": n, "llr": round(sprt.llr(n, total, squares), 4), "bounds": list(sprt.bounds),
-            "mean": mean, "ci95": None if half is None else [mean - half, mean + half],
-            "history": s.llr_history(cid)}
+    test = sprt(c["delta0"], c["delta1"], c["alpha"], c["beta"], field=bool(c.get("opponents")))
+    return {**c, **figures(test, *s.comparison_sums(cid)), "history": s.llr_history(cid)}

@@ -114,12 +114,16 @@ def test_the_sdk_alone_lacks_the_platform_and_plays_locally(sdk_venv, tmp_path):
         missing = run_in(sdk_venv, "python", "-c", f"import {platform_only}", cwd=tmp_path)
         assert missing.returncode != 0 and "ModuleNotFoundError" in missing.stderr, platform_only
     played = run_in(sdk_venv, "cardarena", "play", "duck-soup", "example_bots.random:RandomBot",
-                    "example_bots.duck_soup:DuckSoupHeuristic", "--games", "3", "--seed", "1", cwd=tmp_path)
+                    "example_bots.duck_soup:DuckSoupHeuristic", "--deals", "3", "--seed", "1", cwd=tmp_path)
     assert played.returncode == 0, played.stderr
     lines = played.stdout.splitlines()
     assert "forfeits" in lines[1] and lines[3].split()[:3] == ["1", "example_bots.duck_soup:DuckSoupHeuristic", "6"]
     hosted = run_in(sdk_venv, "cardarena", "serve", cwd=tmp_path)  # the platform's subcommand: a hint
     assert hosted.returncode == 2 and "comes with the platform's install" in hosted.stderr
+    compared = run_in(sdk_venv, "cardarena", "compare", "example_bots.duck_soup:DuckSoupHeuristic",
+                      "example_bots.random:RandomBot", "--game", "duck-soup", "--option", "deal_only=true",
+                      "--deals", "200", cwd=tmp_path)
+    assert compared.returncode == 0 and compared.stdout.splitlines()[-1].startswith("H1: "), compared.stderr
 
 
 def _free_port() -> int:
