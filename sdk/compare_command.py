@@ -23,7 +23,6 @@ import sys
 import games
 from sdk import export, textout
 from sdk.client import Comparison
-from sdk.clock import DEFAULT_TIME
 from sdk.comparison import (
     ALPHA,
     BETA,
@@ -36,7 +35,7 @@ from sdk.comparison import (
     sprt,
 )
 from sdk.local import play_local
-from sdk.play import bot_class, check_limits, make_bot, parse_option
+from sdk.play import add_match_rules, bot_class, check_limits, make_bot, parse_option
 from sdk.standings import seat_records
 
 HELP = "is CANDIDATE better than BASELINE? the platform's sequential test, played locally"
@@ -58,14 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                 ("alpha", ALPHA, "the test's false H1 rate"),
                                 ("beta", BETA, "the test's false H0 rate")):
         parser.add_argument(f"--{name}", type=float, default=default, help=f"{what} (default {default})")
-    parser.add_argument("--option", action="append", default=[], metavar="K=V",
-                        help="a game option; V is read as JSON when it parses (e.g. deal_only=true)")
-    parser.add_argument("--move-timeout-ms", type=int, default=DEFAULT_TIME.move_timeout_ms,
-                        help=f"time for each decision, as on the platform (default {DEFAULT_TIME.move_timeout_ms})")
-    parser.add_argument("--time-bank-ms", type=int, default=DEFAULT_TIME.time_bank_ms,
-                        help=f"each seat's bank per match (default {DEFAULT_TIME.time_bank_ms})")
-    parser.add_argument("--max-faults", type=int, default=DEFAULT_TIME.max_faults,
-                        help=f"faults in one match that forfeit it (default {DEFAULT_TIME.max_faults})")
+    add_match_rules(parser)
     parser.add_argument("--json", action="store_true",
                         help="print the comparison as GET /comparisons/{id} shows it, instead of the verdict")
     parser.add_argument("--export", metavar="FILE|DIR",

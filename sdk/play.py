@@ -54,15 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="deals to play (default 100); each is played once per seat rotation")
     parser.add_argument("--games", dest="games", type=int, action=OldDealsFlag, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help="seed the deals come from (default 0)")
-    parser.add_argument("--option", action="append", default=[], metavar="K=V",
-                        help="a game option; V is read as JSON when it parses (e.g. deal_only=true)")
-    parser.add_argument("--move-timeout-ms", type=int, default=DEFAULT_TIME.move_timeout_ms,
-                        help=f"time for each decision, as on the platform (default {DEFAULT_TIME.move_timeout_ms})")
-    parser.add_argument("--time-bank-ms", type=int, default=DEFAULT_TIME.time_bank_ms,
-                        help=f"each seat's bank per match for decisions over the move time "
-                             f"(default {DEFAULT_TIME.time_bank_ms})")
-    parser.add_argument("--max-faults", type=int, default=DEFAULT_TIME.max_faults,
-                        help=f"faults in one match that forfeit it (default {DEFAULT_TIME.max_faults})")
+    add_match_rules(parser)
     parser.add_argument("--no-duplicate", action="store_true",
                         help="play each deal once, the seats rotating from deal to deal")
     parser.add_argument("--json", action="store_true", help="print the standings as JSON")
@@ -73,6 +65,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each fault (match, turn, seat, kind, reason and the bot's traceback) "
                              "and what the bots wrote with Bot.debug")
+
+
+def add_match_rules(parser: argparse.ArgumentParser) -> None:
+    """The flags of a local match's options and time rules, as on the platform (`play`, `compare`)."""
+    parser.add_argument("--option", action="append", default=[], metavar="K=V",
+                        help="a game option; V is read as JSON when it parses (e.g. deal_only=true)")
+    parser.add_argument("--move-timeout-ms", type=int, default=DEFAULT_TIME.move_timeout_ms,
+                        help=f"time for each decision, as on the platform (default {DEFAULT_TIME.move_timeout_ms})")
+    parser.add_argument("--time-bank-ms", type=int, default=DEFAULT_TIME.time_bank_ms,
+                        help=f"each seat's bank per match for decisions over the move time "
+                             f"(default {DEFAULT_TIME.time_bank_ms})")
+    parser.add_argument("--max-faults", type=int, default=DEFAULT_TIME.max_faults,
+                        help=f"faults in one match that forfeit it (default {DEFAULT_TIME.max_faults})")
 
 
 class OldDealsFlag(argparse.Action):

@@ -16,17 +16,13 @@ import time
 import pytest
 
 import sdk.polling
-from sdk import Bot, CardarenaError, Client, connect
+from sdk import CardarenaError, Client, connect
 from sdk.cli import main as sdk_main
 from tests.sdk.test_sdk_reconnect import Api
+from tests.worker.test_liveness_and_probation import First
 
 #: how long a test lets connect() try a server it never reached
 GIVE_UP_S = 0.5
-
-
-class First(Bot):
-    def act(self, view, legal_actions):
-        return legal_actions[0]
 
 
 def _nowhere() -> str:

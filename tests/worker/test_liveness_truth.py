@@ -13,31 +13,20 @@
 from __future__ import annotations
 
 import logging
-import socket
 import time
 
 import pytest
 
 import sdk
 from core import liveness
-from sdk import Bot, CardarenaError, Client
+from sdk import CardarenaError, Client
 from tests.live import ADMIN_TOKEN
 from tests.sdk.conftest import real_decision
+from tests.worker.test_liveness_and_probation import First, _free_port
 from worker.drivers.webhook import WebhookDriver
 from worker.heartbeat import EVERY_S, TICK_S, Heartbeat
 
 GAME = "duck-soup"
-
-
-class First(Bot):
-    def act(self, view, legal_actions):
-        return legal_actions[0]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _unserved(client: Client, name: str):
