@@ -32,6 +32,7 @@ from server.api.common import (
     SEED,
     TIME_BANK,
     SeatSchema,
+    check_consent,
     check_entrants,
     enqueue,
     errors,
@@ -123,7 +124,7 @@ def draw_seed() -> int:
 @blp.post("/matches")
 @blp.arguments(ChallengeSchema)
 @blp.response(202, QueuedSchema)
-@errors(blp, 401, 422, 429)
+@errors(blp, 401, 403, 422, 429)
 def create_match(body):
     """Challenge: one match between the given bots, seat i = bots[i]."""
     account = require_account_or_admin()
@@ -135,6 +136,7 @@ def create_match(body):
     seed = body.get("seed")
     rated = is_rated(seed, body["options"])
     check_entrants(s, game.name, body["bots"], rated)
+    check_consent(s, account, body["bots"], body)
     if seed is None:
         seed = draw_seed()
     try:
