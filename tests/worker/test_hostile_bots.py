@@ -56,7 +56,8 @@ def test_a_stored_url_the_referee_cannot_parse_is_a_fault_not_an_aborted_match(a
     bad = api.bot(token, "bad-url", game=GAME, kind="webhook", url="http://127.0.0.1:9/")["id"]
     api.store.r.hset(f"bot:{bad}", "url", json.dumps(f"http://{'a' * 64}.example/"))
     good = python_bot(api, "random", "example_bots.random:RandomBot")
-    match = api.match(token, GAME, [bad, good], move_timeout_ms=500, time_bank_ms=0, max_faults=2)["id"]
+    # a house bot on a short clock: the admin's to choose (docs/api.md §6)
+    match = api.match(api.admin_token, GAME, [bad, good], move_timeout_ms=500, time_bank_ms=0, max_faults=2)["id"]
     for _ in range(600):
         shown = api.ok(api.get(f"/matches/{match}"), 200)
         if shown["status"] in ("finished", "aborted"):
