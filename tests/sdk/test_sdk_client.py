@@ -54,6 +54,23 @@ def test_bots_lists_them_and_bot_reads_one_with_its_rating(client):
     assert got.raw["id"] == a.id
 
 
+def test_a_bot_accepting_only_its_owner_is_kept_out_of_other_accounts_matches(client, api):
+    mine = client.register_bot("mine", GAME, kind="polling", accepts="owner")
+    assert mine.accepts == "owner" and client.bot(mine).accepts == "owner"
+    stranger = Client(api.live.url)
+    stranger.create_account("mallory")
+    theirs = stranger.register_bot("theirs", GAME, kind="polling")
+    assert theirs.accepts == "everyone"
+    with pytest.raises(CardarenaError) as refused:
+        stranger.challenge(GAME, [theirs, mine])
+    assert refused.value.status == 403 and refused.value.code == "not_accepting"
+    assert client.update_bot(mine, accepts="everyone").accepts == "everyone"
+    with pytest.raises(CardarenaError) as short:
+        stranger.challenge(GAME, [theirs, mine], move_timeout_ms=100)
+    assert short.value.status == 422 and short.value.code == "clock_not_allowed"
+    assert stranger.challenge(GAME, [theirs, mine]).id  # the standard clock
+
+
 def test_retire_bot_marks_it_retired(client):
     bot = client.register_bot("old", GAME, kind="polling")
     assert client.retire_bot(bot.id).retired is True
