@@ -33,8 +33,8 @@ def test_trickling_bots_hold_no_worker_past_the_deadline(api, worker_pool):
                 for i, server in enumerate((one, two))]
         good = [python_bot(api, "random", "example_bots.random:RandomBot"),
                 python_bot(api, "heuristic", "example_bots.double_carre:DoubleCarreHeuristic")]
-        tid = tournament(api, token, good + slow, deals=1, move_timeout_ms=DEADLINE_MS, time_bank_ms=0,
-                         max_faults=2)
+        tid = tournament(api, api.admin_token, good + slow, deals=1, move_timeout_ms=DEADLINE_MS, time_bank_ms=0,
+                         max_faults=2)  # house bots on a short clock: the admin's to choose
         done = wait_finished(api, tid)
         decisions = 2 * 2 * 6  # each slow bot: 2 faults in each of its 6 matches, then it has forfeited
         # a connection is counted when the server's next byte fails, a trickle step after the
