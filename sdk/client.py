@@ -207,10 +207,14 @@ class GameInfo:
     max_seats: int
     options: dict
     raw: dict = field(repr=False, compare=False)
+    #: the standard clock and a ladder table's seats: {"seats", "move_timeout_ms", "time_bank_ms",
+    #: "max_faults"} — the clock a match entering another account's bot is played on
+    ladder: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, raw: dict) -> GameInfo:
-        return cls(raw["name"], raw["min_seats"], raw["max_seats"], raw.get("options", {}), raw)
+        return cls(raw["name"], raw["min_seats"], raw["max_seats"], raw.get("options", {}), raw,
+                   ladder=raw.get("ladder") or {})
 
 
 @dataclass(frozen=True)

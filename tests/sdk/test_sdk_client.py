@@ -93,6 +93,8 @@ def test_games_lists_every_registered_game_with_seats_and_options(client):
     assert [g.name for g in listed] == games.names()
     assert all(isinstance(g, GameInfo) and 1 <= g.min_seats <= g.max_seats for g in listed)
     assert all("deck" in g.options for g in listed)
+    assert all(g.ladder == {"seats": games.get(g.name).ladder_seats, "move_timeout_ms": 2000,
+                            "time_bank_ms": 10000, "max_faults": 3} for g in listed)
 
 
 def test_challenge_queues_a_match_and_match_reads_it(client):
