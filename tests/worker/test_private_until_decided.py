@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 
+import requests
+
 from sdk import Bot, serve
 from tests.live import ADMIN_TOKEN
 from tests.sse import EventStream
@@ -92,6 +94,8 @@ def test_a_comparisons_first_rotation_reveals_nothing_until_the_comparison_is_de
         assert all("action" not in e.data["entry"] for e in events if e.name == "step")
         listed = api.ok(api.get("/matches", params={"game": GAME}), 200)["matches"]
         assert [m["public"] for m in listed if m["id"] == first] == [False]
+        page = requests.get(f"{api.live.url}/matches/{first}", timeout=30).text
+        assert "seed <code>" not in page and "/export" not in page
         assert api.ok(api.get(f"/matches/{first}", token=ADMIN_TOKEN), 200)["seed"] is not None  # the admin sees
 
         shared.release.set()
@@ -105,6 +109,7 @@ def test_a_comparisons_first_rotation_reveals_nothing_until_the_comparison_is_de
     shown = api.ok(api.get(f"/matches/{first}"), 200)
     assert shown["public"] is True and shown["seed"] is not None and shown["decks"]
     assert api.get(f"/matches/{first}/export").status_code == 200
+    assert "seed <code>" in requests.get(f"{api.live.url}/matches/{first}", timeout=30).text
     assert all(set(result) == {"scores", "ranks"} for _, result in shared.over)  # the twin's notice too
 
 
