@@ -294,6 +294,9 @@ class Game:
     decisions: Sequence[Decision] = ()
     #: what `result()` holds besides `RESULT`'s keys: key -> meaning
     result_keys: Mapping[str, str] = field(default_factory=dict)
+    #: how many seats a ladder table has (None: `min_seats`): the game's usual table,
+    #: where a two-seat deal would not be the game its players know
+    ladder_seats: int | None = None
     defaults: dict[str, JSON] = field(init=False)
     _sample_cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -301,6 +304,10 @@ class Game:
 
     def __post_init__(self) -> None:
         self.defaults = {opt.name: opt.default for opt in self.options}
+        if self.ladder_seats is None:
+            self.ladder_seats = self.min_seats
+        if not self.min_seats <= self.ladder_seats <= self.max_seats:
+            raise ValueError(f"{self.name}: ladder_seats {self.ladder_seats} is not a seat count of the game")
 
     def new(self, seats: int | None = None, seed: int = 0, options: dict | None = None) -> State:
         """A new match; bad seats, seed or options raise `InvalidOptions`."""

@@ -147,6 +147,9 @@ class BotInfo:
     owner: str | None = None
     #: the most matches the platform puts it in at once
     max_concurrent: int | None = None
+    #: who may enter it in a challenge, tournament or comparison: "everyone", or "owner" (its
+    #: account and the admin; others get 403 not_accepting)
+    accepts: str = "everyone"
     #: `register_bot`'s answer for a webhook bot: whether it answered a ping
     reachable: bool | None = None
     #: `register_bot`'s answer: what may keep it out of play (also logged as warnings)
@@ -166,7 +169,8 @@ class BotInfo:
                    status=raw.get("status", "offline"), status_reason=raw.get("status_reason"),
                    last_seen=raw.get("last_seen"), warnings=tuple(raw.get("warnings") or ()),
                    paused=bool(raw.get("paused")), owner=raw.get("owner"), reachable=raw.get("reachable"),
-                   max_concurrent=raw.get("max_concurrent"), version=raw.get("version") or 1,
+                   max_concurrent=raw.get("max_concurrent"), accepts=raw.get("accepts") or "everyone",
+                   version=raw.get("version") or 1,
                    versions=tuple(Version.of(v) for v in raw.get("versions") or ()), raw=raw)
 
 
@@ -203,10 +207,14 @@ class GameInfo:
     max_seats: int
     options: dict
     raw: dict = field(repr=False, compare=False)
+    #: the standard clock and a ladder table's seats: {"seats", "move_timeout_ms", "time_bank_ms",
+    #: "max_faults"} — the clock a match entering another account's bot is played on
+    ladder: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, raw: dict) -> GameInfo:
-        return cls(raw["name"], raw["min_seats"], raw["max_seats"], raw.get("options", {}), raw)
+        return cls(raw["name"], raw["min_seats"], raw["max_seats"], raw.get("options", {}), raw,
+                   ladder=raw.get("ladder") or {})
 
 
 @dataclass(frozen=True)
@@ -409,8 +417,12 @@ class Client:
         return Account(raw["id"], raw["name"], raw["token"], raw)
 
     def register_bot(self, name: str, game: str, kind: str = "webhook", url: str | None = None,
-                     entrypoint: str | None = None, max_concurrent: int | None = None) -> BotInfo:
+                     entrypoint: str | None = None, max_concurrent: int | None = None,
+                     accepts: str | None = None) -> BotInfo:
         """Register a bot: `kind` "webhook" (with `url`), "polling", or "python" (admin, `entrypoint`).
+
+        `accepts` "owner" keeps other accounts from entering it in their matches (default
+        "everyone": they may, on the standard clock only).
 
         The answer's `secret` is shown once: `serve` and `connect` need it. What may keep the
         bot out of play (a webhook that did not answer its ping, and why) is in `warnings`, and
@@ -423,6 +435,8 @@ class Client:
             body["entrypoint"] = entrypoint
         if max_concurrent is not None:
             body["max_concurrent"] = max_concurrent
+        if accepts is not None:
+            body["accepts"] = accepts
         bot = BotInfo.of(self.request("POST", "/bots", body))
         for warning in bot.warnings:  # said where the author looks, as create_tournament's
             log.warning("%s (%s): %s", bot.name, bot.id, warning)
@@ -442,9 +456,11 @@ class Client:
         """Retire a bot you own; its past matches stay."""
         return BotInfo.of(self.request("DELETE", f"/bots/{_seg(bot_id(id))}"))
 
-    def update_bot(self, id: BotInfo | str, max_concurrent: int | None = None, url: str | None = None) -> BotInfo:
-        """Change a bot you own: the most matches it plays at once, or a webhook bot's URL."""
-        body = _fields(max_concurrent=max_concurrent, url=url)
+    def update_bot(self, id: BotInfo | str, max_concurrent: int | None = None, url: str | None = None,
+                   accepts: str | None = None) -> BotInfo:
+        """Change a bot you own: the most matches it plays at once, a webhook bot's URL, or who
+        it `accepts` matches from ("everyone" or "owner")."""
+        body = _fields(max_concurrent=max_concurrent, url=url, accepts=accepts)
         return BotInfo.of(self.request("PATCH", f"/bots/{_seg(bot_id(id))}", body))
 
     def new_version(self, id: BotInfo | str, url: str | None = None, entrypoint: str | None = None) -> int:

@@ -260,11 +260,11 @@ class MatchRunner:
     # -- the end -------------------------------------------------------------
     def conclude(self, match: dict, drivers: list[Driver]) -> str:
         result = self.ref.outcome()
-        ranks, scores = result["ranks"], result["scores"]
+        ranks = result["ranks"]
         records = seat_records(result, match["seats"])
         for seat, record in enumerate(records):
             record["faults_by_kind"] = self.ref.tally.faults_by_kind(seat)
-        shown = result if not match.get("tournament") else {"scores": scores, "ranks": ranks}
+        shown = notice_result(match, result)
 
         def announce() -> None:
             log.info("match %s finished: ranks %s", self.match_id, ranks)
@@ -283,6 +283,17 @@ class MatchRunner:
     def abort(self, match: dict, reason: str) -> None:
         if end_match(self.store, self.match_id, "aborted", reason=reason):
             log.warning("match %s aborted: %s", self.match_id, reason)
+
+
+def notice_result(match: dict, result: dict) -> dict:
+    """What a bot's `match_over` carries: the whole result for a lone match, only `scores` and
+    `ranks` for a match of a tournament, a comparison or a duplicate deal (`twins`).
+
+    The whole result holds the deal (`decks`, every hand): a bot told it before the deal's
+    other rotations are played would play them knowing every card (docs/api.md §6)."""
+    if match.get("tournament") or match.get("comparison") or match.get("twins"):
+        return {"scores": result["scores"], "ranks": result["ranks"]}
+    return result
 
 
 class _Broken(Driver):

@@ -8,7 +8,9 @@ Keys:
                       last_pinged? (epoch ms: the heartbeat's claim, worker/heartbeat.py);
                       forfeit_streak? (rated matches forfeited in a row: PROBATION pauses);
                       max_concurrent? (its matches at once: core/store/slots.py);
-                      version?, version_created? (its latest version: core/store/versions.py)
+                      version?, version_created? (its latest version: core/store/versions.py);
+                      accepts? ("everyone" | "owner": who may enter it in a match; absent
+                      is "everyone")
     bot:{id}:faults   list of `{kind: count}` of its last FAULT_MATCHES matches, newest first
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
@@ -93,8 +95,10 @@ def names_key(game: str) -> str:
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
     "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
-    "max_concurrent", "version", "version_created",
+    "max_concurrent", "version", "version_created", "accepts",
 )
+#: who may enter a bot in a challenge, tournament or comparison: any account, or its own only
+ACCEPTS = ("everyone", "owner")
 #: rated matches forfeited in a row that pause a bot from rated play until its owner resumes it
 PROBATION = 5
 #: the matches `faults_by_kind` counts over
@@ -104,6 +108,11 @@ FAULT_MATCHES = 100
 def is_paused(bot: dict) -> bool:
     """Whether the bot is paused from rated play (its record: `forfeit_streak`)."""
     return int(bot.get("forfeit_streak") or 0) >= PROBATION
+
+
+def accepts_of(bot: dict) -> str:
+    """Who may enter the bot (`ACCEPTS`); a bot registered before consent existed accepts everyone."""
+    return bot.get("accepts") or "everyone"
 
 
 def count_result(pipe, record: dict, rated: bool) -> None:
@@ -131,7 +140,7 @@ class Bots:
 
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
                    url: str | None = None, entrypoint: str | None = None,
-                   max_concurrent: int = DEFAULT_MAX_CONCURRENT) -> tuple[dict, str]:
+                   max_concurrent: int = DEFAULT_MAX_CONCURRENT, accepts: str = "everyone") -> tuple[dict, str]:
         """Register a bot; returns its public record and its secret (shown once).
 
         `NameTaken` if an active bot of `game` has the same name: the name is
@@ -142,7 +151,7 @@ class Bots:
         bot = {
             "id": bot_id, "name": name, "game": game, "kind": kind, "owner": owner_id,
             "created": now_iso(), "retired": False, "matches": 0, "wins": 0, "faults": 0,
-            "nonce": secrets.token_hex(16), "max_concurrent": int(max_concurrent),
+            "nonce": secrets.token_hex(16), "max_concurrent": int(max_concurrent), "accepts": accepts,
         }
         if url is not None:
             bot["url"] = url
@@ -284,8 +293,8 @@ class Bots:
         return dict(sorted(out.items()))
 
     def update_bot(self, bot_id: str, **fields) -> None:
-        """Change a bot's `max_concurrent` or `url` (validated by the caller)."""
-        allowed = {k: v for k, v in fields.items() if k in ("max_concurrent", "url") and v is not None}
+        """Change a bot's `max_concurrent`, `url` or `accepts` (validated by the caller)."""
+        allowed = {k: v for k, v in fields.items() if k in ("max_concurrent", "url", "accepts") and v is not None}
         if allowed:
             self.r.hset(f"bot:{bot_id}", mapping=dump_fields(allowed))
 

@@ -64,6 +64,16 @@ class Comparisons:
         raw = self.r.hgetall(comparison_key(cid))
         return load_fields(raw) if raw else None
 
+    def comparison_statuses(self, cids: list[str]) -> dict[str, str | None]:
+        """comparison id -> status (None if missing), in one round trip (whether a
+        comparison's matches are public yet: server/api/matches.py `are_public`)."""
+        if not cids:
+            return {}
+        pipe = self.r.pipeline(transaction=False)
+        for cid in cids:
+            pipe.hget(comparison_key(cid), "status")
+        return {cid: json.loads(raw) if raw else None for cid, raw in zip(cids, pipe.execute(), strict=True)}
+
     def set_comparison(self, cid: str, **fields) -> None:
         self.r.hset(comparison_key(cid), mapping=dump_fields(fields))
 

@@ -28,6 +28,7 @@ GAME = Game(
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     options=OPTIONS,
+    ladder_seats=4,
     state_class=DoubleState,
     description="Two-motif cards: predict exactly how many tricks you will take.",
     rules="double.md",

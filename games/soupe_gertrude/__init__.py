@@ -29,6 +29,7 @@ GAME = Game(
     min_seats=2,
     max_seats=6,
     options=OPTIONS,
+    ladder_seats=4,
     state_class=SoupeState,
     description="Auction lots of cards, pay in cards, and be first to hold three different vegetables.",
     rules="soupe-gertrude.md",

@@ -25,7 +25,7 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 from core import liveness
-from core.store.bots import PROBATION, NameTaken, is_paused
+from core.store.bots import ACCEPTS, PROBATION, NameTaken, accepts_of, is_paused
 from core.store.keys import now_ms
 from core.store.slots import DEFAULT_MAX_CONCURRENT
 from core.store.versions import match_versions, version_of
@@ -51,6 +51,8 @@ MAX_CONCURRENT = validate.Range(min=1, max=64)
 MAX_VERSIONS = 1000
 
 KINDS = ("webhook", "polling", "python")
+ACCEPTS_DESCRIPTION = ('who may enter it in a challenge, tournament or comparison: "everyone", or "owner" '
+                       "(its account and the admin only; others get 403 not_accepting)")
 
 
 class BotRequestSchema(ma.Schema):
@@ -63,6 +65,8 @@ class BotRequestSchema(ma.Schema):
                                   metadata={"description": "python bots: module:Class (admin only)"})
     max_concurrent = ma.fields.Integer(strict=True, load_default=DEFAULT_MAX_CONCURRENT, validate=MAX_CONCURRENT,
                                        metadata={"description": "the most matches it plays at once"})
+    accepts = ma.fields.String(load_default="everyone", validate=validate.OneOf(ACCEPTS),
+                               metadata={"description": ACCEPTS_DESCRIPTION})
 
 
 class BotPatchSchema(ma.Schema):
@@ -70,11 +74,12 @@ class BotPatchSchema(ma.Schema):
                                        metadata={"description": "the most matches it plays at once"})
     url = ma.fields.String(validate=validate.Length(min=1, max=2000),
                            metadata={"description": "webhook bots: where decisions are POSTed (pinged now)"})
+    accepts = ma.fields.String(validate=validate.OneOf(ACCEPTS), metadata={"description": ACCEPTS_DESCRIPTION})
 
     @ma.validates_schema
     def not_empty(self, data: dict, **kwargs) -> None:
         if not data:
-            raise ma.ValidationError("give max_concurrent, url or both")
+            raise ma.ValidationError("give max_concurrent, url, accepts or several")
 
 
 class NewVersionSchema(ma.Schema):
@@ -125,6 +130,8 @@ class BotSchema(ma.Schema):
     paused = ma.fields.Boolean(required=True, metadata={
         "description": f"{PROBATION} rated matches forfeited in a row: entered in no rated match until "
                        "its owner calls POST /bots/{id}/resume"})
+    accepts = ma.fields.String(required=True, validate=validate.OneOf(ACCEPTS),
+                               metadata={"description": ACCEPTS_DESCRIPTION})
 
 
 class BotDetailSchema(BotSchema):
@@ -189,7 +196,7 @@ def create_bot(body):
     s = store()
     try:
         bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
-                                   max_concurrent=body["max_concurrent"])
+                                   max_concurrent=body["max_concurrent"], accepts=body["accepts"])
     except NameTaken as exc:
         fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
              f"(bot {exc.holder}); names are unique per game, case-insensitive")
@@ -228,7 +235,7 @@ def shown(bot: dict) -> dict:
     state, reason = liveness.judge(bot, now_ms())
     return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT),
             "status": state, "status_reason": reason, "last_seen": liveness.iso(bot.get("last_seen")),
-            "paused": is_paused(bot), "version": version_of(bot)}
+            "paused": is_paused(bot), "version": version_of(bot), "accepts": accepts_of(bot)}
 
 
 def _check_url(url: str | None) -> None:
@@ -279,15 +286,15 @@ def get_bot(bot_id: str):
 @blp.response(200, BotSchema)
 @errors(blp, 401, 403, 404, 422)
 def update_bot(body, bot_id: str):
-    """Change its `max_concurrent` (from its next match) or a webhook bot's `url` (pinged now;
-    its owner or the admin)."""
+    """Change its `max_concurrent` (from its next match), a webhook bot's `url` (pinged now) or
+    who it `accepts` matches from (its owner or the admin)."""
     bot = _owned_or_403(bot_id, "change")
     url = body.get("url")
     if url is not None:
         if bot["kind"] != "webhook":
             fail(422, "invalid", f"url is only for webhook bots, not {bot['kind']}")
         _check_url(url)
-    store().update_bot(bot_id, max_concurrent=body.get("max_concurrent"), url=url)
+    store().update_bot(bot_id, max_concurrent=body.get("max_concurrent"), url=url, accepts=body.get("accepts"))
     if url is not None:
         ping_bots([store().get_bot(bot_id)])
     return shown(store().get_bot(bot_id))

@@ -7,9 +7,9 @@ from flask import current_app
 from marshmallow import validate
 
 import games
-from core.store.bots import PROBATION, is_paused
+from core.store.bots import PROBATION, accepts_of, is_paused
 from core.store.versions import match_versions
-from sdk.clock import TimeRules
+from sdk.clock import DEFAULT_TIME, TimeRules
 from server.errors import fail
 
 NAME = validate.Length(min=1, max=64)  # names of things the server defines (games, options)
@@ -109,6 +109,34 @@ def check_entrants(store, game: str, bot_ids: list[str], rated: bool = False) ->
             fail(422, "paused_bot", f"bot {bot_id!r} is paused from rated play: it forfeited {PROBATION} "
                  f"rated matches in a row (its owner resumes it: POST /bots/{bot_id}/resume); "
                  "unrated matches, with a seed, are open to it")
+
+
+def check_consent(store, account: dict | None, bot_ids: list[str], body: dict) -> None:
+    """Entering another account's bot takes its consent and the standard clock (docs/api.md §6).
+
+    Without this a challenger could enter anyone's bot on a 100 ms clock it cannot meet and
+    collect its forfeits. A bot that `accepts` only its `"owner"` is entered by its account
+    alone (403 `not_accepting`); a match, tournament or comparison seating another account's
+    bot is played on the standard clock (`sdk/clock.py` `DEFAULT_TIME`, `GET /games`'
+    `ladder`), any other `move_timeout_ms` / `time_bank_ms` / `max_faults` is 422
+    `clock_not_allowed`. The admin (`account` None) is exempt. Call after `check_entrants`.
+    """
+    if account is None:
+        return
+    bots = store.bot_records(list(dict.fromkeys(bot_ids)))
+    others = [b for b in bots.values() if b.get("owner") != account["id"]]
+    for bot in others:
+        if accepts_of(bot) == "owner":
+            fail(403, "not_accepting", f"bot {bot['id']!r} accepts matches from its owner only")
+    if not others:
+        return
+    for field in TimeRules.RANGES:
+        standard = getattr(DEFAULT_TIME, field)
+        if body.get(field, standard) != standard:
+            fail(422, "clock_not_allowed",
+                 f"bot {others[0]['id']!r} is another account's: a match entering it is played on the "
+                 f"standard clock ({field} {standard}, as GET /games lists under `ladder`), not "
+                 f"{field} {body[field]}")
 
 
 def errors(blp, *codes: int):

@@ -29,6 +29,7 @@ from server.api.common import (
     MOVE_TIMEOUT,
     NAME,
     TIME_BANK,
+    check_consent,
     check_entrants,
     enqueue,
     errors,
@@ -114,7 +115,7 @@ class ComparisonSchema(ma.Schema):
 @blp.post("/comparisons")
 @blp.arguments(ComparisonRequestSchema)
 @blp.response(202, QueuedComparisonSchema)
-@errors(blp, 401, 422, 429)
+@errors(blp, 401, 403, 422, 429)
 def create_comparison(body):
     """Compare a candidate bot with a baseline until the sequential test decides."""
     account = require_account_or_admin()
@@ -129,6 +130,7 @@ def create_comparison(body):
     if {cand, base} & set(opponents) or len(set(opponents)) != len(opponents):
         fail(422, "invalid", "the opponents are other bots than the candidate and the baseline, each once")
     check_entrants(s, game.name, [cand, base, *opponents])
+    check_consent(s, account, [cand, base, *opponents], body)
     versions = {**_versions(s, body), "opponent_versions": s.current_versions(opponents)}
     if opponents:
         seats = body.get("seats", game.min_seats)

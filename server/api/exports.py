@@ -5,7 +5,7 @@ decision — game, options, seed, seats, the log, the result and the decks
 (docs/api.md's fields), plus its time and fault rules (`move_timeout_ms`,
 `max_faults`, `time_bank_ms`) so a replay rebuilds each decision's clock, and
 for the owner of a seat's bot (or the admin) that seat's debug notes —
-shown only once the match is public (finished, and its tournament too). A
+shown only once the match is public (finished, its tournament too, its comparison decided). A
 tournament's export is its matches' documents as JSON Lines, once it is over,
 streamed a batch of matches at a time so a 10,000-match tournament never sits
 whole in memory.
@@ -60,12 +60,12 @@ class MatchExportSchema(ma.Schema):
 @blp.response(200, MatchExportSchema)
 @errors(blp, 404, 409)
 def export_match(match_id: str):
-    """A match as one JSON document (409 until it is public: finished, and its tournament too)"""
+    """A match as one JSON document (409 until it is public: finished, its tournament too, its comparison decided)"""
     match = store().get_match(match_id)
     if match is None:
         fail(404, "not_found", f"there is no match {match_id!r}")
     if not (is_admin() or is_public(match)):
-        fail(409, "not_public", "a match is exported once it is finished (and its tournament too)")
+        fail(409, "not_public", "a match is exported once it is finished (and its tournament too, or its comparison decided)")
     document = match_document(match, store().match_log(match_id), readable_debug(match))
     return document, 200, {"Content-Disposition": f'attachment; filename="{match_id}.json"'}
 

@@ -18,6 +18,7 @@ from marshmallow import validate
 import games
 from core.conclusion import end_match
 from core.ratings import is_rated
+from core.store.comparisons import OVER as DECIDED
 from core.store.matches import OVER
 from core.store.versions import match_versions
 from sdk import export
@@ -32,6 +33,7 @@ from server.api.common import (
     SEED,
     TIME_BANK,
     SeatSchema,
+    check_consent,
     check_entrants,
     enqueue,
     errors,
@@ -123,7 +125,7 @@ def draw_seed() -> int:
 @blp.post("/matches")
 @blp.arguments(ChallengeSchema)
 @blp.response(202, QueuedSchema)
-@errors(blp, 401, 422, 429)
+@errors(blp, 401, 403, 422, 429)
 def create_match(body):
     """Challenge: one match between the given bots, seat i = bots[i]."""
     account = require_account_or_admin()
@@ -135,6 +137,7 @@ def create_match(body):
     seed = body.get("seed")
     rated = is_rated(seed, body["options"])
     check_entrants(s, game.name, body["bots"], rated)
+    check_consent(s, account, body["bots"], body)
     if seed is None:
         seed = draw_seed()
     try:
@@ -149,15 +152,22 @@ def create_match(body):
 
 
 def is_public(match: dict) -> bool:
-    """May everyone see this match's actions, seed and deals now?"""
+    """May everyone see this match's actions, seed and deals now?
+
+    Once it is over — and, for a tournament's match, its tournament is over; for a
+    comparison's, the comparison is decided: until then a rotation still to play
+    deals the same cards, and a bot told them could play it knowing every hand."""
     return are_public([match])[0]
 
 
 def are_public(matches: list[dict]) -> list[bool]:
-    """`is_public` of many matches, their tournaments read in one round trip."""
-    tids = sorted({m["tournament"] for m in matches if m.get("tournament") and m["status"] in OVER})
-    statuses = store().tournament_statuses(tids)
-    return [m["status"] in OVER and (not m.get("tournament") or statuses.get(m["tournament"]) in (None, *OVER))
+    """`is_public` of many matches, their tournaments and comparisons read in one round trip each."""
+    over = [m for m in matches if m["status"] in OVER]
+    tournaments = store().tournament_statuses(sorted({m["tournament"] for m in over if m.get("tournament")}))
+    comparisons = store().comparison_statuses(sorted({m["comparison"] for m in over if m.get("comparison")}))
+    return [m["status"] in OVER
+            and (not m.get("tournament") or tournaments.get(m["tournament"]) in (None, *OVER))
+            and (not m.get("comparison") or comparisons.get(m["comparison"]) in (None, *DECIDED))
             for m in matches]
 
 
@@ -298,7 +308,7 @@ def get_match_step(match_id: str, step: int):
     if match is None:
         fail(404, "not_found", f"there is no match {match_id!r}")
     if not (is_admin() or is_public(match)):
-        fail(409, "not_public", "a match's hands are shown once it is finished (and its tournament too)")
+        fail(409, "not_public", "a match's hands are shown once it is finished (and its tournament too, or its comparison decided)")
     return match_step(match, step)
 
 

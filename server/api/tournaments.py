@@ -31,6 +31,7 @@ from server.api.common import (
     TIME_BANK,
     PageQuerySchema,
     SeatSchema,
+    check_consent,
     check_entrants,
     cursor_of,
     enqueue,
@@ -177,7 +178,7 @@ class TournamentMatchesSchema(ma.Schema):
 @blp.post("/tournaments")
 @blp.arguments(TournamentRequestSchema)
 @blp.response(202, QueuedTournamentSchema)
-@errors(blp, 401, 422, 429)
+@errors(blp, 401, 403, 422, 429)
 def create_tournament(body):
     """Schedule a round-robin (every table of `seats` entrants) or a gauntlet (`candidate` at every
     table): each table plays `deals` seeds, in every seat rotation with `duplicate`."""
@@ -191,6 +192,7 @@ def create_tournament(body):
     if len(set(bots)) != len(bots):
         fail(422, "duplicate_bot", "a bot may enter a tournament once")
     check_entrants(s, game.name, bots, rated=is_rated(body.get("seed"), body["options"]))
+    check_consent(s, account, bots, body)
     seats = body.get("seats", game.min_seats)
     if len(bots) < seats:
         fail(422, "too_few_bots", f"tables of {seats} need at least {seats} bots, not {len(bots)}")

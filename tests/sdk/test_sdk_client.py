@@ -54,6 +54,23 @@ def test_bots_lists_them_and_bot_reads_one_with_its_rating(client):
     assert got.raw["id"] == a.id
 
 
+def test_a_bot_accepting_only_its_owner_is_kept_out_of_other_accounts_matches(client, api):
+    mine = client.register_bot("mine", GAME, kind="polling", accepts="owner")
+    assert mine.accepts == "owner" and client.bot(mine).accepts == "owner"
+    stranger = Client(api.live.url)
+    stranger.create_account("mallory")
+    theirs = stranger.register_bot("theirs", GAME, kind="polling")
+    assert theirs.accepts == "everyone"
+    with pytest.raises(CardarenaError) as refused:
+        stranger.challenge(GAME, [theirs, mine])
+    assert refused.value.status == 403 and refused.value.code == "not_accepting"
+    assert client.update_bot(mine, accepts="everyone").accepts == "everyone"
+    with pytest.raises(CardarenaError) as short:
+        stranger.challenge(GAME, [theirs, mine], move_timeout_ms=100)
+    assert short.value.status == 422 and short.value.code == "clock_not_allowed"
+    assert stranger.challenge(GAME, [theirs, mine]).id  # the standard clock
+
+
 def test_retire_bot_marks_it_retired(client):
     bot = client.register_bot("old", GAME, kind="polling")
     assert client.retire_bot(bot.id).retired is True
@@ -76,6 +93,8 @@ def test_games_lists_every_registered_game_with_seats_and_options(client):
     assert [g.name for g in listed] == games.names()
     assert all(isinstance(g, GameInfo) and 1 <= g.min_seats <= g.max_seats for g in listed)
     assert all("deck" in g.options for g in listed)
+    assert all(g.ladder == {"seats": games.get(g.name).ladder_seats, "move_timeout_ms": 2000,
+                            "time_bank_ms": 10000, "max_faults": 3} for g in listed)
 
 
 def test_challenge_queues_a_match_and_match_reads_it(client):
@@ -185,7 +204,7 @@ def test_wait_tournament_names_each_bot_and_shows_its_faults_and_forfeits(api, w
     organiser.create_account("organiser")
     sturdy = admin.register_bot("sturdy", GAME, kind="python", entrypoint="example_bots.random:RandomBot")
     crashing = admin.register_bot("crashing", GAME, kind="python", entrypoint="tests.worker.bots:Raises")
-    t = organiser.create_tournament(GAME, [sturdy, crashing], deals=1, seed=4, max_faults=1)
+    t = admin.create_tournament(GAME, [sturdy, crashing], deals=1, seed=4, max_faults=1)  # house bots: its clock
     done = organiser.wait_tournament(t, timeout=120, poll=0.2)
     rows = {s.bot: s for s in done.standings}
     assert rows[sturdy.id].name == "sturdy" and rows[crashing.id].name == "crashing"

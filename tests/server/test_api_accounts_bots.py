@@ -47,7 +47,8 @@ def test_games_lists_seats_and_option_defaults(api):
     body = api.ok(api.get("/games"), 200)
     toy = next(g for g in body["games"] if g["name"] == "toy-high")
     assert toy == {"name": "toy-high", "title": "Toy high card", "min_seats": 2, "max_seats": 3,
-                   "options": {"rounds": 2, "deck": None}, "rules_url": "/games/toy-high/rules"}
+                   "options": {"rounds": 2, "deck": None}, "rules_url": "/games/toy-high/rules",
+                   "ladder": {"seats": 2, "move_timeout_ms": 2000, "time_bank_ms": 10000, "max_faults": 3}}
 
 
 def test_polling_and_webhook_bots_register_with_a_secret(api):

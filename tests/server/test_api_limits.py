@@ -126,7 +126,8 @@ def test_a_spinning_poller_is_limited_but_useful_turn_traffic_never_is(api, redi
     auth = {"Authorization": f"Bearer {secret}"}
     with limited_server(redis_url, TOKEN_RATE_LIMIT="3 per minute", TURN_WASTE_LIMIT="5 per minute") as base, \
             requests.Session() as http:
-        match = api.match(api.account("host"), "toy-high", [polling_bot["id"], other["id"]], seed=3,
+        # two accounts' bots on a long clock: only the admin chooses that clock (docs/api.md §6)
+        match = api.match(api.admin_token, "toy-high", [polling_bot["id"], other["id"]], seed=3,
                           move_timeout_ms=10_000)
         api.store.set_match_status(match["id"], "running")
         played = 0

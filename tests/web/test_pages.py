@@ -130,6 +130,13 @@ def test_bot_page_shows_record_recent_matches_and_an_svg_rating_chart(client, st
     assert recent[0]["rank"] == store.get_match(mid)["result"]["ranks"][0]
 
 
+def test_bot_page_shows_whom_the_bot_accepts_matches_from(client, store):
+    bot = make_bot(store, "shy", "duck-soup")
+    assert re.search(r'id="accepts"[^>]*>everyone, on the standard clock<', text(client.get(f"/bots/{bot}")))
+    store.update_bot(bot, accepts="owner")
+    assert re.search(r'id="accepts"[^>]*>its owner only<', text(client.get(f"/bots/{bot}")))
+
+
 def test_replay_page_renders_step_k_hands_from_the_engine_without_javascript(client, store, duck):
     mid, _, _ = duck
     for k in (0, 5, store.log_length(mid)):

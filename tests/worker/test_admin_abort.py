@@ -71,8 +71,9 @@ def test_stopping_a_match_on_a_remote_turn_frees_its_decision_and_slots_at_once(
     token = api.account("alice")
     poller = api.bot(token, "poller", GAME, max_concurrent=1)
     other = python_bot(api, "slow", "tests.worker.e2e_bots:Slow", game=GAME)
-    first = api.match(token, GAME, [poller["id"], other], move_timeout_ms=10000)["id"]
-    second = api.match(token, GAME, [poller["id"], other], move_timeout_ms=10000)["id"]
+    # a house bot on a long clock: the admin's to choose (docs/api.md §6)
+    first = api.match(api.admin_token, GAME, [poller["id"], other], move_timeout_ms=10000)["id"]
+    second = api.match(api.admin_token, GAME, [poller["id"], other], move_timeout_ms=10000)["id"]
     turns = lambda: api.ok(api.get("/bots/me/turns", token=poller["secret"]), 200)["turns"]  # noqa: E731
     pending = wait_for(turns)
     stopped_id = pending[0]["match_id"]

@@ -33,8 +33,8 @@ def test_trickling_bots_hold_no_worker_past_the_deadline(api, worker_pool):
                 for i, server in enumerate((one, two))]
         good = [python_bot(api, "random", "example_bots.random:RandomBot"),
                 python_bot(api, "heuristic", "example_bots.double_carre:DoubleCarreHeuristic")]
-        tid = tournament(api, token, good + slow, deals=1, move_timeout_ms=DEADLINE_MS, time_bank_ms=0,
-                         max_faults=2)
+        tid = tournament(api, api.admin_token, good + slow, deals=1, move_timeout_ms=DEADLINE_MS, time_bank_ms=0,
+                         max_faults=2)  # house bots on a short clock: the admin's to choose
         done = wait_finished(api, tid)
         decisions = 2 * 2 * 6  # each slow bot: 2 faults in each of its 6 matches, then it has forfeited
         # a connection is counted when the server's next byte fails, a trickle step after the
@@ -56,7 +56,8 @@ def test_a_stored_url_the_referee_cannot_parse_is_a_fault_not_an_aborted_match(a
     bad = api.bot(token, "bad-url", game=GAME, kind="webhook", url="http://127.0.0.1:9/")["id"]
     api.store.r.hset(f"bot:{bad}", "url", json.dumps(f"http://{'a' * 64}.example/"))
     good = python_bot(api, "random", "example_bots.random:RandomBot")
-    match = api.match(token, GAME, [bad, good], move_timeout_ms=500, time_bank_ms=0, max_faults=2)["id"]
+    # a house bot on a short clock: the admin's to choose (docs/api.md §6)
+    match = api.match(api.admin_token, GAME, [bad, good], move_timeout_ms=500, time_bank_ms=0, max_faults=2)["id"]
     for _ in range(600):
         shown = api.ok(api.get(f"/matches/{match}"), 200)
         if shown["status"] in ("finished", "aborted"):

@@ -117,22 +117,22 @@ def test_five_rated_forfeits_in_a_row_pause_a_bot_until_its_owner_resumes_it(api
     token = api.account("author")
     mute = api.bot(token, "mute", GAME, kind="polling")  # never polls: every decision times out
     rival = _python_bot(api)
-    rules = {"move_timeout_ms": 100, "time_bank_ms": 0, "max_faults": 1}
+    rules = {"move_timeout_ms": 100, "time_bank_ms": 0, "max_faults": 1}  # a house bot's clock: the admin sets it
     for _ in range(5):
-        match_id = api.match(token, GAME, [mute["id"], rival], **rules)["id"]  # no seed: rated
+        match_id = api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], **rules)["id"]  # no seed: rated
         assert sdk.Client(api.live.url).wait_match(match_id, timeout=60).status == "finished"
     bot = api.ok(api.get(f"/bots/{mute['id']}"), 200)
     assert bot["paused"] is True and bot["faults_by_kind"] == {"timeout": 5}
-    refused = api.post("/matches", {"game": GAME, "bots": [mute["id"], rival], **rules}, token=token)
+    refused = api.post("/matches", {"game": GAME, "bots": [mute["id"], rival], **rules}, token=ADMIN_TOKEN)
     assert refused.status_code == 422 and refused.json()["error"]["code"] == "paused_bot"
     assert f"POST /bots/{mute['id']}/resume" in refused.json()["error"]["message"]
     # an unrated match (a seed) is still open to it; only its owner may resume it
-    api.match(token, GAME, [mute["id"], rival], seed=1, **rules)
+    api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], seed=1, **rules)
     other = api.account("other")
     assert api.post(f"/bots/{mute['id']}/resume", {}, token=other).status_code == 403
     resumed = sdk.Client(api.live.url, token=token).resume_bot(mute["id"])
     assert resumed.paused is False
-    api.match(token, GAME, [mute["id"], rival], **rules)  # rated again
+    api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], **rules)  # rated again
     page = api.session.get(f"{api.live.url}/bots/{mute['id']}", timeout=10).text
     assert "timeout" in page
 

@@ -267,7 +267,7 @@ def test_admin_abort_of_a_match_waiting_on_a_bot_withdraws_its_turn(api, worker_
     other = api.ok(api.post("/bots", {"name": "first", "game": GAME, "kind": "python",
                                       "entrypoint": "tests.worker.bots:First"}, token=ADMIN_TOKEN), 201)
     mid = api.ok(api.post("/matches", {"game": GAME, "bots": [polled["id"], other["id"]], "seed": 1,
-                                       "move_timeout_ms": 10000}, token=token), 202)["id"]
+                                       "move_timeout_ms": 10000}, token=ADMIN_TOKEN), 202)["id"]  # a house bot's clock
     end = time.monotonic() + 30
     while api.store.waiting_on(mid) is None and time.monotonic() < end:
         time.sleep(0.02)
