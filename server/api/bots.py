@@ -20,7 +20,7 @@ version better than the one before?" is one comparison (server/api/comparisons.p
 from __future__ import annotations
 
 import marshmallow as ma
-from flask import current_app
+from flask import current_app, request
 from flask_smorest import Blueprint
 from marshmallow import validate
 
@@ -49,6 +49,10 @@ blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-proc
 MAX_CONCURRENT = validate.Range(min=1, max=64)
 #: the most versions one bot has
 MAX_VERSIONS = 1000
+#: the most active (not retired) bots of one account (docs/api.md §6 Fair share; the admin: no cap).
+#: Every webhook bot is pinged and every bot may be entered anywhere: one account must not flood the
+#: platform with them. A new version is the same bot.
+MAX_BOTS_PER_ACCOUNT = 100
 
 KINDS = ("webhook", "polling", "python")
 
@@ -169,7 +173,7 @@ class BotQuerySchema(PageQuerySchema):
 @blp.post("/bots")
 @blp.arguments(BotRequestSchema)
 @blp.response(201, NewBotSchema)
-@errors(blp, 401, 403, 409, 422)
+@errors(blp, 401, 403, 409, 422, 429)
 def create_bot(body):
     """Register a bot; its secret is in this answer only."""
     account = require_account_or_admin()
@@ -187,6 +191,8 @@ def create_bot(body):
         _check_entrypoint(entrypoint, game)
     owner = account["id"] if account else "admin"
     s = store()
+    if account is not None:
+        _check_bot_cap(s, owner)
     try:
         bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
                                    max_concurrent=body["max_concurrent"])
@@ -202,9 +208,31 @@ def create_bot(body):
             "warnings": liveness.registration_warnings(bot, pinged)}
 
 
+#: the views that may ping a webhook URL: always (ping), or when the body names a url
+PINGING_VIEWS = ("create_bot", "update_bot", "new_version")
+
+
+def pings_a_url() -> bool:
+    """Whether this request may send a ping to a URL the caller chose (server/app.py counts
+    these per account: each is an outgoing request the platform makes on the caller's say)."""
+    view = (request.endpoint or "").rpartition(".")[2]
+    if is_admin() or view not in ("ping_bot", *PINGING_VIEWS):
+        return False
+    body = request.get_json(silent=True) if view != "ping_bot" else None
+    return view == "ping_bot" or (isinstance(body, dict) and body.get("url") is not None)
+
+
+def _check_bot_cap(s, owner: str) -> None:
+    """409 `too_many_bots` when the account has its cap of active bots already."""
+    cap = int(current_app.config.get("BOTS_PER_ACCOUNT", MAX_BOTS_PER_ACCOUNT))
+    if s.active_bot_count(owner) >= cap:
+        fail(409, "too_many_bots", f"an account has at most {cap} active bots: retire one "
+             "(DELETE /bots/{id}) or register a new version of it (POST /bots/{id}/versions) instead")
+
+
 @blp.post("/bots/<string:bot_id>/ping")
 @blp.response(200, PingSchema)
-@errors(blp, 401, 403, 404)
+@errors(blp, 401, 403, 404, 429)
 def ping_bot(bot_id: str):
     """Ping the bot now (its owner or the admin): a webhook bot is sent the signed ping and its
     status follows from the answer; a polling or in-process bot is judged as `GET /bots/{id}`."""
@@ -277,7 +305,7 @@ def get_bot(bot_id: str):
 @blp.patch("/bots/<string:bot_id>")
 @blp.arguments(BotPatchSchema)
 @blp.response(200, BotSchema)
-@errors(blp, 401, 403, 404, 422)
+@errors(blp, 401, 403, 404, 422, 429)
 def update_bot(body, bot_id: str):
     """Change its `max_concurrent` (from its next match) or a webhook bot's `url` (pinged now;
     its owner or the admin)."""
@@ -296,7 +324,7 @@ def update_bot(body, bot_id: str):
 @blp.post("/bots/<string:bot_id>/versions")
 @blp.arguments(NewVersionSchema)
 @blp.response(201, VersionCreatedSchema)
-@errors(blp, 401, 403, 404, 409, 422)
+@errors(blp, 401, 403, 404, 409, 422, 429)
 def new_version(body, bot_id: str):
     """Start the bot's next version (its owner; a python bot's entrypoint: the admin). Matches
     created from now on play it, rated on its own; the earlier versions stay reachable as they
