@@ -153,8 +153,9 @@ def _init_limiter(app: Flask) -> None:
                   methods=["POST"], exempt_when=lambda: request.endpoint is None,
                   error_message=lambda: _global_accounts_message(limiter, app.config["ACCOUNTS_GLOBAL_RATE_LIMIT"])
                   )(accounts.blp)
-    limiter.limit(app.config["PING_RATE_LIMIT"], key_func=_rate_key, exempt_when=lambda: not bots.pings_a_url(),
-                  error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
+    limiter.shared_limit(app.config["PING_RATE_LIMIT"], "webhook-pings", key_func=_rate_key,
+                         exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
+                         error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
     limiter.limit(app.config["TURN_WASTE_LIMIT"], deduct_when=_turn_traffic_wasted)(turns.blp)
 
 
