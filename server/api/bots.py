@@ -15,6 +15,11 @@ A bot's code changes by versions (`POST /bots/{id}/versions`): each is rated on
 its own, matches record the one that played, and a webhook or in-process
 version stays reachable as it was (its URL, its entrypoint), so "is the latest
 version better than the one before?" is one comparison (server/api/comparisons.py).
+
+Quotas (docs/api.md §6 Fair share): an account has at most 100 active bots
+(409 `too_many_bots`), and every request that pings a URL the caller chose
+(`pings_a_url`) counts against the account's ping budget (server/app.py), since
+each makes the platform send a request on the caller's say.
 """
 
 from __future__ import annotations
@@ -175,7 +180,8 @@ class BotQuerySchema(PageQuerySchema):
 @blp.response(201, NewBotSchema)
 @errors(blp, 401, 403, 409, 422, 429)
 def create_bot(body):
-    """Register a bot; its secret is in this answer only."""
+    """Register a bot; its secret is in this answer only (409 `too_many_bots` beyond an account's
+    100 active bots; a webhook bot's ping counts against the account's ping budget, 429 beyond)."""
     account = require_account_or_admin()
     game = game_or_422(body["game"]).name
     kind, url, entrypoint = body["kind"], body.get("url"), body.get("entrypoint")
