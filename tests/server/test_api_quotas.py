@@ -197,3 +197,16 @@ def test_new_accounts_beyond_the_global_cap_are_429_whatever_the_address(redis_u
         status, body, retry_after = new_account_from(base, "127.0.0.5", "one-more")
     assert status == 429 and body["error"]["code"] == "rate_limited" and retry_after
     assert "from every address together" in body["error"]["message"]
+
+
+# -- a dead server's places ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_place_whose_server_died_lapses_at_its_end_so_a_quota_never_leaks(api):
+    """A server killed mid-poll never gives its place back: the place ends on its own, a few
+    seconds past the wait it was taken for, and the tenant waits again."""
+    key = polls_key("a_killed_server")
+    assert api.store.take_place(key, 0, 1) is not None  # its server then dies: no give_place
+    assert api.store.take_place(key, 0, 1) is None
+    wait_until(lambda: api.store.take_place(key, 0, 1) is not None, seconds=30, what="the lapsed place")
