@@ -5,6 +5,8 @@ Keys:
                                 bots), scored by when each must have ended (epoch ms)
     quota:streams:{address}     sorted set of the event streams open from one client address,
                                 scored the same way
+    quota:registering:{account} lock: one registration of the account at a time, so its bots
+                                are counted and created without a race past the cap
 
 An account's polls and an address's streams may land on several API processes
 (gunicorn), so the count lives in Redis, not in one process's memory. A place
@@ -41,6 +43,10 @@ def streams_key(address: str) -> str:
     return f"quota:streams:{address}"
 
 
+def registering_key(account_id: str) -> str:
+    return f"quota:registering:{account_id}"
+
+
 class Quotas:
     def take_place(self, key: str, seconds: float, cap: int) -> str | None:
         """A token for one more place in `key` lasting up to `seconds`, or None when `cap`
@@ -53,3 +59,9 @@ class Quotas:
 
     def give_place(self, key: str, token: str) -> None:
         self.r.zrem(key, token)
+
+    def registering(self, account_id: str):
+        """A lock held while one of the account's bots is counted and created (a context manager):
+        parallel registrations of one account queue, so none slips past the cap. It lapses after
+        10 s should its holder die."""
+        return self.r.lock(registering_key(account_id), timeout=10, blocking_timeout=15)

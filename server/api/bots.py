@@ -24,10 +24,14 @@ each makes the platform send a request on the caller's say.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import marshmallow as ma
 from flask import current_app, request
 from flask_smorest import Blueprint
 from marshmallow import validate
+from redis.exceptions import LockError
 
 from core import liveness
 from core.store.bots import PROBATION, NameTaken, is_paused
@@ -197,14 +201,13 @@ def create_bot(body):
         _check_entrypoint(entrypoint, game)
     owner = account["id"] if account else "admin"
     s = store()
-    if account is not None:
-        _check_bot_cap(s, owner)
-    try:
-        bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
-                                   max_concurrent=body["max_concurrent"])
-    except NameTaken as exc:
-        fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
-             f"(bot {exc.holder}); names are unique per game, case-insensitive")
+    with _registering(s, account):
+        try:
+            bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
+                                       max_concurrent=body["max_concurrent"])
+        except NameTaken as exc:
+            fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
+                 f"(bot {exc.holder}); names are unique per game, case-insensitive")
     reachable, pinged = (None if kind == "polling" else True), None
     if kind == "webhook":
         pinged = ping_bots([bot]).get(bot["id"])
@@ -228,12 +231,29 @@ def pings_a_url() -> bool:
     return view == "ping_bot" or (isinstance(body, dict) and body.get("url") is not None)
 
 
-def _check_bot_cap(s, owner: str) -> None:
-    """409 `too_many_bots` when the account has its cap of active bots already."""
-    cap = int(current_app.config.get("BOTS_PER_ACCOUNT", MAX_BOTS_PER_ACCOUNT))
-    if s.active_bot_count(owner) >= cap:
-        fail(409, "too_many_bots", f"an account has at most {cap} active bots: retire one "
-             "(DELETE /bots/{id}) or register a new version of it (POST /bots/{id}/versions) instead")
+@contextmanager
+def _registering(s, account: dict | None) -> Iterator[None]:
+    """Around counting and creating an account's bot: 409 `too_many_bots` when it has its cap of
+    active bots already. The account's registrations take turns (core/store/quotas.py), so
+    parallel ones cannot all count 99 and all create; the admin has no cap."""
+    if account is None:
+        yield
+        return
+    lock = s.registering(account["id"])
+    if not lock.acquire():
+        fail(429, "too_many_waiting", "too many registrations of this account at once: retry shortly",
+             {"Retry-After": "1"})
+    try:
+        cap = int(current_app.config.get("BOTS_PER_ACCOUNT", MAX_BOTS_PER_ACCOUNT))
+        if s.active_bot_count(account["id"]) >= cap:
+            fail(409, "too_many_bots", f"an account has at most {cap} active bots: retire one "
+                 "(DELETE /bots/{id}) or register a new version of it (POST /bots/{id}/versions) instead")
+        yield
+    finally:
+        try:
+            lock.release()
+        except LockError:  # held past its 10 s: it lapsed, and is somebody else's now
+            pass
 
 
 @blp.post("/bots/<string:bot_id>/ping")

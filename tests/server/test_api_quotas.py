@@ -60,6 +60,29 @@ def test_an_accounts_101st_active_bot_is_409_too_many_bots_and_a_retired_one_fre
     assert api.post("/bots", {"name": "b100", "game": GAME, "kind": "polling"}, token=token).status_code == 201
 
 
+def test_parallel_registrations_never_pass_an_accounts_bot_cap(api):
+    """Registrations of one account sent at once take turns: at 95 bots, 12 parallel ones
+    make exactly 5 bots and 7 are 409, rather than each counting 95 and all creating."""
+    token = api.account("racer")
+    for i in range(95):
+        api.bot(token, f"r{i}", game=GAME)
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def register(i: int) -> None:
+        status = requests.post(api.base + "/bots", json={"name": f"rush{i}", "game": GAME, "kind": "polling"},
+                               headers={"Authorization": f"Bearer {token}"}, timeout=60).status_code
+        with lock:
+            statuses.append(status)
+
+    threads = [threading.Thread(target=register, args=(i,)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=90)
+    assert sorted(statuses) == [201] * 5 + [409] * 7
+
+
 # -- long-polls per account ------------------------------------------------------------------------
 
 
@@ -109,6 +132,7 @@ def test_an_accounts_65th_concurrent_long_poll_is_429_too_many_waiting_while_ano
 # -- streams per address ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_17th_stream_from_one_address_is_429_too_many_waiting_over_every_api_process(api, redis_url):
     """The issue: 16 event streams from two addresses took the threads everyone else needed.
     The address's count is shared: 8 streams on one API process and 8 on another fill it."""
