@@ -10,6 +10,10 @@ Config keys (all optional):
                        core/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
     ACCOUNTS_RATE_LIMIT, TOKEN_RATE_LIMIT   the two limits, in Flask-Limiter's syntax
+    ACCOUNTS_GLOBAL_RATE_LIMIT   new accounts from every address together (a botnet's addresses)
+    PING_RATE_LIMIT    webhook URL pings one account may cause (`server.api.bots.pings_a_url`)
+    BOTS_PER_ACCOUNT   active bots per account (server/api/bots.py, 100)
+    LONG_POLLS_PER_ACCOUNT  long-polls one account's bots may hold at once, together (64)
     TURN_WASTE_LIMIT   a polling bot's requests that bring or settle no decision
     LONG_POLL_SLOTS    long-polls this process holds at once (keep it below its threads)
     LONG_POLLS_PER_BOT long-polls one bot may hold at once (across processes)
@@ -57,10 +61,13 @@ DEFAULTS = {
     "RATELIMIT_HEADERS_ENABLED": True,
     "RATELIMIT_KEY_PREFIX": "ratelimit",
     "ACCOUNTS_RATE_LIMIT": "30 per hour",
+    "ACCOUNTS_GLOBAL_RATE_LIMIT": "300 per hour",
+    "PING_RATE_LIMIT": "30 per minute",
     "TOKEN_RATE_LIMIT": "1200 per minute",
     "TURN_WASTE_LIMIT": "300 per minute",
     "LONG_POLL_SLOTS": 16,
     "LONG_POLLS_PER_BOT": 4,
+    "LONG_POLLS_PER_ACCOUNT": 64,
     "PUBLIC_URLS_ONLY": False,
     "JSON_SORT_KEYS": False,
 }
@@ -128,7 +135,7 @@ def _turn_traffic_wasted(response) -> bool:
 
 
 def _init_limiter(app: Flask) -> None:
-    from server.api import accounts, turns
+    from server.api import accounts, bots, turns
 
     limiter = Limiter(
         key_func=_rate_key,
@@ -142,7 +149,37 @@ def _init_limiter(app: Flask) -> None:
                   methods=["POST"], exempt_when=lambda: request.endpoint is None,
                   error_message=lambda: _accounts_limit_message(limiter, app.config["ACCOUNTS_RATE_LIMIT"])
                   )(accounts.blp)
+    limiter.limit(app.config["ACCOUNTS_GLOBAL_RATE_LIMIT"], key_func=lambda: "accounts:everyone",
+                  methods=["POST"], exempt_when=lambda: request.endpoint is None,
+                  error_message=lambda: _global_accounts_message(limiter, app.config["ACCOUNTS_GLOBAL_RATE_LIMIT"])
+                  )(accounts.blp)
+    limiter.shared_limit(app.config["PING_RATE_LIMIT"], "webhook-pings", key_func=_rate_key,
+                         exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
+                         error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
     limiter.limit(app.config["TURN_WASTE_LIMIT"], deduct_when=_turn_traffic_wasted)(turns.blp)
+
+
+def _retry_in(limiter: Limiter) -> str:
+    """When the exceeded limit's window ends, in words (as `Retry-After` says it)."""
+    import math
+    import time
+
+    current = limiter.current_limit
+    wait = max(1, math.ceil(current.reset_at - time.time())) if current is not None else None
+    return f"retry in {wait} s (Retry-After)" if wait is not None else "retry after the Retry-After seconds"
+
+
+def _global_accounts_message(limiter: Limiter, limit: str) -> str:
+    """The 429 of `POST /accounts` when every address together has made too many: not the
+    caller's doing, so it says so (a botnet's many addresses each stay under the per-address limit)."""
+    return (f"the platform creates at most {limit} new accounts, from every address together: "
+            f"{_retry_in(limiter)}. An existing account's token keeps working")
+
+
+def _pings_message(limiter: Limiter, limit: str) -> str:
+    """The 429 of a request that would ping a webhook URL (registration, a url change, a ping)."""
+    return (f"an account causes at most {limit} webhook pings (POST /bots with a url, PATCH or a new "
+            f"version with a url, POST /bots/{{id}}/ping): {_retry_in(limiter)}")
 
 
 def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
@@ -152,13 +189,7 @@ def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
     the message says both how long to wait (as `Retry-After` does) and how to
     keep the next token.
     """
-    import math
-    import time
-
-    current = limiter.current_limit
-    wait = max(1, math.ceil(current.reset_at - time.time())) if current is not None else None
-    when = f"retry in {wait} s (Retry-After)" if wait is not None else "retry after the Retry-After seconds"
-    return (f"too many new accounts from this address ({limit}): {when}. An account's token does not "
+    return (f"too many new accounts from this address ({limit}): {_retry_in(limiter)}. An account's token does not "
             "expire: keep it (e.g. export CARDARENA_TOKEN=<token>, which sdk.Client reads) and reuse it "
             "instead of creating another account")
 

@@ -27,6 +27,7 @@ from core.store.decisions import Decisions
 from core.store.jobs import Jobs, queue_name
 from core.store.lists import Lists
 from core.store.matches import Matches
+from core.store.quotas import Quotas
 from core.store.ratings import Ratings
 from core.store.slots import Slots
 from core.store.tournaments import Tournaments
@@ -50,7 +51,7 @@ def secret_key(redis_client) -> bytes:
 
 
 class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots,
-            Debug):
+            Quotas, Debug):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

@@ -178,6 +178,17 @@ class Bots:
         bot = self._bot_record(bot_id)
         return None if bot is None else {k: bot[k] for k in PUBLIC_FIELDS if k in bot}
 
+    def active_bot_count(self, owner: str) -> int:
+        """How many not-retired bots `owner` has (one pipelined read of every bot's owner:
+        done at registration only, where the per-account cap needs it)."""
+        ids = [text(i) for i in self.r.zrange("bots", 0, -1)]
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id in ids:
+            pipe.hmget(f"bot:{bot_id}", "owner", "retired")
+        rows = [load_fields({k: v for k, v in zip((b"owner", b"retired"), row, strict=True) if v is not None})
+                for row in pipe.execute()]
+        return sum(1 for row in rows if row.get("owner") == owner and not row.get("retired"))
+
     def bot_records(self, bot_ids: list[str]) -> dict[str, dict]:
         """`bot_record` of each of `bot_ids` that exists, by id, in one round trip."""
         pipe = self.r.pipeline(transaction=False)

@@ -26,6 +26,6 @@ class AccountSchema(ma.Schema):
 @blp.response(201, AccountSchema)
 @errors(blp, 422, 429)
 def create_account(body):
-    """Create an account (rate-limited per address)."""
+    """Create an account (rate-limited per address, and over every address together)."""
     account, token = store().create_account(body["name"])
     return {**account, "token": token}

@@ -15,14 +15,23 @@ A bot's code changes by versions (`POST /bots/{id}/versions`): each is rated on
 its own, matches record the one that played, and a webhook or in-process
 version stays reachable as it was (its URL, its entrypoint), so "is the latest
 version better than the one before?" is one comparison (server/api/comparisons.py).
+
+Quotas (docs/api.md §6 Fair share): an account has at most 100 active bots
+(409 `too_many_bots`), and every request that pings a URL the caller chose
+(`pings_a_url`) counts against the account's ping budget (server/app.py), since
+each makes the platform send a request on the caller's say.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import marshmallow as ma
-from flask import current_app
+from flask import current_app, request
 from flask_smorest import Blueprint
 from marshmallow import validate
+from redis.exceptions import LockError
 
 from core import liveness
 from core.store.bots import ACCEPTS, PROBATION, NameTaken, accepts_of, is_paused
@@ -49,6 +58,10 @@ blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-proc
 MAX_CONCURRENT = validate.Range(min=1, max=64)
 #: the most versions one bot has
 MAX_VERSIONS = 1000
+#: the most active (not retired) bots of one account (docs/api.md §6 Fair share; the admin: no cap).
+#: Every webhook bot is pinged and every bot may be entered anywhere: one account must not flood the
+#: platform with them. A new version is the same bot.
+MAX_BOTS_PER_ACCOUNT = 100
 
 KINDS = ("webhook", "polling", "python")
 ACCEPTS_DESCRIPTION = ('who may enter it in a challenge, tournament or comparison: "everyone", or "owner" '
@@ -176,9 +189,10 @@ class BotQuerySchema(PageQuerySchema):
 @blp.post("/bots")
 @blp.arguments(BotRequestSchema)
 @blp.response(201, NewBotSchema)
-@errors(blp, 401, 403, 409, 422)
+@errors(blp, 401, 403, 409, 422, 429)
 def create_bot(body):
-    """Register a bot; its secret is in this answer only."""
+    """Register a bot; its secret is in this answer only (409 `too_many_bots` beyond an account's
+    100 active bots; a webhook bot's ping counts against the account's ping budget, 429 beyond)."""
     account = require_account_or_admin()
     game = game_or_422(body["game"]).name
     kind, url, entrypoint = body["kind"], body.get("url"), body.get("entrypoint")
@@ -194,12 +208,14 @@ def create_bot(body):
         _check_entrypoint(entrypoint, game)
     owner = account["id"] if account else "admin"
     s = store()
-    try:
-        bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
-                                   max_concurrent=body["max_concurrent"], accepts=body["accepts"])
-    except NameTaken as exc:
-        fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
-             f"(bot {exc.holder}); names are unique per game, case-insensitive")
+    with _registering(s, account):
+        try:
+            bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
+                                       max_concurrent=body["max_concurrent"],
+                                       accepts=body["accepts"])
+        except NameTaken as exc:
+            fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
+                 f"(bot {exc.holder}); names are unique per game, case-insensitive")
     reachable, pinged = (None if kind == "polling" else True), None
     if kind == "webhook":
         pinged = ping_bots([bot]).get(bot["id"])
@@ -209,9 +225,48 @@ def create_bot(body):
             "warnings": liveness.registration_warnings(bot, pinged)}
 
 
+#: the views that may ping a webhook URL: always (ping), or when the body names a url
+PINGING_VIEWS = ("create_bot", "update_bot", "new_version")
+
+
+def pings_a_url() -> bool:
+    """Whether this request may send a ping to a URL the caller chose (server/app.py counts
+    these per account: each is an outgoing request the platform makes on the caller's say)."""
+    view = (request.endpoint or "").rpartition(".")[2]
+    if is_admin() or view not in ("ping_bot", *PINGING_VIEWS):
+        return False
+    body = request.get_json(silent=True) if view != "ping_bot" else None
+    return view == "ping_bot" or (isinstance(body, dict) and body.get("url") is not None)
+
+
+@contextmanager
+def _registering(s, account: dict | None) -> Iterator[None]:
+    """Around counting and creating an account's bot: 409 `too_many_bots` when it has its cap of
+    active bots already. The account's registrations take turns (core/store/quotas.py), so
+    parallel ones cannot all count 99 and all create; the admin has no cap."""
+    if account is None:
+        yield
+        return
+    lock = s.registering(account["id"])
+    if not lock.acquire():
+        fail(429, "too_many_waiting", "too many registrations of this account at once: retry shortly",
+             {"Retry-After": "1"})
+    try:
+        cap = int(current_app.config.get("BOTS_PER_ACCOUNT", MAX_BOTS_PER_ACCOUNT))
+        if s.active_bot_count(account["id"]) >= cap:
+            fail(409, "too_many_bots", f"an account has at most {cap} active bots: retire one "
+                 "(DELETE /bots/{id}) or register a new version of it (POST /bots/{id}/versions) instead")
+        yield
+    finally:
+        try:
+            lock.release()
+        except LockError:  # held past its 10 s: it lapsed, and is somebody else's now
+            pass
+
+
 @blp.post("/bots/<string:bot_id>/ping")
 @blp.response(200, PingSchema)
-@errors(blp, 401, 403, 404)
+@errors(blp, 401, 403, 404, 429)
 def ping_bot(bot_id: str):
     """Ping the bot now (its owner or the admin): a webhook bot is sent the signed ping and its
     status follows from the answer; a polling or in-process bot is judged as `GET /bots/{id}`."""
@@ -284,7 +339,7 @@ def get_bot(bot_id: str):
 @blp.patch("/bots/<string:bot_id>")
 @blp.arguments(BotPatchSchema)
 @blp.response(200, BotSchema)
-@errors(blp, 401, 403, 404, 422)
+@errors(blp, 401, 403, 404, 422, 429)
 def update_bot(body, bot_id: str):
     """Change its `max_concurrent` (from its next match), a webhook bot's `url` (pinged now) or
     who it `accepts` matches from (its owner or the admin)."""
@@ -303,7 +358,7 @@ def update_bot(body, bot_id: str):
 @blp.post("/bots/<string:bot_id>/versions")
 @blp.arguments(NewVersionSchema)
 @blp.response(201, VersionCreatedSchema)
-@errors(blp, 401, 403, 404, 409, 422)
+@errors(blp, 401, 403, 404, 409, 422, 429)
 def new_version(body, bot_id: str):
     """Start the bot's next version (its owner; a python bot's entrypoint: the admin). Matches
     created from now on play it, rated on its own; the earlier versions stay reachable as they

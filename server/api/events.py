@@ -13,9 +13,11 @@ A finished tournament match whose tournament still runs sends no steps, only
 `over` (no peeking across duplicates).
 
 Streams never hold the server for ever: waitress gives each open stream a
-thread, so at most `EVENT_STREAMS` streams are open at once (beyond, 503 at
-once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT` from one
-address (beyond, 429: one client cannot hold them all); each ends after
+thread, so at most `EVENT_STREAMS` streams are open at once per process
+(beyond, 503 at once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT`
+(16) from one address over every API process, counted in the store
+(core/store/quotas.py; beyond, 429 `too_many_waiting`: one client cannot hold
+them all); each ends after
 `EVENT_STREAM_SECONDS` with a `retry:` hint (the browser reconnects and
 resumes), and a stream waits on Redis pub/sub (core/store/events.py) —
 never a busy loop — looking again on its own every `EVENT_HEARTBEAT_SECONDS`
@@ -38,6 +40,7 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 from core.store.events import TOURNAMENT, match_channel, tournament_channel
+from core.store.quotas import streams_key
 from server.api.common import SeatSchema, errors, seats_of
 from server.api.matches import is_public, public_entry
 from server.api.table_schema import TableSchema
@@ -50,7 +53,7 @@ blp = Blueprint("events", __name__, description="Live event streams (text/event-
 
 #: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS) must stay well below the
 #: server's threads (waitress: `cardarena serve --threads`, 64; gunicorn gthread: --threads, 32)
-LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 8, "EVENT_STREAM_SECONDS": 60.0,
+LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 16, "EVENT_STREAM_SECONDS": 60.0,
           "EVENT_HEARTBEAT_SECONDS": 5.0}
 #: what a browser waits before reconnecting (ms), sent as `retry:`
 RETRY_MS = 1000
@@ -72,58 +75,57 @@ def limit(key: str) -> float:
 
 
 class Slots:
-    """The streams this server process has open, in all and per client address: `take`
-    refuses beyond either limit, so one client cannot hold every stream."""
+    """The streams this server process has open: `take` refuses beyond its limit (the threads
+    the server can spare for streams)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.open = 0
-        self.by_client: dict[str, int] = {}
 
-    def take(self, client: str, most: int, most_per_client: int) -> str | None:
-        """None when a place is taken for `client`; else why not ("server" or "client")."""
+    def take(self, most: int) -> bool:
         with self.lock:
             if self.open >= most:
-                return "server"
-            if self.by_client.get(client, 0) >= most_per_client:
-                return "client"
+                return False
             self.open += 1
-            self.by_client[client] = self.by_client.get(client, 0) + 1
-            return None
+            return True
 
-    def give(self, client: str) -> None:
+    def give(self) -> None:
         with self.lock:
             self.open -= 1
-            left = self.by_client.get(client, 1) - 1
-            if left > 0:
-                self.by_client[client] = left
-            else:
-                self.by_client.pop(client, None)
 
 
 class Slot:
-    """One open stream's place, given back once however the response ends."""
+    """One open stream's places (this process's, and its address's in the store), given back
+    once however the response ends."""
 
-    def __init__(self, slots: Slots, client: str) -> None:
-        self.slots, self.client, self.held = slots, client, True
+    def __init__(self, slots: Slots, s, key: str, token: str) -> None:
+        self.slots, self.store, self.key, self.token, self.held = slots, s, key, token, True
 
     def release(self) -> None:
         if self.held:
             self.held = False
-            self.slots.give(self.client)
+            self.slots.give()
+            self.store.give_place(self.key, self.token)
 
 
 def _slot() -> Slot:
+    """Places for one more stream: 503 when this process has none left, 429 `too_many_waiting`
+    when the client's address holds its share already, over every API process (core/store/quotas.py)."""
     slots = current_app.extensions.setdefault("cardarena.streams", Slots())
-    client = request.remote_addr or "?"
-    refused = slots.take(client, int(limit("EVENT_STREAMS")), int(limit("EVENT_STREAMS_PER_CLIENT")))
-    if refused == "server":
+    if not slots.take(int(limit("EVENT_STREAMS"))):
         fail(503, "too_many_streams", "every event stream of this server is taken: try again shortly",
              {"Retry-After": "5"})
-    if refused == "client":
-        fail(429, "too_many_streams", f"at most {int(limit('EVENT_STREAMS_PER_CLIENT'))} event streams "
-             "are open at once from one address: close one first", {"Retry-After": "5"})
-    return Slot(slots, client)
+    s, key, per_client = store(), streams_key(request.remote_addr or "?"), int(limit("EVENT_STREAMS_PER_CLIENT"))
+    try:
+        token = s.take_place(key, float(limit("EVENT_STREAM_SECONDS")), per_client)
+    except BaseException:
+        slots.give()
+        raise
+    if token is None:
+        slots.give()
+        fail(429, "too_many_waiting", f"at most {per_client} event streams are open at once from one address: "
+             "close one first", {"Retry-After": "5"})
+    return Slot(slots, s, key, token)
 
 
 def sse(event: str | None, data: object = None, ident: int | None = None) -> str:

@@ -11,10 +11,11 @@ Limits: this traffic is outside the per-minute budget (server/app.py), so a
 fast tournament never rate-limits a bot into forfeits; a request that brings
 or settles a decision sets `g.turn_traffic_useful` and is never counted, the
 rest (empty quick polls, refused answers) are. A long-poll that has to wait
-holds a server thread, so waits are capped: `LONG_POLLS_PER_BOT` per bot
-across processes, `LONG_POLL_SLOTS` per process (below its thread count);
-beyond either the poll is refused at once (429 or 503, `Retry-After: 1`)
-rather than queued behind the others.
+holds a server thread, so waits are capped: `LONG_POLLS_PER_BOT` per bot and
+`LONG_POLLS_PER_ACCOUNT` per account, across processes (core/store/quotas.py),
+`LONG_POLL_SLOTS` per process (below its thread count); beyond any of them the
+poll is refused at once (429 `too_many_polls`, 429 `too_many_waiting`, 503
+`busy`; `Retry-After: 1`) rather than queued behind the others.
 
 Only polling bots poll: a request with a webhook (or in-process) bot's secret
 is 409 `wrong_kind` — the referee calls that bot, it would wait for turns
@@ -25,6 +26,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import marshmallow as ma
 from flask import current_app, g
@@ -33,6 +36,7 @@ from marshmallow import validate
 
 from core.answers import answered
 from core.store.keys import now_ms
+from core.store.quotas import polls_key
 from sdk.debug import debug_text
 from sdk.faults import fault, fault_kind
 from server.api.common import errors
@@ -125,7 +129,7 @@ class AcceptedSchema(ma.Schema):
 @errors(blp, 401, 409, 429, 503)
 def my_turns(query):
     """The calling bot's pending decisions, waiting up to `wait` seconds for one
-    (429 when the bot already holds its share of waiting polls, 503 when the server does;
+    (429 when the bot or its account already holds its share of waiting polls, 503 when the server does;
     409 `wrong_kind` for a bot that is not a polling bot)."""
     bot = polling_bot()
     s, wait = store(), query["wait"]
@@ -139,20 +143,39 @@ def my_turns(query):
     if token is None:
         fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
              {"Retry-After": "1"})
-    slots = current_app.extensions["cardarena.poll_slots"]
     try:
-        if not slots.acquire(blocking=False):
-            fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
-                 {"Retry-After": "1"})
-        try:
-            turns = s.wait_decisions(bot["id"], wait, skip=held)
-        finally:
-            slots.release()
+        with account_poll(s, bot, wait):
+            slots = current_app.extensions["cardarena.poll_slots"]
+            if not slots.acquire(blocking=False):
+                fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
+                     {"Retry-After": "1"})
+            try:
+                turns = s.wait_decisions(bot["id"], wait, skip=held)
+            finally:
+                slots.release()
     finally:
         s.release_poll_slot(bot["id"], token)
         s.bot_seen(bot["id"])  # a poll that just ended keeps it online (core/liveness.py)
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
     return {"turns": turns}
+
+
+@contextmanager
+def account_poll(s, bot: dict, wait: float) -> Iterator[None]:
+    """One of the owning account's places for a waiting long-poll, held while the poll waits:
+    many bots of one account together hold at most `LONG_POLLS_PER_ACCOUNT` (429
+    `too_many_waiting`), so one tenant cannot fill the waiting every tenant shares."""
+    per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
+    key = polls_key(str(bot.get("owner") or "admin"))
+    token = s.take_place(key, wait, per_account)
+    if token is None:
+        fail(429, "too_many_waiting", f"an account's bots may wait in at most {per_account} long-polls at "
+             "once, together: poll with fewer bots at a time, or answer what they hold first",
+             {"Retry-After": "1"})
+    try:
+        yield
+    finally:
+        s.give_place(key, token)
 
 
 def polling_bot() -> dict:

@@ -122,7 +122,7 @@ def test_one_client_cannot_hold_every_stream(api, app, monkeypatch):
     try:
         assert [s.response.status_code for s in held] == [200, 200]
         refused = api.get(f"/matches/{queued}/events", timeout=10)
-        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_streams"
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_waiting"
         assert "from one address" in refused.json()["error"]["message"]
     finally:
         for stream in held:
