@@ -20,11 +20,11 @@ Fact = tuple[str, Callable[[State], bool]]
 
 
 def positions(game: Game, seats: int, options: dict, matches: int, bot=None,
-              every: int = 1, seed: str = "facts") -> Iterator[tuple[State, int]]:
+              every: int = 1, seed: str = "facts", mix: float = 0.25) -> Iterator[tuple[State, int]]:
     """(state, seat) at every `every`-th decision of seeded matches, each seat in turn.
 
-    With `bot`, every seat plays the bot's move three times in four (the rest
-    random, so the lines differ); else all moves are random.
+    With `bot`, every seat plays the bot's move, or a random one with chance `mix`
+    (so the lines differ); else all moves are random.
     """
     for m in range(matches):
         rng = random.Random(f"{seed}:{game.name}:{seats}:{options}:{m}:{bot is not None}")
@@ -32,9 +32,9 @@ def positions(game: Game, seats: int, options: dict, matches: int, bot=None,
         step = 0
         while not state.is_over:
             if step % every == 0:
-                yield state, step % seats
+                yield state, (step // every) % seats
             legal = state.legal_actions()
-            if bot is not None and rng.random() < 0.75:
+            if bot is not None and rng.random() >= mix:
                 action = bot.act(state.view(state.to_act), legal)
             else:
                 action = rng.choice(legal)
