@@ -123,3 +123,47 @@ def test_a_bid_bounds_the_bidders_purse_and_the_rest_is_uniform(bid):
     observed = Counter(tuple(sorted(GAME.sample(view, i).hands[0])) for i in range(n))
     assert chi_square_p(observed, expected, n) > P_MIN
     assert min(hand_value(h) for h in observed) >= bid and len(expected) < 300
+
+
+def knowledge(seat: int, seats: int, *events: dict) -> Knowledge:
+    """What `seat` knows after a made-up log (only the fields `Knowledge` reads)."""
+    log = [{"event": "manche", "manche": 1, "starter": 0}, *events]
+    return Knowledge({"seat": seat, "seats": seats, "navet_mouche": True, "log": log})
+
+
+def test_a_bound_follows_the_hand_through_seen_and_unseen_changes():
+    know = knowledge(0, 3,
+                     {"event": "bid", "seat": 1, "bid": 12},
+                     {"event": "sold", "seat": 1, "bid": 12},
+                     {"event": "give", "seat": 1, "to": 2, "card": "oseille-5"},
+                     {"event": "give", "seat": 1, "to": 0, "card": "oseille-4"},
+                     {"event": "purchase", "seat": 1, "cards": ["patate", "souris", "tomate"]})
+    assert know.lower[1] == 12 - 5 - 4 + 8 + 5 + 2
+    # a Gertrude between seats 2 and 1, unseen by seat 0: seat 1 may lose its patate
+    know = knowledge(0, 3, {"event": "bid", "seat": 1, "bid": 12},
+                     {"event": "purchase", "seat": 1, "cards": ["patate", "tomate", "tomate"]},
+                     {"event": "purchase", "seat": 2, "cards": ["gertrude", "oseille-1", "oseille-1"]},
+                     {"event": "gertrude", "seat": 2, "target": 1},
+                     {"event": "kept", "seat": 2, "target": 1, "drawn": 3, "taken": True})
+    assert know.lower[1] == 12 + 12 - 8
+    assert 2 not in know.lower  # it never bid
+
+
+def test_an_eliminating_bid_bounds_the_hand_that_left():
+    know = knowledge(0, 3, {"event": "eliminated", "seat": 2, "bid": 9})
+    [(slots, most)] = know.out_bounds
+    assert len(slots) == 4 and most == 8 and 2 not in know.lower
+
+
+def test_a_souris_that_gets_nothing_back_leaves_only_the_vegetable_and_the_fly():
+    paid = [{"event": "give", "seat": 1, "to": 2, "card": "oseille-1"}] * 4
+    know = knowledge(0, 3, *paid,
+                     {"event": "purchase", "seat": 1, "cards": ["gertrude", "mouche", "souris"]},
+                     {"event": "purchase", "seat": 2, "cards": ["oseille-1", "tomate", "tomate"]},
+                     {"event": "gertrude", "seat": 1, "target": 2},  # seat 1 keeps a card unseen
+                     {"event": "kept", "seat": 1, "target": 2, "drawn": 3, "taken": True},
+                     {"event": "souris", "seat": 1, "target": 2, "vegetable": "tomate"},
+                     {"event": "souris_result", "seat": 1, "target": 2, "vegetable": "tomate",
+                      "taken": True},
+                     {"event": "give_back", "seat": 1, "to": 2, "card": None})
+    assert len(know.hands[1].slots) == 1 and know.hands[1].slots[0] <= {"tomate", "mouche"}
