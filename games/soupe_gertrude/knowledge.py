@@ -5,8 +5,9 @@ whose identity is unknown, each with the set of ids it may be. The manche
 starts with four money slots per other seat (the purse is dealt from the money
 alone); public events then move known cards (payments, purchases, a souris
 that finds its vegetable, the turnip), reveal facts (a souris that misses:
-the target holds no such vegetable; a hand shown; the three cards a Gertrude
-drew) and move unknown cards (a seat eliminated: its hand leaves the game
+the target holds no such vegetable; a souris that gets nothing back: its
+player holds only that vegetable and the fly; a hand shown; the three cards a
+Gertrude drew) and move unknown cards (a seat eliminated: its hand leaves the game
 unseen). The pile is what is left, and a redraw's vegetables are known to be
 in it (or in the lot drawn right after).
 
