@@ -72,10 +72,14 @@ class BoundedDeal:
         self.bounds = [(list(zones), least, most) for zones, least, most in bounds]
         self.values = values
         self._exact: _Exact | None | bool = False  # False: not built yet; None: too large
+        #: the method, chosen once from the view alone: a sample's deal never depends on
+        #: which samples were drawn before it (the exact method may be built lazily)
+        self.exact_first = False
         if self.bounds:
             pilot = Rng(0, "bounded-deal", "pilot")
             if sum(self.within(self.deal.draw(pilot)) for _ in range(PILOT)) < PILOT_FITS:
                 self._exact = _Exact.build(self)
+                self.exact_first = self._exact is not None
 
     def within(self, zones: Sequence[Sequence[str]]) -> bool:
         values = self.values
@@ -86,7 +90,7 @@ class BoundedDeal:
         return True
 
     def draw(self, rng: Rng) -> list[list[str]]:
-        if self._exact:
+        if self.exact_first:
             return self._exact.draw(rng)
         for _ in range(TRIES if self.bounds else 1):
             zones = self.deal.draw(rng)

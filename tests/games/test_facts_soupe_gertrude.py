@@ -117,7 +117,7 @@ def test_a_bid_bounds_the_bidders_purse_and_the_rest_is_uniform(bid):
     state.apply({"bid": bid})
     view = state.view(1)
     assert view["to_act"] == 1 and view["high_bid"] == bid
-    assert bool(GAME.sampler(GAME, view, None).deal._exact) == (bid == 18)  # the method named
+    assert GAME.sampler(GAME, view, None).deal.exact_first == (bid == 18)  # the method named
     left = Counter(c for c in full_deck(False) if c in MONEY) - Counter(view["hand"])
     expected = money_hands(left, bid)
     n = 60 * len(expected)

@@ -46,3 +46,18 @@ def test_both_methods_draw_each_deal_within_the_bounds_equally_often(method):
 def test_bounds_no_deal_meets_are_refused():
     with pytest.raises(Unbounded):
         BoundedDeal(CARDS, SIZES, ALLOWED, [([0, 1], 11, None)], VALUES).draw(Rng(0, "test"))
+
+
+def test_a_seed_draws_the_same_deal_whatever_was_drawn_before():
+    """The exact method, once built for one draw's fallback, must not change the next."""
+    bounds = [([0, 1], 7, None)]  # only y + z: 1 pair in 5 fits, 32 misses in a row are rare
+    shared = BoundedDeal(CARDS, SIZES, ALLOWED, bounds, VALUES)
+    assert not shared.exact_first
+    seed = 0
+    while not shared._exact:  # draw until a fallback has built the exact method
+        shared.draw(Rng(seed, "t"))
+        seed += 1
+        assert seed < 100_000
+    seeds = range(seed, seed + 100)
+    fresh = [BoundedDeal(CARDS, SIZES, ALLOWED, bounds, VALUES).draw(Rng(i, "t")) for i in seeds]
+    assert [shared.draw(Rng(i, "t")) for i in seeds] == fresh
