@@ -94,6 +94,15 @@ def test_the_view_table_lists_exactly_the_fields_a_view_has(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_each_page_says_what_a_seat_can_infer_and_that_sample_respects_it(name):
+    """Issue 31: the facts the rules reveal beyond the view are written per game."""
+    sections = page(name).split("\n## ")
+    infer = [s for s in sections if s.startswith("What a seat can infer")]
+    assert len(infer) == 1, "a section 'What a seat can infer'"
+    assert "sample()" in infer[0] or "card counting" in infer[0].lower()
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_each_page_names_the_project_rules_page_as_the_authority(name):
     top = page(name).split("## ", 1)[0]
     assert f"docs/rulings/{name}.md" in top and "authority" in top

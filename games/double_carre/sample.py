@@ -7,6 +7,10 @@ pairs (advanced version) or the stock. The rules reveal more than counting:
 
 * a card that was ever revealed left the stock for good, so the stock holds
   only cards never revealed;
+* a card shown in the draw for first player came from the stock and went back
+  into it (the stock is only ever revealed four at a time, and the hands were
+  dealt before the draw), so until it is revealed it is in the stock — never
+  in the other seat's hand, discards or set-aside pairs;
 * a revealed card the other seat was the last to take is in its hand, its
   discards or its set-aside pairs;
 * a pair the other seat set aside on turn k (and that has not come back yet)
@@ -71,6 +75,10 @@ class DoubleCarreSampler:
         unplaced = [c for c in _DECK if c not in set(mine)]
         #: when the other seat last took each revealed card it holds (0: never revealed)
         since = {c: last_taker[c][1] if c in last_taker else 0 for c in unplaced}
+        #: cards shown in the draw and not revealed since: still in the stock
+        in_stock = {_card(c) for pair in view["draw"] for c in pair}
+        in_stock -= set(last_taker) | set(self.revealed)
+        require(not in_stock & set(mine), "a card of the draw is shown out of the stock")
         require(all(last_taker.get(c, (other,))[0] == other for c in unplaced),
                 "a card this seat took last is missing from its view")
         # -- how many cards the other seat holds where ----------------------------------
@@ -91,10 +99,11 @@ class DoubleCarreSampler:
         stock = view["stock"]
         sizes = [self.other_hand, 2 * len(out_turns), *(2 for _ in self.pairs_since), stock]
         last_out = out_turns[-1] if out_turns else 0
+        held = [c for c in unplaced if c not in in_stock]  # may be in the other's piles
         allowed: list[set[Card] | None] = [
-            None,
-            {c for c in unplaced if since[c] <= last_out},
-            *({c for c in unplaced if since[c] <= k} for k in self.pairs_since),
+            None if not in_stock else set(held),
+            {c for c in held if since[c] <= last_out},
+            *({c for c in held if since[c] <= k} for k in self.pairs_since),
             {c for c in unplaced if since[c] == 0},
         ]
         self.since = since

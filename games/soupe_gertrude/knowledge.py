@@ -5,10 +5,20 @@ whose identity is unknown, each with the set of ids it may be. The manche
 starts with four money slots per other seat (the purse is dealt from the money
 alone); public events then move known cards (payments, purchases, a souris
 that finds its vegetable, the turnip), reveal facts (a souris that misses:
-the target holds no such vegetable; a hand shown; the three cards a Gertrude
-drew) and move unknown cards (a seat eliminated: its hand leaves the game
+the target holds no such vegetable; a souris that gets nothing back: its
+player holds only that vegetable and the fly; a hand shown; the three cards a
+Gertrude drew) and move unknown cards (a seat eliminated: its hand leaves the game
 unseen). The pile is what is left, and a redraw's vegetables are known to be
 in it (or in the lot drawn right after).
+
+Bids prove values: a bid that did not eliminate its bidder proves its hand
+was worth at least the bid then (an unpayable bid eliminates at once), and an
+eliminating bid proves the hand that left the game was worth less. `lower`
+keeps, per other seat, a lower bound on its hand's value now: the best bid
+since the manche began, moved by every change to the hand since (a seen card
+by its value; an unseen one by the most it may have been worth when it
+leaves, the least when it arrives), so it stays true. `out_bounds` keeps, per
+eliminated hand, the out-slots it left and the most they may be worth.
 
 One approximation, where an exact answer would need the joint history of two
 other seats: a card that changes hands privately between two other seats (a
@@ -26,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from games.sampling import require
-from games.soupe_gertrude.cards import MONEY, card_ids
+from games.soupe_gertrude.cards import MONEY, VALUES, card_ids
 
 
 @dataclass
@@ -104,6 +114,12 @@ class Hand:
         require(self.known[card] == 0, f"a hand holding {card!r} was said to lack it")
         self.slots = [s - {card} for s in self.slots]
 
+    def only(self, ids: set[str]) -> None:
+        """A fact: every card of the hand is one of `ids`."""
+        require(all(c in ids for c, n in self.known.items() if n > 0),
+                "a hand said to hold only some cards holds others")
+        self.slots = [s & ids for s in self.slots]
+
     def exactly(self, cards: list[str]) -> None:
         self.known = Counter(cards)
         self.slots = []
@@ -132,6 +148,10 @@ class Knowledge:
         self.pile_known: Counter = Counter()  # a lower bound on the pile (and the lot just drawn)
         self.held: list[str] = []  # a two-seat payment's cards, held aside until it ends
         self.lot_open = False
+        #: other seat -> a lower bound on its hand's value now (from its bids)
+        self.lower: dict[int, int] = {}
+        #: (indices into `out_slots`, the most those cards may be worth): eliminated hands
+        self.out_bounds: list[tuple[range, int]] = []
         for event in self.events:
             getattr(self, "_" + event["event"], self._ignore)(event)
 
@@ -143,16 +163,25 @@ class Knowledge:
         hand = self._hand(seat)
         if hand is not None:
             hand.lose(card)
+            self._shift(seat, -VALUES[card])
 
     def _gain(self, seat: int, card: str) -> None:
         hand = self._hand(seat)
         if hand is not None:
             hand.known[card] += 1
+            self._shift(seat, VALUES[card])
+
+    def _shift(self, seat: int, value: int) -> None:
+        """The hand's value moved by `value`: so does its lower bound."""
+        if seat in self.lower:
+            self.lower[seat] += value
 
     def _moved_unseen(self, giver: int, receiver: int, barred: set[str]) -> None:
         """A private transfer between two other seats (see the module's note)."""
         may = self.hands[giver].lose_unknown(barred)
         self.hands[receiver].slots.append(may)
+        self._shift(giver, -max(VALUES[c] for c in may))
+        self._shift(receiver, min(VALUES[c] for c in may))
 
     @staticmethod
     def _ignore(event: dict) -> None:
@@ -162,6 +191,12 @@ class Knowledge:
     def _manche(self, event: dict) -> None:
         for hand in self.hands.values():
             hand.known, hand.slots = Counter(), [self.money] * 4
+
+    def _bid(self, event: dict) -> None:
+        """A bid logged is a bid its seat could pay: its hand is worth at least that."""
+        seat = event["seat"]
+        if seat != self.me:
+            self.lower[seat] = max(self.lower.get(seat, 0), event["bid"])
 
     def _redraw(self, event: dict) -> None:
         for card, n in Counter(event["cards"]).items():
@@ -193,11 +228,17 @@ class Knowledge:
             self.out_known[card] += 1
 
     def _eliminated(self, event: dict) -> None:
+        """An unpayable bid: the hand, worth less than the bid, leaves the game unseen."""
         hand = self._hand(event["seat"])
         if hand is not None:
+            first = len(self.out_slots)
             self.out_known += hand.known
             self.out_slots += hand.slots
+            most = event["bid"] - 1 - sum(VALUES[c] * n for c, n in hand.known.items())
+            require(most >= 0, "an eliminated hand was worth its bid")
+            self.out_bounds.append((range(first, len(self.out_slots)), most))
             hand.known, hand.slots = Counter(), []
+            self.lower.pop(event["seat"], None)
 
     def _souris(self, event: dict) -> None:
         self._lose(event["seat"], "souris")
@@ -229,7 +270,11 @@ class Knowledge:
 
     def _give_back(self, event: dict) -> None:
         seat, target = event["seat"], event["to"]
-        if "card" in event or self.me in (seat, target):  # nothing given, or seen in `given_back`
+        if "card" in event:  # nothing given back: the player holds nothing it could give
+            if seat != self.me:
+                self.hands[seat].only({self.souris["vegetable"], "mouche"})
+            return
+        if self.me in (seat, target):  # seen in `given_back`
             return
         self._moved_unseen(seat, target, {self.souris["vegetable"], "mouche"})
 

@@ -1,9 +1,11 @@
 """Soupe & Gertrude's `sample()`: the other hands, the hidden lot, the pile and the cards out.
 
 `knowledge.Knowledge` reads what the seat's log says about each hidden card;
-this module deals the unknown cards accordingly (`games.sampling.ConstrainedDeal`:
-uniform among the deals that respect every slot), then keeps only deals that
-respect the facts about whole hands the rules reveal:
+this module deals the unknown cards accordingly — uniform among the deals that
+respect every slot and the bids' bounds on whole hands (a seat's hand is worth
+at least what it bid and could pay, since; an eliminated hand was worth less
+than its bid), by `bounded.BoundedDeal` — then keeps only deals that respect
+the other facts about whole hands the rules reveal:
 
 * no other seat holds a winning soup (three different vegetables, no fly)
   unless it is still to be checked (a payment's receivers, a souris's player
@@ -26,9 +28,10 @@ from collections import Counter
 from typing import Any
 
 from games.base import Game, State
-from games.sampling import ConstrainedDeal, Inconsistent, checked_view, require, sample_seed
+from games.sampling import Inconsistent, checked_view, require, sample_seed
 from games.seats import around
-from games.soupe_gertrude.cards import MONEY, VALUES, VEGETABLES, full_deck, sort_cards
+from games.soupe_gertrude.bounded import Bound, BoundedDeal
+from games.soupe_gertrude.cards import MONEY, VALUES, VEGETABLES, full_deck, hand_value, sort_cards
 from games.soupe_gertrude.knowledge import PRIVATE, Knowledge
 from games.soupe_gertrude.state import SoupeState
 from games.soupe_gertrude.winning import can_win
@@ -98,10 +101,29 @@ class SoupeSampler:
         sizes = [1] * len(slots) + [1] * len(know.out_slots) + [region, out_free]
         allowed: list[Any] = [slot for _, slot in slots] + list(know.out_slots) + [None, None]
         self.slot_seats = [s for s, _ in slots]
-        self.deal = ConstrainedDeal(cards, sizes, allowed)
+        self.deal = BoundedDeal(cards, sizes, allowed, self._bounds(know, view), VALUES)
         self.pile_known = sorted(pile_known.elements())
         self.lot_hidden = lot_hidden
         self.exempt, self.checks, self.after_checks = self._pending_checks(view)
+
+    def _bounds(self, know: Knowledge, view: dict) -> list[Bound]:
+        """The bids' facts as bounds on the values of the deal's zones: (zone indices,
+        least, most) — the least a seat's slots must be worth for its hand to reach its
+        bound, the most an eliminated hand's slots may be worth."""
+        n_slots = len(self.slot_seats)
+        bounds: list[Bound] = []
+        for s, lower in know.lower.items():
+            if s in view["eliminated"]:
+                continue
+            least = lower - hand_value(know.hands[s].known.elements())
+            zones = [i for i, seat in enumerate(self.slot_seats) if seat == s]
+            if least > 0:
+                require(bool(zones), f"seat {s}'s hand is worth less than it bid")
+                bounds.append((zones, least, None))
+        for slots, most in know.out_bounds:
+            if len(slots):
+                bounds.append(([n_slots + i for i in slots], 0, most))
+        return bounds
 
     # -- the engine's bookkeeping, from the view -------------------------------------
     def _pending_checks(self, view: dict) -> tuple[set[int], list[int], str]:
