@@ -364,6 +364,7 @@ def test_a_missing_or_unfinished_match_is_said_plainly(platform):
 # -- the command line -----------------------------------------------------------------
 
 BOTS = '''
+from example_bots.random import RandomBot
 from sdk import Bot
 
 
@@ -377,6 +378,13 @@ class Broken(Bot):
         if len(legal_actions) == 1:
             return view["no_such_key"]
         return legal_actions[len(legal_actions) % 2]
+
+
+class Seeded(RandomBot):
+    """The random bot with a seed: the exported match is the same every run."""
+
+    def __init__(self):
+        super().__init__(seed=1)
 '''
 
 
@@ -389,9 +397,10 @@ def cardarena(folder: Path, *args: str) -> subprocess.CompletedProcess:
 def exported(tmp_path: Path) -> Path:
     """A bot author's folder with `cardarena play --export` run in it: runs.jsonl."""
     (tmp_path / "mine.py").write_text(BOTS)
-    # a generous clock: on a busy machine no decision of these quick bots may be cut (a seat that
-    # forfeited would not be asked again, and the reruns below need every decision)
-    done = cardarena(tmp_path, "play", "duck-soup", "mine:First", "example_bots.random:RandomBot",
+    # a seeded opponent (the reruns below need a deal where the broken bot meets a lone legal
+    # move, and with an unseeded random bot some deals had none) and a generous
+    # clock (on a busy machine no decision of these quick bots may be cut)
+    done = cardarena(tmp_path, "play", "duck-soup", "mine:First", "mine:Seeded",
                      "--games", "1", "--move-timeout-ms", "10000", "--time-bank-ms", "60000",
                      "--export", "runs.jsonl", "--json")
     assert done.returncode == 0, done.stderr
@@ -403,7 +412,7 @@ def exported(tmp_path: Path) -> Path:
 def test_play_exports_each_match_named_as_its_seats_were_and_replay_lists_its_decisions(exported):
     docs = [json.loads(line) for line in (exported / "runs.jsonl").read_text().splitlines()]
     assert [d["id"] for d in docs] == ["local-1", "local-2"]
-    assert [s["bot"] for s in docs[1]["seats"]] == ["example_bots.random:RandomBot", "mine:First"]
+    assert [s["bot"] for s in docs[1]["seats"]] == ["mine:Seeded", "mine:First"]
     done = cardarena(exported, "replay", "runs.jsonl", "--match", "local-2", "--seat", "1")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
