@@ -136,10 +136,10 @@ def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool):
                                  url=f"http://127.0.0.1:{free_port()}/")["id"]
         good = [python_bot(api, "heuristic", "example_bots.double_carre:DoubleCarreHeuristic"),
                 python_bot(api, "random", "example_bots.random:RandomBot")]
-        # 800 ms: the hanging bot (1.5 s) still times out, while the zoo's one server, loaded by
-        # 40 KB answers and hung requests on a busy machine, answers the others in time
-        # house bots on a short clock: the admin's to choose (docs/api.md §6)
-        tid = tournament(api, ADMIN_TOKEN, good + list(bad.values()), deals=1, move_timeout_ms=800, time_bank_ms=0,
+        # 2 s: the hanging bot (5 s) still times out, while the zoo's one server, loaded by
+        # 40 KB answers and hung requests on a busy machine (load 10 cut 800 ms), answers the
+        # others in time; house bots on a short clock: the admin's to choose (docs/api.md §6)
+        tid = tournament(api, ADMIN_TOKEN, good + list(bad.values()), deals=1, move_timeout_ms=2000, time_bank_ms=0,
                          max_faults=2)
         done = wait_finished(api, tid)
     finally:
@@ -173,7 +173,8 @@ def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool):
     assert zoo.calls.get("ok", 0) == 0  # the redirect was never followed
     assert zoo.decisions["hang"] == 2 * 2 * opponents  # asked until it forfeited, then never again
     # and told each match is over; besides, pinged at registration and when the tournament was created
-    assert zoo.calls["hang"] == 3 * 2 * opponents + 2
+    pings = zoo.pings.get("hang", 0)  # the heartbeat may ping it once more on a slow machine
+    assert zoo.calls["hang"] - pings == 3 * 2 * opponents and pings >= 2
 
 
 def wait_dead(pid: int, timeout: float = 10.0) -> None:

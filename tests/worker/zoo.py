@@ -2,7 +2,7 @@
 
 `Zoo`: one loopback WSGI app, one path per misbehaviour:
 
-    /hang      answers after 1.5 s (past any deadline the tests set)
+    /hang      answers after 5 s (past any deadline the tests set)
     /500       HTTP 500 with a body that must never reach a public record (`LEAK`)
     /garbage   200 with a body that is not JSON
     /illegal   200 {"action": {"nope": true}}
@@ -39,6 +39,7 @@ class Zoo:
     def __init__(self) -> None:
         self.calls: dict[str, int] = {}  # every call, per path
         self.decisions: dict[str, int] = {}  # the decisions among them ("type": "turn")
+        self.pings: dict[str, int] = {}  # the pings among them ("type": "ping")
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "/").strip("/")
@@ -47,8 +48,10 @@ class Zoo:
         body = environ["wsgi.input"].read(length) if length else b""
         if b'"type":"turn"' in body:
             self.decisions[path] = self.decisions.get(path, 0) + 1
+        if b'"type":"ping"' in body:
+            self.pings[path] = self.pings.get(path, 0) + 1
         if path == "hang":
-            time.sleep(1.5)
+            time.sleep(5)
             return self._json(start_response, {"action": {"nope": True}})
         if path == "500":
             start_response("500 Internal Server Error", [("Content-Type", "text/plain")])
