@@ -5,9 +5,9 @@ anything (an account entering 64 bots with 100 deals scheduled 403,200
 matches, ~4 GB of Redis), and the worker builds the schedule itself: both
 need the same count. The server never imports the worker, so the count
 lives here and `worker/schedules.py` takes `MAX_TABLES` and `table_count`
-from this module — one definition of how many tables a round-robin has (and
-`gauntlet_tables`, who joins a gauntlet's candidate at each table: `sdk.comparison`'s, which
-`cardarena compare` seats its field with too, named here for the schedules).
+from this module — one definition of how many tables a round-robin has.
+Who joins a gauntlet's candidate at each table is `sdk.comparison.gauntlet_tables`
+(`cardarena compare` seats its field with it too).
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from __future__ import annotations
 import math
 
 from sdk.comparison import gauntlet_tables
-
-__all__ = ["gauntlet_tables"]  # re-exported: the schedules and the API read it here
 
 #: above this many k-subsets (k ≥ 3), play a balanced sample of tables
 MAX_TABLES = 200

@@ -30,9 +30,10 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from core.schedule_size import MAX_TABLES, gauntlet_tables, sample_size, table_count
+from core.schedule_size import MAX_TABLES, sample_size, table_count
 from games.rng import derive_seed
 from games.seats import rotate, rotations
+from sdk.comparison import gauntlet_tables
 
 
 @dataclass(frozen=True)

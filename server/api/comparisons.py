@@ -19,10 +19,9 @@ import marshmallow as ma
 from flask_smorest import Blueprint
 from marshmallow import validate
 
-from core.schedule_size import gauntlet_tables
 from core.store.versions import version_of
 from sdk.clock import DEFAULT_TIME
-from sdk.comparison import figures, sprt
+from sdk.comparison import figures, gauntlet_tables, sprt
 from server.api.common import (
     ID,
     MAX_FAULTS,

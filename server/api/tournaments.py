@@ -20,8 +20,9 @@ import games
 from core import liveness
 from core.conclusion import stop_tournament
 from core.ratings import is_rated
-from core.schedule_size import gauntlet_match_count, gauntlet_tables, match_count, table_count
+from core.schedule_size import gauntlet_match_count, match_count, table_count
 from sdk.clock import DEFAULT_TIME
+from sdk.comparison import gauntlet_tables
 from server.api.common import (
     ID,
     MAX_FAULTS,
