@@ -139,6 +139,7 @@ class RawServer:
         self.held: list[float] = []
         self.hung_up: list[bool] = []
         self.requests: list[bytes] = []  # beside `held`: the request each connection brought
+        self.opened: list[bytes] = []  # each connection's first request, noted as it arrives
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -161,6 +162,8 @@ class RawServer:
         try:
             request = self._read(conn) if self.read_request else b""
             began = time.monotonic()
+            with self._lock:
+                self.opened.append(request)
             try:
                 self.behave(conn, request)
             except OSError:  # the client closed: a send failed
