@@ -1,0 +1,160 @@
+"""A person plays whole matches in a real browser, on the real platform (docs/api.md §6).
+
+The live API under waitress and the real worker pool referee every match; the person is
+Chromium, signed in with an account token through the sign-in page, choosing the game
+and the example heuristic on /play, then clicking one of the legal actions the table
+offers (`[data-action]`) until the table says `data-status="finished"`. Every game is
+played to its end this way; a screenshot of each game's table mid-decision goes to
+test-output/web/play-<game>.png. One match is played with the keyboard alone on a
+phone-sized window.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import games
+from tests.web.conftest import SHOTS
+
+HEURISTICS = {
+    "duck-soup": "example_bots.duck_soup:DuckSoupHeuristic",
+    "double": "example_bots.double:DoubleHeuristic",
+    "double-carre": "example_bots.double_carre:DoubleCarreHeuristic",
+    "soupe-gertrude": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic",
+}
+#: small matches: one deal of duck soup, two short rounds of DOUBLE, three at Soupe & Gertrude
+OPTIONS = {"duck-soup": {"opt-deal_only": True}, "double": {"opt-rounds": "[2, 1]"}}
+SEATS = {"soupe-gertrude": 3}
+#: the decision whose table is kept as the game's screenshot
+SHOT_AT = {"duck-soup": 3, "double": 2, "double-carre": 2, "soupe-gertrude": 1}
+
+
+def setup_person(api, page, game: str, name: str = "ann") -> list[str]:
+    """The example heuristic (and, for a third seat, the random bot) registered by the admin;
+    an account signed in through the page. The opponents' ids."""
+    bots = [api.bot(api.admin_token, "heuristic", game=game, kind="python", entrypoint=HEURISTICS[game])["id"]]
+    for k in range(SEATS.get(game, 2) - 2):
+        bots.append(api.bot(api.admin_token, f"random{k}", game=game, kind="python",
+                            entrypoint="example_bots.random:RandomBot")["id"])
+    token = api.account(name)
+    page.goto(f"{api.live.url}/play?game={game}&bots={','.join(bots)}")
+    page.click("#signin-first a")
+    page.fill("#token", token)
+    page.click("#signin-button")
+    page.wait_for_selector("#play-form")  # back on the form, signed in
+    assert page.inner_text("#signed-in") == name
+    return bots
+
+
+def start_match(page, game: str) -> str:
+    for field, value in OPTIONS.get(game, {}).items():
+        if value is True:
+            page.check(f'input[name="{field}"]')
+        else:
+            page.fill(f'input[name="{field}"]', value)
+    page.click("[data-start]")
+    page.wait_for_selector("#table[data-match]")
+    return page.get_attribute("#table", "data-match")
+
+
+def wait_for_turn_or_end(page, timeout_ms: int = 60_000) -> str:
+    """'turn' once the person has legal actions to click, 'finished' at the end."""
+    page.wait_for_function(
+        """() => { const t = document.querySelector('#table');
+                   return t && (t.dataset.status === 'finished' || t.dataset.status === 'aborted'
+                                || t.querySelectorAll('[data-action]').length > 0); }""", timeout=timeout_ms)
+    status = page.get_attribute("#table", "data-status")
+    return status if status in ("finished", "aborted") else "turn"
+
+
+def wait_moved(page, turns: str) -> None:
+    page.wait_for_function(
+        """t => { const e = document.querySelector('#table');
+                  return e && (e.dataset.turns !== t || e.dataset.status === 'finished'); }""", arg=turns,
+        timeout=60_000)
+
+
+def check_actions_are_the_referees(page, api, mid: str) -> list[dict]:
+    """Every clickable action is one the referee lists, each exactly once."""
+    shown = page.eval_on_selector_all("#table [data-action]", "es => es.map(e => e.dataset.action)")
+    actions = [json.loads(a) for a in shown]
+    seat = int(page.get_attribute("#table", "data-seat"))
+    pending = api.store.pending_decisions(api.store.get_match(mid)["seats"][seat])
+    legal = next(d["legal_actions"] for d in pending if d["match_id"] == mid)
+    assert sorted(map(json.dumps, actions)) == sorted(map(json.dumps, legal))
+    return actions
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", games.names())
+def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
+    setup_person(api, page, game)
+    mid = start_match(page, game)
+    rng = random.Random(7)
+    decisions = 0
+    while wait_for_turn_or_end(page) == "turn":
+        decisions += 1
+        check_actions_are_the_referees(page, api, mid)
+        if decisions == SHOT_AT[game]:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"play-{game}.png"), full_page=True)
+            assert page.locator("#countdown").inner_text()  # the person's clock, counting down
+        turns = page.get_attribute("#table", "data-turns")
+        options = page.locator("#table [data-action]")
+        options.nth(rng.randrange(options.count())).click()
+        wait_moved(page, turns)
+    assert page.get_attribute("#table", "data-status") == "finished"
+    match = api.store.get_match(mid)
+    assert match["status"] == "finished" and match["rated"] is False and decisions >= 1
+    log = api.store.match_log(mid)
+    seat = int(page.get_attribute("#table", "data-seat"))
+    assert sum(1 for e in log if e["seat"] == seat) >= decisions and not any(e.get("fault") for e in log)
+    assert page.locator("#verdict").count() == 1 and page.locator("#board .result").count() == 1
+    page.screenshot(path=str(SHOTS / f"play-{game}-over.png"), full_page=True)
+    # after the match: the replay, and the same deal again with the seats rotated
+    assert page.get_attribute("#replay-link", "href") == f"/matches/{mid}"
+    page.click("[data-again]")
+    page.wait_for_selector("#table[data-match]")
+    again = api.store.get_match(page.get_attribute("#table", "data-match"))
+    assert again["id"] != mid and again["seed"] == match["seed"]
+    assert again["seats"] == match["seats"][1:] + match["seats"][:1]
+    assert page.dialogs == []
+
+
+@pytest.mark.slow
+def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.dialogs = []
+    try:
+        game = "duck-soup"
+        setup_person(api, page, game, "pat")
+        mid = start_match(page, game)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 400, f"the table is {width} px wide on a 390 px phone"
+        decisions = 0
+        while wait_for_turn_or_end(page) == "turn":
+            decisions += 1
+            actions = check_actions_are_the_referees(page, api, mid)
+            if decisions == 2:
+                page.screenshot(path=str(SHOTS / f"play-{game}-phone.png"), full_page=True)
+            turns = page.get_attribute("#table", "data-turns")
+            hand = page.locator('#board .seat[data-seat="%s"] .hand [data-card]' % page.get_attribute(
+                "#table", "data-seat"))
+            playable = [i for i in range(min(9, hand.count())) if "playable" in (hand.nth(i).get_attribute("class") or "")]
+            if playable:  # a card of the hand by its number
+                page.keyboard.press(str(playable[-1] + 1))
+            else:  # the arrows to the last action, then Enter
+                for _ in range(len(actions) - 1):
+                    page.keyboard.press("ArrowRight")
+                page.keyboard.press("Enter")
+            wait_moved(page, turns)
+        assert page.get_attribute("#table", "data-status") == "finished"
+        assert not any(e.get("fault") for e in api.store.match_log(mid))
+        page.screenshot(path=str(SHOTS / f"play-{game}-phone-over.png"), full_page=True)
+    finally:
+        context.close()
