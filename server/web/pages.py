@@ -24,6 +24,7 @@ from server.auth import store
 from server.match_table import table_of
 from server.web import bp
 from server.web.chart import interval_bars, llr_chart, rating_chart
+from server.web.owners import signed_in_seats
 from server.web.seating import regions, winners
 
 RECENT = 20
@@ -219,6 +220,7 @@ def match_page(match_id: str):
                "page": {"names": seat_names, "bots": match["seats"], "outcome": outcome}}
     if match.get("tournament"):
         context["tournament"] = s.get_tournament(match["tournament"])
+    context["person_seat"], context["debug"] = signed_in_seats(match, public)
     if public:
         context["log"] = log
         context["step"] = match_step(match, _step_arg(len(log)))

@@ -50,6 +50,7 @@ from server.auth import check_csrf, csrf_token, session_account, store
 from server.errors import fail
 from server.match_table import faces_of, seat_table_of
 from server.web import bp
+from server.web.owners import person_seat
 from server.web.pages import names_of, render
 from server.web.seating import regions, winners
 from server.web.sessions import safe_next
@@ -91,19 +92,6 @@ def person_bot(account: dict, game: str) -> dict:
         s.retire_bot(created["id"])
         return s.bot_record(held)
     return s.bot_record(created["id"])
-
-
-def person_seat(match: dict, account: dict | None) -> tuple[int, dict] | None:
-    """(seat, person bot) of `account`'s person seat in `match`, or None."""
-    if account is None:
-        return None
-    bot_id = store().person_seat(account["id"], match["game"])
-    if bot_id is None or bot_id not in match["seats"]:
-        return None
-    bot = store().bot_record(bot_id)
-    if bot is None or bot.get("owner") != account["id"]:
-        return None
-    return match["seats"].index(bot_id), bot
 
 
 def _my_match(match_id: str) -> tuple[dict, dict, int, dict]:

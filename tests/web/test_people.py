@@ -294,3 +294,21 @@ def test_after_the_match_play_again_deals_the_same_cards_with_the_seats_rotated(
     assert games.get(GAME).new(2, new["seed"], new["options"]).view(1)["hand"] == first  # the same deal
     account_page = client.get("/account").get_data(as_text=True)
     assert mid in account_page and new["id"] in account_page
+
+
+def test_the_match_page_leads_the_person_to_their_seat(client, store, table):
+    mid, _ = table
+    assert 'id="your-seat"' in client.get(f"/matches/{mid}").get_data(as_text=True)
+    client.delete_cookie(SESSION_COOKIE)
+    assert 'id="your-seat"' not in client.get(f"/matches/{mid}").get_data(as_text=True)
+
+
+def test_the_match_page_shows_a_bots_debug_output_to_its_owner_only(client, store, account, opponents):
+    from tests.web.helpers import finished_match
+
+    mid = finished_match(store, GAME, [opponents["own"], opponents["everyone"]], seed=3)
+    store.note_debug(mid, [(0, 0, "<b>my own</b> thoughts"), (1, 1, "theirs, not mine")])
+    assert "thoughts" not in client.get(f"/matches/{mid}").get_data(as_text=True)
+    sign_in(client, account["token"])
+    body = client.get(f"/matches/{mid}").get_data(as_text=True)
+    assert "&lt;b&gt;my own&lt;/b&gt; thoughts" in body and "theirs, not mine" not in body
