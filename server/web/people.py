@@ -343,9 +343,11 @@ def _pending(bot_id: str, match_id: str, turn: int, wait_s: float) -> dict | Non
 
 
 def _strings(actions: list[dict]) -> list[str]:
-    """The strings of legal actions (a value, or in a list): the cards among them are drawn."""
+    """The strings of legal actions (a key, a value, or in a list): the cards among them are drawn
+    (a key may name a card: `{"gertrude": 1}` plays that card on seat 1)."""
     out = []
     for action in actions:
+        out.extend(action)
         for value in action.values():
             if isinstance(value, str):
                 out.append(value)

@@ -94,7 +94,7 @@ def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
     setup_person(api, page, game)
     mid = start_match(page, game)
     rng = random.Random(7)
-    decisions = 0
+    decisions, bid_shot = 0, False
     while wait_for_turn_or_end(page) == "turn":
         decisions += 1
         check_actions_are_the_referees(page, api, mid)
@@ -102,6 +102,9 @@ def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"play-{game}.png"), full_page=True)
             assert page.locator("#countdown").inner_text()  # the person's clock, counting down
+        if not bid_shot and page.locator("#actions .action-group.numbers").count():  # a long run of bids
+            bid_shot = True
+            page.screenshot(path=str(SHOTS / f"play-{game}-bids.png"), full_page=True)
         turns = page.get_attribute("#table", "data-turns")
         options = page.locator("#table [data-action]")
         options.nth(rng.randrange(options.count())).click()
@@ -143,9 +146,10 @@ def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
             if decisions == 2:
                 page.screenshot(path=str(SHOTS / f"play-{game}-phone.png"), full_page=True)
             turns = page.get_attribute("#table", "data-turns")
-            hand = page.locator('#board .seat[data-seat="%s"] .hand [data-card]' % page.get_attribute(
-                "#table", "data-seat"))
-            playable = [i for i in range(min(9, hand.count())) if "playable" in (hand.nth(i).get_attribute("class") or "")]
+            seat = page.get_attribute("#table", "data-seat")
+            hand = page.locator(f'#board .seat[data-seat="{seat}"] .hand [data-card]')
+            playable = [i for i in range(min(9, hand.count()))
+                        if "playable" in (hand.nth(i).get_attribute("class") or "")]
             if playable:  # a card of the hand by its number
                 page.keyboard.press(str(playable[-1] + 1))
             else:  # the arrows to the last action, then Enter

@@ -389,6 +389,10 @@
         if (i) kids.push(" ");
         if (k === "call" && typeof v === "string") { kids.push(el("span", "call call-" + v, [v + "!"])); return; }
         if (v === true) { kids.push(el("span", "verb", [k])); return; }
+        if (isCard(k) && typeof v === "number" && page.names[v] !== undefined) {  // a card played on a seat
+          kids.push(cardEl(faces[k]), " ", el("span", "verb", ["on"]), " ", who(v, page.names));
+          return;
+        }
         kids.push(el("span", "verb", [SEAT_WORDS[k] || k]), " ");
         valueKids(k, v).forEach(function (x) { kids.push(x); });
       });
@@ -398,6 +402,7 @@
       return Object.keys(a).map(function (k) {
         var v = a[k];
         if (v === true) return k;
+        if (isCard(k) && typeof v === "number" && page.names[v] !== undefined) return faces[k].title + " on " + page.names[v];
         if (typeof v === "number" && SEAT_WORDS[k] && page.names[v] !== undefined) return SEAT_WORDS[k] + " " + page.names[v];
         if (isCard(v)) return k + " " + faces[v].title;
         if (Array.isArray(v)) return k + " " + v.map(function (c) { return isCard(c) ? faces[c].title : String(c); }).join(", ");
