@@ -32,3 +32,6 @@ def register(app: Flask) -> None:
     app.register_blueprint(sessions)
     app.extensions[PAGE_ERRORS] = pages.page_error  # an unknown page is an HTML 404 too
     app.jinja_env.globals.update(card_face=face, suit_face=suit_of_key)
+    # `tojson` keeps the keys in their order (Jinja sorts them by default): an action in a page's
+    # data is then its JSON exactly as the referee listed it
+    app.jinja_env.policies["json.dumps_kwargs"] = {"sort_keys": False}

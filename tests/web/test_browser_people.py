@@ -162,3 +162,90 @@ def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
         page.screenshot(path=str(SHOTS / f"play-{game}-phone-over.png"), full_page=True)
     finally:
         context.close()
+
+
+def pick(rng: random.Random, legal: list[dict]) -> dict:
+    """A seeded choice that keeps a match going long enough to ask every kind: low bids, some
+    passes, special cards played when they may be."""
+    bids = [a for a in legal if isinstance(a.get("bid"), int) and len(a) == 1]
+    passes = [a for a in legal if a.get("pass") is True]
+    if bids:
+        if passes and rng.random() < 0.4:
+            return passes[0]
+        want = min(a["bid"] for a in bids) + rng.choice([0, 0, 1, 2])
+        return next((a for a in bids if a["bid"] == want), min(bids, key=lambda a: a["bid"]))
+    specials = [a for a in legal if "souris" in a or "gertrude" in a]
+    if specials and rng.random() < 0.7:
+        return rng.choice(specials)
+    return rng.choice(legal)
+
+
+def decision_states(game: str, tries: int = 300) -> dict[str, tuple[int, int, dict, list[dict]]]:
+    """For each decision kind of `game`: (seats, seed, options, the actions before it) of a seeded
+    match where seat 0 is asked that kind (a variant's options when only it asks it)."""
+    g = games.get(game)
+    found = {}
+    for decision in g.decisions:
+        options = dict(decision.options)
+        for seed in range(tries):
+            seats = max(g.min_seats, min(g.max_seats, 2 + seed % 3))
+            state, rng, log = g.new(seats, seed, options), random.Random(seed), []
+            while not state.is_over and len(log) < 2000:
+                if state.to_act == 0 and state.view(0).get("pending") == decision.kind:
+                    found[decision.kind] = (seats, seed, options, log)
+                    break
+                action = pick(rng, state.legal_actions())
+                log.append(action)
+                state.apply(action)
+            if decision.kind in found:
+                break
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", games.names())
+def test_every_decision_kind_is_offered_to_click(api, page, game):
+    """Every decision kind the rules page lists, each legal action exactly one clickable element;
+    clicking one plays it. The decisions are published as the match runner publishes them."""
+    from server.web.people import PERSON_CLOCK
+
+    s = api.store
+    bots = [api.bot(api.admin_token, f"r{k}", game=game, kind="python",
+                    entrypoint="example_bots.random:RandomBot")["id"] for k in range(2)]
+    token = api.account("kim")
+    account = s.account_for_token(token)
+    person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
+    s.claim_person_seat(account["id"], game, person["id"])
+    page.goto(f"{api.live.url}/signin?next=/account")
+    page.fill("#token", token)
+    page.click("#signin-button")
+    page.wait_for_selector("#signed-in")
+    states = decision_states(game)
+    assert sorted(states) == sorted(d.kind for d in games.get(game).decisions)
+    for kind, (seats, seed, options, actions) in states.items():
+        seat_bots = [person["id"], *(bots[i % 2] for i in range(seats - 1))]
+        match = s.create_match(game, seat_bots, seed, options, rated=False, owner=account["id"],
+                               seat_clocks=[PERSON_CLOCK] + [None] * (seats - 1))
+        mid = match["id"]
+        s.set_match_status(mid, "running")
+        state = games.get(game).new(seats, seed, options)
+        for turn, action in enumerate(actions):
+            assert s.append_entry(mid, {"turn": turn, "seat": state.to_act, "action": action})
+            state.apply(action)
+        legal = state.legal_actions()
+        s.await_answer(mid, {"type": "turn", "protocol": 1, "match_id": mid, "game": game, "turn": len(actions),
+                             "seat": 0, "view": state.view(0), "legal_actions": legal, "deadline_ms": 60_000,
+                             "clock": {"move_ms": 60_000, "bank_ms": 300_000}, "last_latency_ms": None},
+                       {"id": person["id"], "kind": "polling"})
+        page.goto(f"{api.live.url}/play/{mid}")
+        page.wait_for_selector("#table [data-action]")
+        shown = page.eval_on_selector_all("#table [data-action]", "es => es.map(e => e.dataset.action)")
+        assert sorted(map(json.loads, shown), key=json.dumps) == sorted(legal, key=json.dumps), kind
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"play-{game}-{kind}.png"), full_page=True)
+        choice = page.locator("#table [data-action]").last
+        chosen = json.loads(choice.get_attribute("data-action"))
+        choice.click()
+        page.wait_for_function("() => !document.querySelector('#table [data-action]')")  # sent, and accepted
+        assert s.match_log(mid)[len(actions)]["action"] == chosen and "fault" not in s.match_log(mid)[len(actions)]
+    assert page.dialogs == []
