@@ -221,6 +221,7 @@ def test_every_decision_kind_is_offered_to_click(api, page, game):
     page.click("#signin-button")
     page.wait_for_selector("#signed-in")
     states = decision_states(game)
+    picked: dict[str, int] = {}
     assert sorted(states) == sorted(d.kind for d in games.get(game).decisions)
     for kind, (seats, seed, options, actions) in states.items():
         seat_bots = [person["id"], *(bots[i % 2] for i in range(seats - 1))]
@@ -245,7 +246,22 @@ def test_every_decision_kind_is_offered_to_click(api, page, game):
         page.screenshot(path=str(SHOTS / f"play-{game}-{kind}.png"), full_page=True)
         choice = page.locator("#table [data-action]").last
         chosen = json.loads(choice.get_attribute("data-action"))
-        choice.click()
+        cards = [c for v in chosen.values() for c in (v if isinstance(v, list) else [v]) if isinstance(c, str)]
+        pickable = [c for c in cards if page.locator(f'#board .selectable[data-card="{c}"]').count()]
+        if choice.evaluate("e => e.tagName") == "BUTTON" and cards and pickable == cards:
+            for card in cards:  # as a person would: pick its cards on the table, then Enter
+                page.locator(f'#board .selectable[data-card="{card}"]:not(.selected)').first.click()
+            left = page.eval_on_selector_all("#actions [data-action]:not(.filtered)", "es => es.map(e => e.dataset.action)")
+            assert chosen in [json.loads(a) for a in left], kind
+            if len(left) == 1:
+                page.keyboard.press("Enter")
+            else:
+                choice.click()
+            picked[kind] = len(left)
+        else:
+            choice.click()
         page.wait_for_function("() => !document.querySelector('#table [data-action]')")  # sent, and accepted
         assert s.match_log(mid)[len(actions)]["action"] == chosen and "fault" not in s.match_log(mid)[len(actions)]
+    if game == "double-carre":  # the pairs to take or discard, picked card by card
+        assert picked == {"take": 1, "discard": 1}
     assert page.dialogs == []

@@ -412,6 +412,9 @@
     function handEls() {
       return Array.prototype.slice.call(board.querySelectorAll('.seat[data-seat="' + me + '"] .hand [data-card]'));
     }
+    function centreEls() {  // the cards in the middle (a lot, revealed cards to take)
+      return Array.prototype.slice.call(board.querySelectorAll(".centre [data-card]"));
+    }
     function actionEls() {
       return Array.prototype.slice.call(root.querySelectorAll("[data-action], .hand .playable")).filter(function (e) {
         return !e.closest("[hidden]") && !e.classList.contains("filtered") && !e.disabled;
@@ -423,7 +426,7 @@
       selected = [];
       actionsBox.textContent = "";
       selectionBox.hidden = true;
-      handEls().forEach(function (c) {
+      handEls().concat(centreEls()).forEach(function (c) {
         c.removeAttribute("data-action");
         c.removeAttribute("tabindex");
         c.removeAttribute("role");
@@ -487,6 +490,13 @@
           c.setAttribute("aria-label", (faces[card] ? faces[card].title : card) + ": select");
         }
       });
+      centreEls().forEach(function (c) {  // the middle's cards an action takes: picked like the hand's
+        if (!mentioned[c.dataset.card]) return;
+        c.classList.add("selectable");
+        c.tabIndex = 0;
+        c.setAttribute("role", "button");
+        c.setAttribute("aria-label", (faces[c.dataset.card] ? faces[c.dataset.card].title : c.dataset.card) + ": select");
+      });
       if (handUsed) hand.forEach(function (c) {
         if (!c.classList.contains("playable") && !c.classList.contains("selectable")) c.classList.add("unplayable");
       });
@@ -514,8 +524,10 @@
         });
         actionsBox.appendChild(box);
       });
+      var plays = Object.keys(bound).length > 0;
       if (hand.length && handUsed) {
-        say(rest.length ? "Click a card of your hand, or an action below." : "Click a card of your hand.");
+        say(plays ? (rest.length ? "Click a card of your hand to play it, or an action below." : "Click a card of your hand to play it.")
+                  : "Pick cards of your hand to narrow the actions below to those holding them, or click an action.");
       } else {
         say("");
       }
@@ -659,7 +671,7 @@
     }
 
     root.addEventListener("click", function (e) {
-      var target = e.target.closest && e.target.closest("[data-action], .hand .playable, .hand .selectable");
+      var target = e.target.closest && e.target.closest("[data-action], .hand .playable, #board .selectable");
       if (!target || !root.contains(target) || busy) return;
       e.preventDefault();
       if (target.hasAttribute("data-action")) { send(JSON.parse(target.getAttribute("data-action"))); return; }
@@ -682,7 +694,7 @@
         var next = at < 0 ? 0 : (at + (e.key === "ArrowRight" ? 1 : list.length - 1)) % list.length;
         list[next].focus();
       } else if ((e.key === "Enter" || e.key === " ") && tag !== "BUTTON" && document.activeElement &&
-                 root.contains(document.activeElement) && document.activeElement.matches(".hand [data-card]")) {
+                 root.contains(document.activeElement) && document.activeElement.matches("#board [data-card][role=button]")) {
         e.preventDefault();
         document.activeElement.click();
       } else if (/^[1-9]$/.test(e.key)) {
