@@ -312,3 +312,30 @@ def test_the_match_page_shows_a_bots_debug_output_to_its_owner_only(client, stor
     sign_in(client, account["token"])
     body = client.get(f"/matches/{mid}").get_data(as_text=True)
     assert "&lt;b&gt;my own&lt;/b&gt; thoughts" in body and "theirs, not mine" not in body
+
+
+@pytest.mark.parametrize("game", games.names())
+def test_a_seats_table_shows_its_own_hand_and_no_other(game):
+    import random
+
+    from games.table import check
+    from server.match_table import seat_table_of, table_of
+    from server.web.seating import regions
+
+    g = games.get(game)
+    seats = min(g.max_seats, 3)
+    state, rng = g.new(seats, 5, {}), random.Random(5)
+    for _ in range(6):
+        if state.is_over:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    for me in range(seats):
+        table = seat_table_of(game, seats, state.view(None), None, me, state.view(me))
+        check({k: table[k] for k in ("facts", "seats", "centre", "last")}, seats)
+        assert table["seats"][me]["hand"] == [str(c) for c in state.view(me)["hand"]]
+        assert all(s["hand"] is None for s in table["seats"] if s["seat"] != me)
+        spectator = table_of(game, seats, state.view(None))
+        assert {k: v for k, v in table["faces"].items() if k in spectator["faces"]} == spectator["faces"]
+        drawn = regions(seats, me)
+        assert drawn["bottom"][-1] == me or me in drawn["bottom"]
+        assert sorted(i for r in drawn.values() for i in r) == list(range(seats))
