@@ -185,7 +185,7 @@ def _play_form(account: dict | None, values, error: str | None = None, status: i
             chosen.append(bot["id"])
     while bots and len(chosen) < seats - 1:
         chosen.append(bots[0]["id"])
-    options = _form_options(game, values) if values.get("started") else {}
+    options = _form_options(game, values) if any(k.startswith("opt-") for k in values) else {}
     context = {
         "account": account, "games": [{"name": n, "title": games.get(n).describe().get("title") or n}
                                       for n in names],

@@ -191,6 +191,7 @@ def test_another_accounts_private_bot_or_a_person_seat_cannot_be_chosen(client, 
     assert refused.status_code == 422 and "accepts matches from its owner only" in refused.get_data(as_text=True)
     bad = start(client, opponents["everyone"], csrf_of(client), **{"opt-target": "-5"})
     assert bad.status_code == 422 and "target" in bad.get_data(as_text=True)
+    assert 'value="-5"' in bad.get_data(as_text=True)  # the form keeps what was given
 
 
 # -- at the table ----------------------------------------------------------------------------
