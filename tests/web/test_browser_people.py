@@ -92,6 +92,8 @@ def check_actions_are_the_referees(page, api, mid: str) -> list[dict]:
 @pytest.mark.parametrize("game", games.names())
 def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
     setup_person(api, page, game)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"play-form-{game}.png"), full_page=True)
     mid = start_match(page, game)
     rng = random.Random(7)
     decisions, bid_shot = 0, False
@@ -119,7 +121,8 @@ def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
     page.screenshot(path=str(SHOTS / f"play-{game}-over.png"), full_page=True)
     # after the match: the replay, and the same deal again with the seats rotated
     assert page.get_attribute("#replay-link", "href") == f"/matches/{mid}"
-    page.click("[data-again]")
+    with page.expect_navigation(url=lambda url: "/play/" in url and mid not in url, timeout=30_000):
+        page.click("[data-again]")
     page.wait_for_selector("#table[data-match]")
     again = api.store.get_match(page.get_attribute("#table", "data-match"))
     assert again["id"] != mid and again["seed"] == match["seed"]
@@ -260,7 +263,8 @@ def test_every_decision_kind_is_offered_to_click(api, page, game):
             picked[kind] = len(left)
         else:
             choice.click()
-        page.wait_for_function("() => !document.querySelector('#table [data-action]')")  # sent, and accepted
+        page.wait_for_function("() => !document.querySelector('#table [data-action]')",
+                               timeout=30_000)  # sent, and accepted
         assert s.match_log(mid)[len(actions)]["action"] == chosen and "fault" not in s.match_log(mid)[len(actions)]
     if game == "double-carre":  # the pairs to take or discard, picked card by card
         assert picked == {"take": 1, "discard": 1}
