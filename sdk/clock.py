@@ -73,11 +73,46 @@ class Clock:
         self.last_latency_ms = ms
 
 
-def seat_times(log: list[dict], seats: int, move_ms: int, bank_ms: int | None) -> list[dict]:
+def seat_clocks(seats: int, move_ms: int, bank_ms: int, own: list[dict | None] | None = None) -> list[Clock]:
+    """Each seat's clock at a match's start: the match's `move_ms` and `bank_ms`, except for a
+    seat given a clock of its own in `own` (`{"move_timeout_ms", "time_bank_ms"}`, or None for
+    the match's): a person at the table (docs/api.md §6 "People at the table") thinks on a
+    longer clock than the bots beside it."""
+    own = list(own or [])
+    out = []
+    for seat in range(seats):
+        rules = own[seat] if seat < len(own) else None
+        if isinstance(rules, dict):
+            out.append(Clock(int(rules["move_timeout_ms"]), int(rules["time_bank_ms"])))
+        else:
+            out.append(Clock(move_ms, bank_ms))
+    return out
+
+
+def check_seat_clocks(own: object, seats: int) -> list[dict | None] | None:
+    """`own` as `seat_clocks` reads it, or ValueError: None, or one entry a seat, each None or
+    `{"move_timeout_ms", "time_bank_ms"}` whole numbers of at least 0 (move at least 1)."""
+    if own is None:
+        return None
+    if not isinstance(own, list) or len(own) != seats:
+        raise ValueError(f"seat_clocks must list one clock (or null) for each of the {seats} seats")
+    for rules in own:
+        if rules is None:
+            continue
+        if not isinstance(rules, dict) or set(rules) != {"move_timeout_ms", "time_bank_ms"}:
+            raise ValueError("a seat's clock is {\"move_timeout_ms\", \"time_bank_ms\"}")
+        move, bank = rules["move_timeout_ms"], rules["time_bank_ms"]
+        if type(move) is not int or type(bank) is not int or move < 1 or bank < 0:
+            raise ValueError(f"a seat's clock holds whole numbers of milliseconds, not {rules!r}")
+    return own
+
+
+def seat_times(log: list[dict], seats: int, move_ms: int, bank_ms: int | None,
+               own: list[dict | None] | None = None) -> list[dict]:
     """Each seat's time in a match, from its log: `{"latency_ms": {"p50", "max"}, "bank_ms"}`
     (the latencies the referee charged its decisions, None before the first; the bank left,
-    None for a match from before the bank)."""
-    clocks = [Clock(move_ms, bank_ms or 0) for _ in range(seats)]
+    None for a match from before the bank). `own`: the seats' own clocks (`seat_clocks`)."""
+    clocks = seat_clocks(seats, move_ms, bank_ms or 0, own)
     charged: list[list[int]] = [[] for _ in range(seats)]
     for entry in log:
         ms, seat = entry.get("ms"), entry.get("seat")

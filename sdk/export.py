@@ -6,9 +6,11 @@ set of tools reads both:
 
     {"format": "cardarena-match", "version": 1, "id", "game", "options", "seed",
      "seats": [{"seat", "bot"}, …], "log", "result", "decks",
-     "move_timeout_ms", "time_bank_ms", "max_faults"[, "debug"]}
+     "move_timeout_ms", "time_bank_ms", "max_faults"[, "seat_clocks"][, "debug"]}
 
-`debug`, present only for a reader allowed to see some, lists the bots' debug
+`seat_clocks`, present only in a match where some seat had a clock of its own
+(a person at the table, docs/api.md §6), lists each seat's
+`{"move_timeout_ms", "time_bank_ms"}` or null for the match's. `debug`, present only for a reader allowed to see some, lists the bots' debug
 notes `{"turn", "seat", "text"}` (docs/api.md §6). The three before it are
 the match's rules of time and faults, which a replay needs to rebuild each decision's `deadline_ms`, `clock` and forfeits exactly; a
 document without them is read with the platform's defaults, and one without
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import games
-from sdk.clock import DEFAULT_TIME
+from sdk.clock import DEFAULT_TIME, check_seat_clocks
 
 FORMAT = "cardarena-match"
 VERSION = 1
@@ -57,7 +59,8 @@ class ExportError(ValueError):
 
 def document(id: str, game: str, seats: list[str], seed: int, options: dict, log: list[dict],
              result: dict | None, move_timeout_ms: int, time_bank_ms: int, max_faults: int,
-             versions: list[int] | None = None, debug: list[dict] | None = None) -> dict:
+             versions: list[int] | None = None, debug: list[dict] | None = None,
+             seat_clocks: list[dict | None] | None = None) -> dict:
     """A match as its export document; `seats[i]` names the bot in seat i (and, on the
     platform, `versions[i]` the version of it that played). `debug`: the bots' debug notes
     `{"turn", "seat", "text"}` the reader may see (local play: all; the platform: its owner's
@@ -70,7 +73,7 @@ def document(id: str, game: str, seats: list[str], seed: int, options: dict, log
             "log": log, "result": result,
             "decks": result.get("decks") if isinstance(result, dict) else None,
             "move_timeout_ms": move_timeout_ms, "time_bank_ms": time_bank_ms, "max_faults": max_faults,
-            **({"debug": debug} if debug else {})}
+            **({"seat_clocks": seat_clocks} if seat_clocks else {}), **({"debug": debug} if debug else {})}
 
 
 def dumps(doc: dict) -> str:
@@ -188,6 +191,10 @@ def check(doc: Any, where: str = "the document") -> dict:
         if value is not None and (type(value) is not int or value < 0):
             raise ExportError(f"{name}: {rule!r} must be a whole number of at least 0, not {value!r}")
     try:
+        check_seat_clocks(doc.get("seat_clocks"), len(doc["seats"]))
+    except ValueError as exc:
+        raise ExportError(f"{name}: {exc}") from None
+    try:
         game = games.get(doc["game"])
     except games.UnknownGame:
         raise ExportError(f"{name}: unknown game {doc['game']!r}; this SDK knows "
@@ -211,6 +218,12 @@ def rules(doc: dict) -> tuple[int, int | None, int]:
     before the time bank."""
     return (doc.get("move_timeout_ms") or DEFAULT_TIME.move_timeout_ms, doc.get("time_bank_ms"),
             doc.get("max_faults") or DEFAULT_TIME.max_faults)
+
+
+def seat_clocks(doc: dict) -> list[dict | None] | None:
+    """Each seat's own clock (`{"move_timeout_ms", "time_bank_ms"}`, or None for the match's),
+    or None when every seat played on the match's clock."""
+    return doc.get("seat_clocks") or None
 
 
 def _documents(lines: Iterable[str], where: str) -> Iterator[dict]:

@@ -26,7 +26,8 @@ from typing import Any
 import games
 from games.base import canonical
 from games.ranking import forfeit_ranks
-from sdk.clock import DEFAULT_TIME, Clock
+from sdk.clock import DEFAULT_TIME
+from sdk.clock import seat_clocks as clocks_for
 from sdk.faults import FORFEITED, SeatTally, fault, fault_kind
 
 #: the protocol version of the decisions the referee builds (docs/api.md §3)
@@ -145,11 +146,11 @@ class MatchReferee:
 
     def __init__(self, game: str, seats: int, seed: int = 0, options: dict | None = None,
                  max_faults: int = DEFAULT_TIME.max_faults, move_ms: int = DEFAULT_TIME.move_timeout_ms,
-                 bank_ms: int = DEFAULT_TIME.time_bank_ms) -> None:
+                 bank_ms: int = DEFAULT_TIME.time_bank_ms, seat_clocks: list[dict | None] | None = None) -> None:
         self.game = game
         self.state = games.get(game).new(seats, seed, dict(options or {}))
         self.tally = SeatTally(seats, max_faults)
-        self.clocks = [Clock(move_ms, bank_ms) for _ in range(seats)]
+        self.clocks = clocks_for(seats, move_ms, bank_ms, seat_clocks)
         self.turn = 0
         self._offered: tuple[int, list[dict]] | None = None
 

@@ -91,6 +91,7 @@ class Replay:
         self.log: list[dict] = document["log"]
         self.result: dict | None = document["result"]
         self.move_timeout_ms, self.time_bank_ms, self.max_faults = export.rules(document)
+        self.seat_clocks = export.seat_clocks(document)
         self._check()
 
     def __repr__(self) -> str:
@@ -99,7 +100,7 @@ class Replay:
     def referee(self) -> MatchReferee:
         """A referee at the match's start, under the match's rules."""
         return MatchReferee(self.game, len(self.seats), self.seed, self.options, self.max_faults,
-                            self.move_timeout_ms, self.time_bank_ms or 0)
+                            self.move_timeout_ms, self.time_bank_ms or 0, self.seat_clocks)
 
     def steps(self) -> Iterator[Step]:
         """Every log entry in order, with the decision its seat was sent."""

@@ -10,6 +10,10 @@ Config keys (all optional):
                        core/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
     ACCOUNTS_RATE_LIMIT, TOKEN_RATE_LIMIT   the two limits, in Flask-Limiter's syntax
+    SESSIONS_RATE_LIMIT  page sign-ins (`POST /sessions`) from one address
+    SESSION_TTL_S      how long a page session lasts (core/store/people.py, 7 days)
+    SESSION_COOKIE_SECURE  env CARDARENA_SECURE_COOKIES=1: the session cookie only over HTTPS
+                       (it is anyway on an HTTPS request; say so behind a TLS proxy)
     ACCOUNTS_GLOBAL_RATE_LIMIT   new accounts from every address together (a botnet's addresses)
     PING_RATE_LIMIT    webhook URL pings one account may cause (`server.api.bots.pings_a_url`)
     BOTS_PER_ACCOUNT   active bots per account (server/api/bots.py, 100)
@@ -62,6 +66,7 @@ DEFAULTS = {
     "RATELIMIT_KEY_PREFIX": "ratelimit",
     "ACCOUNTS_RATE_LIMIT": "30 per hour",
     "ACCOUNTS_GLOBAL_RATE_LIMIT": "300 per hour",
+    "SESSIONS_RATE_LIMIT": "20 per minute",
     "PING_RATE_LIMIT": "30 per minute",
     "TOKEN_RATE_LIMIT": "1200 per minute",
     "TURN_WASTE_LIMIT": "300 per minute",
@@ -78,6 +83,7 @@ def build_app(config: dict | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config["ADMIN_TOKEN"] = os.environ.get("CARDARENA_ADMIN_TOKEN", "")
     app.config["PUBLIC_URLS_ONLY"] = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
+    app.config["SESSION_COOKIE_SECURE"] = os.environ.get("CARDARENA_SECURE_COOKIES") == "1"
     app.config.update(config or {})
     if not app.config.get("REDIS_URL"):
         from core.redis_server import shared_url
@@ -157,6 +163,13 @@ def _init_limiter(app: Flask) -> None:
                          exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
                          error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
     limiter.limit(app.config["TURN_WASTE_LIMIT"], deduct_when=_turn_traffic_wasted)(turns.blp)
+    try:
+        from server.web.sessions import blp as sessions
+    except ModuleNotFoundError:  # the web pages are not installed: no page sign-in either
+        return
+    limiter.limit(app.config["SESSIONS_RATE_LIMIT"], key_func=get_remote_address, methods=["POST"],
+                  error_message=lambda: f"too many sign-ins from this address "
+                                        f"({app.config['SESSIONS_RATE_LIMIT']}): {_retry_in(limiter)}")(sessions)
 
 
 def _retry_in(limiter: Limiter) -> str:

@@ -3,7 +3,9 @@
 The game describes its own table (`Game.table`, layout in games/table.py);
 this adds what a client needs to draw it without knowing the game: `faces`,
 how each card string of the table is drawn (the game's `card_face`). Nothing
-here names a game.
+here names a game. `seat_table_of` is the table one seat sees (a person
+playing at it): the spectator's, with what that seat's own view adds (its
+hand, and what else it alone knows).
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ def table_of(game: str, seats: int, view: dict, last: dict | None = None,
     else:
         table = default_table(view, last, seat_views, seats=seats)
     return {**table, "faces": faces_of(game, card_strings(table))}
+
+
+def seat_table_of(game: str, seats: int, view: dict, last: dict | None, seat: int, seat_view: dict) -> dict:
+    """The table as seat `seat` sees it: the game's hook given that seat's own view and the
+    spectator's `view` for every other seat (which shows no hand), so nothing another seat
+    holds is drawn."""
+    views = [seat_view if i == seat else view for i in range(seats)]
+    return table_of(game, seats, view, last, views)
 
 
 def faces_of(game: str, cards: list[str]) -> dict[str, dict]:

@@ -251,7 +251,8 @@ class MatchRunner:
         """State, faults and turn from the log alone; nothing buffered."""
         match = self.match
         self.ref = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],
-                                match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0)
+                                match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0,
+                                match.get("seat_clocks"))
         self.buffer: list[dict] = []
         self.notes: list[tuple[int, int, str]] = []  # the buffered turns' debug text (core/store/debug.py)
         self.flushed = time.monotonic()

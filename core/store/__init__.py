@@ -6,6 +6,7 @@ One module per concept, each naming its own Redis keys: `accounts`, `bots`, `ver
 (each version of a bot, how to reach it),
 `matches` (the event log), `debug` (bots' debug text per turn, for their owners), `decisions` (polling bots' pending turns),
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
+`people` (page sign-in sessions, accounts' person seats),
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
 `jobs` (the queue and leases), `slots` (no bot in more matches
 at once than it allows), `lists` (finding matches and
@@ -27,6 +28,7 @@ from core.store.decisions import Decisions
 from core.store.jobs import Jobs, queue_name
 from core.store.lists import Lists
 from core.store.matches import Matches
+from core.store.people import People
 from core.store.quotas import Quotas
 from core.store.ratings import Ratings
 from core.store.slots import Slots
@@ -51,7 +53,7 @@ def secret_key(redis_client) -> bytes:
 
 
 class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots,
-            Quotas, Debug):
+            Quotas, Debug, People):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

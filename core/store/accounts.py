@@ -63,6 +63,13 @@ class Accounts:
             return None
         return _public(account)
 
+    def get_account(self, account_id: str | None) -> dict | None:
+        """The account with this id (never its token's digest), or None."""
+        if not isinstance(account_id, str) or len(account_id) > 64:
+            return None
+        raw = self.r.hgetall(f"account:{account_id}")
+        return _public(load_fields(raw)) if raw else None
+
     def queued_match_count(self, account_id: str) -> int:
         """How many of the account's matches are still queued."""
         return int(self.r.scard(queued_key(account_id)))

@@ -10,7 +10,8 @@ Keys:
                       max_concurrent? (its matches at once: core/store/slots.py);
                       version?, version_created? (its latest version: core/store/versions.py);
                       accepts? ("everyone" | "owner": who may enter it in a match; absent
-                      is "everyone")
+                      is "everyone"); person? (true: an account's person seat, a polling
+                      bot the web page answers: core/store/people.py)
     bot:{id}:faults   list of `{kind: count}` of its last FAULT_MATCHES matches, newest first
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
@@ -95,7 +96,7 @@ def names_key(game: str) -> str:
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
     "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
-    "max_concurrent", "version", "version_created", "accepts",
+    "max_concurrent", "version", "version_created", "accepts", "person",
 )
 #: who may enter a bot in a challenge, tournament or comparison: any account, or its own only
 ACCEPTS = ("everyone", "owner")
@@ -140,7 +141,8 @@ class Bots:
 
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
                    url: str | None = None, entrypoint: str | None = None,
-                   max_concurrent: int = DEFAULT_MAX_CONCURRENT, accepts: str = "everyone") -> tuple[dict, str]:
+                   max_concurrent: int = DEFAULT_MAX_CONCURRENT, accepts: str = "everyone",
+                   person: bool = False) -> tuple[dict, str]:
         """Register a bot; returns its public record and its secret (shown once).
 
         `NameTaken` if an active bot of `game` has the same name: the name is
@@ -153,6 +155,8 @@ class Bots:
             "created": now_iso(), "retired": False, "matches": 0, "wins": 0, "faults": 0,
             "nonce": secrets.token_hex(16), "max_concurrent": int(max_concurrent), "accepts": accepts,
         }
+        if person:
+            bot["person"] = True
         if url is not None:
             bot["url"] = url
         if entrypoint is not None:

@@ -4,7 +4,8 @@ Keys:
     match:{id}        hash (JSON values): id, game, seats, versions (each seat's bot version:
                       core/store/versions.py), seed, options, status,
                       move_timeout_ms, max_faults, time_bank_ms (null: from before
-                      the time bank), tournament, rated, owner, twins?, comparison? and deal?,
+                      the time bank), seat_clocks? (seats on a clock of their own: a
+                      person's, sdk/clock.py `seat_clocks`), tournament, rated, owner, twins?, comparison? and deal?,
                       result, created, started, finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
                       (each append and each change of status is announced on the
@@ -98,7 +99,8 @@ class Matches:
                      tournament_id: str | None = None, rated: bool = False,
                      owner: str | None = None, match_id: str | None = None,
                      twins: list[str] | None = None, comparison: tuple[str, int] | None = None,
-                     versions: list[int | None] | None = None) -> dict:
+                     versions: list[int | None] | None = None,
+                     seat_clocks: list[dict | None] | None = None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
 
         `owner` is the account that asked for it: its queued matches count
@@ -108,6 +110,7 @@ class Matches:
         playing order (worker/schedules.py `twin_groups`). `comparison` is (comparison id,
         deal number) for a match of a comparison (core/store/comparisons.py). `versions`
         pins each seat's bot version (None, or a None in it: the bot's latest now).
+        `seat_clocks` gives seats a clock of their own (sdk/clock.py `seat_clocks`).
         """
         match_id = match_id or new_id("m")
         versions = list(versions or [None] * len(seats))
@@ -122,6 +125,8 @@ class Matches:
             "tournament": tournament_id, "rated": bool(rated), "owner": owner,
             "result": None, "created": now_iso(), "started": None, "finished": None,
         }
+        if seat_clocks:
+            match["seat_clocks"] = list(seat_clocks)
         if twins:
             match["twins"] = list(twins)
         if comparison:

@@ -51,6 +51,9 @@ class MatchExportSchema(ma.Schema):
     max_faults = ma.fields.Integer(allow_none=True)
     time_bank_ms = ma.fields.Integer(allow_none=True, metadata={"description": "null: a match from before "
                                      "the time bank"})
+    seat_clocks = ma.fields.List(ma.fields.Dict(allow_none=True), metadata={
+        "description": "only where a seat had a clock of its own (a person's): each seat's "
+                       "{move_timeout_ms, time_bank_ms}, or null for the match's"})
     debug = ma.fields.List(ma.fields.Dict(), metadata={
         "description": "with the token of a seat's bot's owner (or the admin's) only: that seat's debug "
                        "notes, {turn, seat, text} in turn order; absent when there are none"})

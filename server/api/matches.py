@@ -104,6 +104,9 @@ class MatchSchema(ma.Schema):
     move_timeout_ms = ma.fields.Integer()
     time_bank_ms = ma.fields.Integer(allow_none=True, metadata={"description": "null: created before the time bank"})
     max_faults = ma.fields.Integer()
+    seat_clocks = ma.fields.List(ma.fields.Dict(allow_none=True), allow_none=True, metadata={
+        "description": "seats on a clock of their own (a person's: docs/api.md §6), each "
+                       "{move_timeout_ms, time_bank_ms} or null for the match's; null when none is"})
     options = ma.fields.Dict(metadata={"description": "without deck until the match is public"})
     turns = ma.fields.Integer(metadata={"description": "actions played so far"})
     created = ma.fields.String(allow_none=True)
@@ -188,14 +191,15 @@ def match_record(match: dict, admin: bool = False) -> dict:
     s = store()
     public = admin or is_public(match)
     log = s.match_log(match["id"])
-    times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"))
+    times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"),
+                       match.get("seat_clocks"))
     out = {
         "id": match["id"], "game": match["game"], "status": match["status"],
         "seats": [{**seat, **time} for seat, time in zip(seats_of(match), times, strict=True)],
         "rated": match["rated"],
         "tournament": match.get("tournament"), "public": public,
         "move_timeout_ms": match["move_timeout_ms"], "max_faults": match["max_faults"],
-        "time_bank_ms": match.get("time_bank_ms"),
+        "time_bank_ms": match.get("time_bank_ms"), "seat_clocks": match.get("seat_clocks"),
         "turns": len(log),
         "created": match.get("created"), "started": match.get("started"),
         "finished": match.get("finished"), "reason": match.get("reason"),
@@ -295,7 +299,8 @@ def match_document(match: dict, log: list[dict], debug: list[dict] | None = None
     `debug`: the notes the caller may read, if any (`debug_seats`)."""
     return export.document(match["id"], match["game"], match["seats"], match["seed"], match["options"], log,
                            match.get("result"), match.get("move_timeout_ms"), match.get("time_bank_ms"),
-                           match.get("max_faults"), match_versions(match), debug=debug)
+                           match.get("max_faults"), match_versions(match), debug=debug,
+                           seat_clocks=match.get("seat_clocks"))
 
 
 @blp.get("/matches/<string:match_id>/steps/<int:step>")

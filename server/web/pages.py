@@ -8,7 +8,7 @@ shows as "?" instead of turning every page that names it into a 500.
 
 from __future__ import annotations
 
-from flask import Response, abort, render_template, request
+from flask import Response, abort, jsonify, render_template, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -24,6 +24,7 @@ from server.auth import store
 from server.match_table import table_of
 from server.web import bp
 from server.web.chart import interval_bars, llr_chart, rating_chart
+from server.web.owners import signed_in_seats
 from server.web.seating import regions, winners
 
 RECENT = 20
@@ -46,9 +47,19 @@ def names_of(bot_ids) -> dict[str, str]:
 
 @bp.errorhandler(HTTPException)
 def page_error(error: HTTPException):
-    """Any error on a page — and any unknown path outside the API — as an HTML page."""
+    """Any error on a page — and any unknown path outside the API — as an HTML page; as the
+    API's JSON error to a page's own script (which asks for JSON: the table's requests)."""
     data = getattr(error, "data", None)
     message = data.get("message") if isinstance(data, dict) and isinstance(data.get("message"), str) else None
+    if request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json":
+        code = data.get("code") if isinstance(data, dict) and isinstance(data.get("code"), str) else None
+        body = {"error": {"code": code or (error.name or "error").lower().replace(" ", "_"),
+                          "message": message or error.description or error.name}}
+        response = jsonify(body)
+        response.status_code = error.code or 500
+        for name, value in ((data or {}).get("headers") or {}).items() if isinstance(data, dict) else ():
+            response.headers[name] = value
+        return response
     return render("web/error.html", status=error.code or 500, error=error, message=message or error.description)
 
 
@@ -201,13 +212,15 @@ def match_page(match_id: str):
     seat_names = [names[b] for b in match["seats"]]
     outcome = winners(match.get("result"), seat_names) if public else None
     log = s.match_log(match_id)  # read once: the times, the replay, the live table
-    times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"))
+    times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"),
+                       match.get("seat_clocks"))
     context = {"m": match, "names": names, "public": public, "step": None, "log": None, "live": None,
                "tournament": None, "faults": None, "outcome": outcome, "times": times,
                "regions": regions(len(match["seats"])), "seat_names": seat_names,
                "page": {"names": seat_names, "bots": match["seats"], "outcome": outcome}}
     if match.get("tournament"):
         context["tournament"] = s.get_tournament(match["tournament"])
+    context["person_seat"], context["debug"] = signed_in_seats(match, public)
     if public:
         context["log"] = log
         context["step"] = match_step(match, _step_arg(len(log)))

@@ -10,15 +10,18 @@ knows the geometry.
 from __future__ import annotations
 
 
-def regions(seats: int) -> dict[str, list[int]]:
-    """Seat indexes per region: {"bottom", "left", "top", "right"}, each in drawing order."""
+def regions(seats: int, bottom: int = 0) -> dict[str, list[int]]:
+    """Seat indexes per region: {"bottom", "left", "top", "right"}, each in drawing order;
+    seat `bottom` where seat 0 would be (a person sees the table from their own seat)."""
+    if bottom:
+        return {region: [(i + bottom) % seats for i in found] for region, found in regions(seats).items()}
     sides = 0 if seats <= 3 else 1 if seats <= 7 else 2
     rest = seats - 2 * sides
-    bottom = max(1, rest // 2)
-    top = rest - bottom
+    low = max(1, rest // 2)
+    top = rest - low
     order = list(range(seats))
-    b, left = order[:bottom], order[bottom:bottom + sides]
-    t, right = order[bottom + sides:bottom + sides + top], order[bottom + sides + top:]
+    b, left = order[:low], order[low:low + sides]
+    t, right = order[low + sides:low + sides + top], order[low + sides + top:]
     return {"bottom": b[::-1], "left": left[::-1], "top": t, "right": right}
 
 

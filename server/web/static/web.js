@@ -326,11 +326,449 @@
     });
   }
 
+  // ---- a person's seat: the hand and every legal action to click -----------------------
+  // The decision comes from GET /play/{id}/state (the person's own, with the session
+  // cookie); the answer goes to POST /play/{id}/turns/{turn} with the CSRF token; the
+  // match's event stream says when the table moved. Each legal action is exactly one
+  // element whose data-action is its JSON as the referee listed it.
+  var SEAT_WORDS = {to: "to", target: "on"};
+
+  function csrfToken() {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : "";
+  }
+  function clockText(ms) {
+    var s = Math.max(0, Math.ceil(ms / 1000));
+    var m = Math.floor(s / 60);
+    s = s % 60;
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+
+  function playTable(root, page) {
+    var board = document.querySelector("#board .board");
+    var actionsBox = document.getElementById("actions");
+    var prompt = document.getElementById("prompt");
+    var message = document.getElementById("play-message");
+    var selectionBox = document.getElementById("selection");
+    var countdown = document.getElementById("countdown");
+    var me = page.seat;
+    var shown = page.turns;      // log entries the board shows
+    var current = null;          // the pending decision on screen
+    var faces = {};
+    var selected = [];           // hand elements selected
+    var busy = false;
+    var ticking = null;
+    var loading = false, again = false, later = null;
+
+    function say(text, kind) {
+      message.textContent = text || "";
+      message.className = "play-message" + (kind ? " " + kind : "");
+    }
+    function isCard(x) { return typeof x === "string" && has(faces, x); }
+    function cardsOf(a) {
+      var out = [];
+      Object.keys(a).forEach(function (k) {
+        var v = a[k];
+        if (isCard(v)) out.push(v);
+        else if (Array.isArray(v)) v.forEach(function (c) { if (isCard(c)) out.push(c); });
+      });
+      return out;
+    }
+    function valueKids(key, v) {
+      if (isCard(v)) return [cardEl(faces[v])];
+      if (Array.isArray(v) && v.length && v.every(isCard)) {
+        return [el("span", "cards", v.map(function (c) { return cardEl(faces[c]); }))];
+      }
+      if (typeof v === "number" && SEAT_WORDS[key] && page.names[v] !== undefined) return [who(v, page.names)];
+      return [el("span", "value", [typeof v === "string" ? v : JSON.stringify(v)])];
+    }
+    function actionKids(a) {
+      var kids = [];
+      Object.keys(a).forEach(function (k, i) {
+        var v = a[k];
+        if (i) kids.push(" ");
+        if (k === "call" && typeof v === "string") { kids.push(el("span", "call call-" + v, [v + "!"])); return; }
+        if (v === true) { kids.push(el("span", "verb", [k])); return; }
+        if (isCard(k) && typeof v === "number" && page.names[v] !== undefined) {  // a card played on a seat
+          kids.push(cardEl(faces[k]), " ", el("span", "verb", ["on"]), " ", who(v, page.names));
+          return;
+        }
+        kids.push(el("span", "verb", [SEAT_WORDS[k] || k]), " ");
+        valueKids(k, v).forEach(function (x) { kids.push(x); });
+      });
+      return kids;
+    }
+    function describe(a) {  // the action in words, for a screen reader and a tooltip
+      return Object.keys(a).map(function (k) {
+        var v = a[k];
+        if (v === true) return k;
+        if (isCard(k) && typeof v === "number" && page.names[v] !== undefined) return faces[k].title + " on " + page.names[v];
+        if (typeof v === "number" && SEAT_WORDS[k] && page.names[v] !== undefined) return SEAT_WORDS[k] + " " + page.names[v];
+        if (isCard(v)) return k + " " + faces[v].title;
+        if (Array.isArray(v)) return k + " " + v.map(function (c) { return isCard(c) ? faces[c].title : String(c); }).join(", ");
+        return k + " " + v;
+      }).join(" ");
+    }
+    function handEls() {
+      return Array.prototype.slice.call(board.querySelectorAll('.seat[data-seat="' + me + '"] .hand [data-card]'));
+    }
+    function centreEls() {  // the cards in the middle (a lot, revealed cards to take)
+      return Array.prototype.slice.call(board.querySelectorAll(".centre [data-card]"));
+    }
+    function actionEls() {
+      return Array.prototype.slice.call(root.querySelectorAll("[data-action], .hand .playable")).filter(function (e) {
+        return !e.closest("[hidden]") && !e.classList.contains("filtered") && !e.disabled;
+      });
+    }
+
+    function clear() {
+      current = null;
+      selected = [];
+      actionsBox.textContent = "";
+      selectionBox.hidden = true;
+      handEls().concat(centreEls()).forEach(function (c) {
+        c.removeAttribute("data-action");
+        c.removeAttribute("tabindex");
+        c.removeAttribute("role");
+        c.classList.remove("playable", "selectable", "unplayable", "selected");
+      });
+      root.classList.remove("my-turn");
+      if (ticking) { clearInterval(ticking); ticking = null; }
+      if (countdown) countdown.textContent = "";
+    }
+
+    function turnLabel(table) {
+      var s = table.seats[me];
+      var b = s && s.badges.filter(function (x) { return x.kind === "turn"; })[0];
+      return b ? b.label : "to act";
+    }
+
+    function showDecision(d, table) {
+      clear();
+      if (!d) return;
+      current = d;
+      faces = {};
+      [table.faces || {}, d.faces || {}].forEach(function (f) { Object.keys(f).forEach(function (k) { faces[k] = f[k]; }); });
+      root.classList.add("my-turn");
+      prompt.textContent = "Your turn: " + turnLabel(table) + ".";
+      var hand = handEls();
+      var inHand = {};
+      hand.forEach(function (c) { inHand[c.dataset.card] = true; });
+      // a card of the hand played by one action of one key: the card itself is that action
+      var simple = {}, count = {};
+      d.legal_actions.forEach(function (a) {
+        var keys = Object.keys(a);
+        if (keys.length === 1 && isCard(a[keys[0]]) && inHand[a[keys[0]]]) {
+          var c = a[keys[0]];
+          count[c] = (count[c] || 0) + 1;
+          simple[c] = a;
+        }
+      });
+      var bound = {}, rest = [], mentioned = {};
+      d.legal_actions.forEach(function (a) {
+        var keys = Object.keys(a);
+        var c = keys.length === 1 ? a[keys[0]] : null;
+        if (c !== null && count[c] === 1 && simple[c] === a) return;
+        rest.push(a);
+        cardsOf(a).forEach(function (x) { mentioned[x] = true; });
+      });
+      var handUsed = false;
+      hand.forEach(function (c) {
+        var card = c.dataset.card;
+        if (count[card] === 1) {
+          handUsed = true;
+          c.classList.add("playable");
+          c.tabIndex = 0;
+          c.setAttribute("role", "button");
+          c.setAttribute("aria-label", describe(simple[card]));
+          if (!bound[card]) { c.setAttribute("data-action", JSON.stringify(simple[card])); bound[card] = c; }
+        } else if (mentioned[card]) {
+          handUsed = true;
+          c.classList.add("selectable");
+          c.tabIndex = 0;
+          c.setAttribute("role", "button");
+          c.setAttribute("aria-label", (faces[card] ? faces[card].title : card) + ": select");
+        }
+      });
+      centreEls().forEach(function (c) {  // the middle's cards an action takes: picked like the hand's
+        if (!mentioned[c.dataset.card]) return;
+        c.classList.add("selectable");
+        c.tabIndex = 0;
+        c.setAttribute("role", "button");
+        c.setAttribute("aria-label", (faces[c.dataset.card] ? faces[c.dataset.card].title : c.dataset.card) + ": select");
+      });
+      if (handUsed) hand.forEach(function (c) {
+        if (!c.classList.contains("playable") && !c.classList.contains("selectable")) c.classList.add("unplayable");
+      });
+      // every other action, grouped by its shape (its keys), a button each
+      var groups = {}, order = [];
+      rest.forEach(function (a) {
+        var shape = Object.keys(a).join("+");
+        if (!groups[shape]) { groups[shape] = []; order.push(shape); }
+        groups[shape].push(a);
+      });
+      order.forEach(function (shape) {
+        var list = groups[shape];
+        var numbers = list.length > 12 && list.every(function (a) {
+          var keys = Object.keys(a);
+          return keys.length === 1 && typeof a[keys[0]] === "number";
+        });
+        var box = el("div", "action-group" + (numbers ? " numbers" : ""));
+        if (numbers) box.appendChild(el("span", "group-label", [Object.keys(list[0])[0]]));
+        list.forEach(function (a) {
+          var b = el("button", "action", numbers ? [String(a[Object.keys(a)[0]])] : actionKids(a));
+          b.type = "button";
+          b.setAttribute("data-action", JSON.stringify(a));
+          b.title = describe(a);
+          box.appendChild(b);
+        });
+        actionsBox.appendChild(box);
+      });
+      var plays = Object.keys(bound).length > 0;
+      if (hand.length && handUsed) {
+        say(plays ? (rest.length ? "Click a card of your hand to play it, or an action below." : "Click a card of your hand to play it.")
+                  : "Pick cards of your hand to narrow the actions below to those holding them, or click an action.");
+      } else {
+        say("");
+      }
+      startClock(d);
+      var first = actionEls()[0];
+      if (first && !root.contains(document.activeElement)) first.focus({preventScroll: true});
+    }
+
+    function startClock(d) {
+      if (!countdown) return;
+      var deadline = Date.now() + d.left_ms;
+      function tick() {
+        var left = deadline - Date.now();
+        var elapsed = d.deadline_ms - left;
+        var text;
+        if (typeof d.move_ms === "number" && elapsed < d.move_ms) {
+          text = clockText(d.move_ms - elapsed) + " to move · bank " + clockText(d.bank_ms);
+          countdown.className = "countdown";
+        } else {
+          text = "bank " + clockText(left);
+          countdown.className = "countdown overtime";
+        }
+        if (left < 10000) countdown.className = "countdown urgent";
+        countdown.textContent = text;
+        if (left <= 0) { clearInterval(ticking); ticking = null; countdown.textContent = "time!"; }
+      }
+      tick();
+      ticking = setInterval(tick, 250);
+    }
+
+    function select(c) {
+      var i = selected.indexOf(c);
+      if (i >= 0) { selected.splice(i, 1); c.classList.remove("selected"); }
+      else { selected.push(c); c.classList.add("selected"); }
+      filter();
+    }
+    function filter() {
+      var want = selected.map(function (c) { return c.dataset.card; });
+      var matching = [];
+      actionsBox.querySelectorAll("[data-action]").forEach(function (b) {
+        var cards = cardsOf(JSON.parse(b.getAttribute("data-action")));
+        var ok = want.every(function (c) {
+          var i = cards.indexOf(c);
+          if (i < 0) return false;
+          cards.splice(i, 1);
+          return true;
+        });
+        b.classList.toggle("filtered", want.length > 0 && !ok);
+        if (ok) matching.push(b);
+      });
+      if (!want.length) { selectionBox.hidden = true; return; }
+      selectionBox.hidden = false;
+      selectionBox.replaceChildren(el("span", null, ["Selected: "]),
+        el("span", "cards", want.map(function (c) { return cardEl(faces[c]); })),
+        " — " + (matching.length === 1 ? "press Enter or click to play it" :
+                 matching.length ? matching.length + " actions hold them, below" : "no action holds all of these") +
+        " (Esc: unselect)");
+      if (matching.length === 1) matching[0].focus({preventScroll: true});
+    }
+
+    function send(action) {
+      if (!current || busy) return;
+      busy = true;
+      var turn = current.turn;
+      actionEls().forEach(function (e) { if (e.tagName === "BUTTON") e.disabled = true; });
+      root.classList.add("sending");
+      say("Playing…");
+      fetch(page.urls.answer + turn, {
+        method: "POST", credentials: "same-origin",
+        headers: {"Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfToken()},
+        body: JSON.stringify({action: action})
+      }).then(function (r) {
+        return r.json().catch(function () { return {}; }).then(function (body) { return {ok: r.ok, status: r.status, body: body}; });
+      }).then(function (res) {
+        busy = false;
+        root.classList.remove("sending");
+        if (res.ok) {
+          clear();
+          say("");
+          prompt.textContent = "Played. Waiting for the others…";
+          return;
+        }
+        var text = res.body && res.body.error ? res.body.error.message : "HTTP " + res.status;
+        say(text, "error");
+        if (res.status === 409 || res.status === 422) { clear(); refresh(); }
+        else actionEls().forEach(function (e) { e.disabled = false; });
+      }).catch(function (e) {
+        busy = false;
+        root.classList.remove("sending");
+        say("Could not reach the server (" + e.message + "): try again.", "error");
+        actionEls().forEach(function (x) { x.disabled = false; });
+      });
+    }
+
+    function times(list) {
+      (list || []).forEach(function (t, i) {
+        var b = root.querySelector('.clock[data-seat="' + i + '"] .bank');
+        if (b && typeof t.bank_ms === "number") b.textContent = (Math.round(t.bank_ms / 100) / 10) + " s";
+      });
+    }
+
+    function apply(st) {
+      if (st.turns < shown) return;  // an older answer than what is drawn
+      var same = st.turns === shown && current && st.decision && st.decision.turn === current.turn;
+      root.setAttribute("data-status", st.status);
+      document.getElementById("status").textContent = st.status;
+      times(st.times);
+      if (st.status === "finished" || st.status === "aborted") { location.reload(); return; }
+      if (same) return;  // nothing moved: keep what the person selected
+      shown = st.turns;
+      root.setAttribute("data-turns", String(st.turns));
+      renderBoard(board, st.table, st.entry, st.turns, st.turns, page);
+      showDecision(st.decision, st.table);
+      if (!st.decision) {
+        var waiting = st.to_act === null ? "" : st.to_act === me ? "you (the referee is dealing your turn)" : page.names[st.to_act];
+        prompt.textContent = st.status === "queued" ? "Waiting for the match to start…" : "Waiting for " + waiting + "…";
+        if (st.to_act === me) later = setTimeout(refresh, 1000);  // published any moment now
+      }
+    }
+
+    function refresh() {
+      if (later) { clearTimeout(later); later = null; }
+      if (loading) { again = true; return; }
+      loading = true;
+      fetch(page.urls.state + "?wait=1", {headers: {"Accept": "application/json"}, credentials: "same-origin", cache: "no-store"})
+        .then(function (r) {
+          return r.json().then(function (body) {
+            if (!r.ok) throw new Error(body && body.error ? body.error.message : "HTTP " + r.status);
+            return body;
+          });
+        })
+        .then(apply)
+        .catch(function (e) {
+          say("Could not load the table (" + e.message + "): trying again…", "error");
+          later = setTimeout(refresh, 3000);
+        })
+        .then(function () {
+          loading = false;
+          if (again) { again = false; refresh(); }
+        });
+    }
+
+    root.addEventListener("click", function (e) {
+      var target = e.target.closest && e.target.closest("[data-action], .hand .playable, #board .selectable");
+      if (!target || !root.contains(target) || busy) return;
+      e.preventDefault();
+      if (target.hasAttribute("data-action")) { send(JSON.parse(target.getAttribute("data-action"))); return; }
+      if (target.classList.contains("playable")) {  // a second copy of a card: the first one's action
+        var first = root.querySelector('.hand [data-action][data-card="' + target.dataset.card + '"]');
+        if (first) send(JSON.parse(first.getAttribute("data-action")));
+        return;
+      }
+      select(target);
+    });
+    document.addEventListener("keydown", function (e) {
+      if (!current || busy || e.altKey || e.ctrlKey || e.metaKey) return;
+      var tag = (e.target && e.target.tagName) || "";
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+      var list = actionEls();
+      var at = list.indexOf(document.activeElement);
+      if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+        if (!list.length) return;
+        e.preventDefault();
+        var next = at < 0 ? 0 : (at + (e.key === "ArrowRight" ? 1 : list.length - 1)) % list.length;
+        list[next].focus();
+      } else if ((e.key === "Enter" || e.key === " ") && tag !== "BUTTON" && document.activeElement &&
+                 root.contains(document.activeElement) && document.activeElement.matches("#board [data-card][role=button]")) {
+        e.preventDefault();
+        document.activeElement.click();
+      } else if (/^[1-9]$/.test(e.key)) {
+        var card = handEls()[parseInt(e.key, 10) - 1];
+        if (card && (card.classList.contains("playable") || card.classList.contains("selectable"))) {
+          e.preventDefault();
+          card.focus();
+          card.click();
+        }
+      } else if (e.key === "p" || e.key === "P") {
+        var pass = current.legal_actions.filter(function (a) {
+          var keys = Object.keys(a);
+          return keys.length === 1 && (a.pass === true || a.done === true);
+        });
+        if (pass.length === 1) { e.preventDefault(); send(pass[0]); }
+      } else if (e.key === "Escape" && selected.length) {
+        e.preventDefault();
+        selected.forEach(function (c) { c.classList.remove("selected"); });
+        selected = [];
+        filter();
+      }
+    });
+
+    follow(function () { return page.urls.events + "?after=" + (shown - 1); }, {
+      step: function (e) {
+        var d = JSON.parse(e.data);
+        if (d.step > shown) refresh();
+      },
+      over: function (e, source) {
+        source.close();
+        refresh();
+      }
+    }, function () { say("Connection lost: trying again in a few seconds…", "error"); });
+
+    if (page.decision) showDecision(page.decision, page.table);
+    else if (page.to_act === me) refresh();
+  }
+
+  // ---- the sign-in page: making an account (the API's POST /accounts) ---------------------
+  function newAccount(form) {
+    var error = document.getElementById("account-error");
+    var shown = document.getElementById("new-token");
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      error.textContent = "";
+      var name = form.querySelector("input[name=name]").value;
+      fetch(form.dataset.api, {method: "POST", headers: {"Content-Type": "application/json", "Accept": "application/json"},
+                               body: JSON.stringify({name: name})})
+        .then(function (r) { return r.json().then(function (body) { return {ok: r.ok, body: body}; }); })
+        .then(function (res) {
+          if (!res.ok) { error.textContent = res.body && res.body.error ? res.body.error.message : "refused"; return; }
+          document.getElementById("new-token-text").textContent = res.body.token;
+          document.getElementById("token").value = res.body.token;
+          form.hidden = true;
+          shown.hidden = false;
+          var go = el("button", "btn primary", ["I have kept it: sign in"]);
+          go.type = "button";
+          go.id = "signin-new";
+          go.addEventListener("click", function () { document.getElementById("signin-form").submit(); });
+          shown.replaceChild(go, shown.lastElementChild);
+        })
+        .catch(function (x) { error.textContent = "Could not reach the server: " + x.message; });
+    });
+  }
+
   var page = pageData();
   var r = document.getElementById("replay");
   if (r) replay(r, page);
   var l = document.getElementById("live");
   if (l) live(l, page);
+  var p = document.getElementById("table");
+  if (p && p.classList.contains("play-table") && document.getElementById("turn-panel")) playTable(p, page);
+  var a = document.getElementById("account-form");
+  if (a) newAccount(a);
   var t = document.getElementById("tournament");
   if (t && t.dataset.status !== "finished" && t.dataset.status !== "aborted") tournament(t);
   window.cardarena = {renderBoard: renderBoard};
