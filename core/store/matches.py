@@ -410,12 +410,13 @@ class Matches:
                     if not raw or ARCHIVED.encode() in raw:
                         pipe.unwatch()
                         return None
-                    record = load_fields(raw)
+                    record = dict(sorted(load_fields(raw).items()))  # the same bytes from every writer
                     if record.get("status") not in OVER:
                         pipe.unwatch()
                         return None
                     entries = [json.loads(e) for e in pipe.lrange(log, 0, -1)]
-                    debug = {text(t): json.loads(v) for t, v in pipe.hgetall(notes).items()}
+                    turns = sorted((int(text(t)), v) for t, v in pipe.hgetall(notes).items())
+                    debug = {str(t): json.loads(v) for t, v in turns}
                     size = archive.write(match_id, archives.document(record, entries, debug))
                     pipe.multi()
                     pipe.delete(key, log, notes)
