@@ -22,7 +22,7 @@ its end, or a twin's at its deal's end) `archive_match` moves it to the archive
 (core/store/archive.py: its whole record, log and debug notes, in one file) and Redis
 keeps of it only `match:{id}` with `KEPT` — what the lists, the ladder, the sweep and the
 end's checks read — its result's `BRIEF` part (field `brief`) and `archived` (true):
-about 0.5 KB, besides its entries in the sorted sets above. Every reader below answers
+about 0.4 KB, besides its entries in the sorted sets above (0.5 KB). Every reader below answers
 an archived match from the archive exactly as it answered from Redis (`get_match`,
 `match_log`, `log_since`, `log_length`, `replay`, and core/store/debug.py's notes).
 
@@ -102,8 +102,9 @@ def brief_result(result) -> dict | None:
 
 
 def kept_record(record: dict) -> dict:
-    """What Redis keeps of an archived match (as stored: JSON values)."""
-    kept = {k: record[k] for k in KEPT if k in record}
+    """What Redis keeps of an archived match (as stored: JSON values): `KEPT` but its id (the
+    key's) and its empty fields (a lone match's tournament), which reading puts back."""
+    kept = {k: record[k] for k in KEPT if k != "id" and record.get(k) is not None}
     kept[BRIEF_FIELD], kept[ARCHIVED] = brief_result(record.get("result")), True
     return dump_fields(kept)
 
@@ -218,7 +219,7 @@ class Matches:
                 if not raw or ARCHIVED.encode() not in raw:
                     out.append(load_fields(raw) if raw else None)
                 elif brief:
-                    out.append(self._brief(load_fields(raw)))
+                    out.append(self._brief(match_id, load_fields(raw)))
                 else:
                     out.append(self.archived_document(match_id)["match"])
                 continue
@@ -229,7 +230,10 @@ class Matches:
                 continue
             answered = set(KEPT) | ({"result"} if brief else set())
             if set(fields) <= answered:
-                record = load_fields({k: v for k, v in zip(fields, values, strict=True) if v is not None})
+                kept = load_fields({k: v for k, v in zip(fields, values, strict=True) if v is not None})
+                record = {k: kept.get(k) for k in fields}  # a field kept empty is not stored
+                if "id" in fields:
+                    record["id"] = match_id
                 if "result" in fields:
                     record["result"] = json.loads(brief_raw) if brief_raw else None
             else:
@@ -239,10 +243,10 @@ class Matches:
         return out
 
     @staticmethod
-    def _brief(kept: dict) -> dict:
+    def _brief(match_id: str, kept: dict) -> dict:
         """An archived match as Redis keeps it, its result the brief one."""
-        record = {k: v for k, v in kept.items() if k not in (ARCHIVED, BRIEF_FIELD)}
-        record["result"] = kept.get(BRIEF_FIELD)
+        record = {k: kept.get(k) for k in KEPT}
+        record["id"], record["result"] = match_id, kept.get(BRIEF_FIELD)
         return record
 
     def index_bot_matches(self, batch: int = 1000) -> int:
