@@ -430,6 +430,27 @@ class Matches:
                 except redis.WatchError:
                     continue
 
+    def archive_finished(self, batch: int = 500) -> int:
+        """Archive every match over whose deal is over that Redis still holds whole (the
+        matches that ended before the archive existed: `cardarena migrate`); how many."""
+        if self.archive is None:
+            return 0
+        done, start = 0, 0
+        while True:
+            ids = [text(m) for m in self.r.zrange("matches", start, start + batch - 1)]
+            if not ids:
+                return done
+            start += len(ids)
+            pipe = self.r.pipeline(transaction=False)
+            for match_id in ids:
+                pipe.hmget(f"match:{match_id}", "status", "twins", ARCHIVED)
+            for match_id, (status, twins, archived) in zip(ids, pipe.execute(), strict=True):
+                if archived or status is None or json.loads(status) not in OVER:
+                    continue
+                group = json.loads(twins) if twins else [match_id]
+                if all(m is not None and m["status"] in OVER for m in self.get_matches(group, ("status",))):
+                    done += bool(self.archive_match(match_id))
+
     def conclude_match(self, match_id: str, status: str, result: dict | None = None,
                        reason: str | None = None, records: list[dict] = ()) -> bool:
         """End a match exactly once: True only for the call that ended it.
