@@ -54,6 +54,14 @@ class Host:
             found.update(descendants(proc.pid))
         return found
 
+    def playing(self, client) -> bool:
+        """Whether one of this host's workers is running a match now (RQ's own record)."""
+        from rq import Worker
+
+        mine = set(self.everything())
+        return any(w.pid in mine and (w.get_current_job_id() or "").startswith("match-")
+                   for w in Worker.all(connection=client))
+
     def kill(self) -> None:
         """SIGKILL to every process of the host, its supervisors first (nothing is restarted)."""
         below = self.everything()
@@ -95,6 +103,7 @@ def test_a_host_killed_whole_mid_tournament_loses_nothing(redis_client, redis_ur
         tid = a.post("/tournaments", {"game": GAME, "bots": bots, "format": "round-robin", "seats": 2,
                                       "deals": 4, "duplicate": True})["id"]
         wait_until(lambda: b.get(f"/tournaments/{tid}")["progress"]["done"] >= 8, "a sixth of it played", 120)
+        wait_until(lambda: a.playing(redis_client), "host a's workers in the middle of a match", 60)
         assert b.get(f"/tournaments/{tid}")["status"] == "running"
         a.kill()  # the whole machine: its API, its pool, its workers and dispatcher at once
         wait_until(lambda: b.get(f"/tournaments/{tid}")["status"] in ("finished", "aborted"), "finished by host b", 300)
