@@ -104,6 +104,8 @@ def sweep(store) -> list[tuple[str, str]]:
                 except ArchiveMissing as exc:  # archived, and this host lost the file: say so, never loop on it
                     log.error("%s: its follow-ups are left undone", exc)
                     store.job_done(kind, ident)
+                except OSError as exc:  # the archive cannot be written now (full, read-only): the next sweep
+                    log.error("match %s could not be archived (%s): it stays in Redis, tried again", ident, exc)
             else:
                 store.job_done(kind, ident)
             continue

@@ -71,3 +71,16 @@ def test_with_archiving_off_finished_matches_stay_whole_in_redis(store):
     mid = played(store, make_bots(store), seed=6)
     conclusion.match_concluded(store, store.get_match(mid))
     assert not archived(store, mid) and store.r.exists(f"match:{mid}:log")
+
+
+def test_an_archive_that_cannot_be_written_keeps_the_match_in_redis_and_the_sweep_going(store, tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the archive's directory should be")
+    store.archive = Archive(blocked)
+    bots = make_bots(store)
+    mids = [played(store, bots, seed=s) for s in (8, 9)]
+    recovery.sweep(store)  # fails for both, stops for neither
+    assert all(("match", m) in store.active_jobs() and store.r.exists(f"match:{m}:log") for m in mids)
+    store.archive = Archive(tmp_path / "archive")  # the volume is back
+    recovery.sweep(store)
+    assert all(archived(store, m) for m in mids) and not store.active_jobs()
