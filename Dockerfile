@@ -13,7 +13,8 @@ COPY sdk ./sdk
 COPY example_bots ./example_bots
 COPY cardarena ./cardarena
 RUN pip install --no-cache-dir '.[production]' \
-    && useradd --create-home --uid 10001 cardarena
+    && useradd --create-home --uid 10001 cardarena \
+    && mkdir -p /var/lib/cardarena/archive && chown cardarena /var/lib/cardarena/archive
 USER cardarena
 EXPOSE 8000
 CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "32", "server:create_app()"]

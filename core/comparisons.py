@@ -149,5 +149,6 @@ def _decide_or_top_up(store, c: dict) -> None:
 
 def in_play(store, c: dict) -> list[str]:
     """The comparison's matches not over yet (a decided comparison's are stopped)."""
-    return [plan["id"] for deal in range(int(c.get("started_deals") or 0)) for plan in deal_plan(c, deal)
-            if (match := store.get_match(plan["id"])) is not None and match["status"] not in OVER_MATCH]
+    ids = [plan["id"] for deal in range(int(c.get("started_deals") or 0)) for plan in deal_plan(c, deal)]
+    return [mid for mid, match in zip(ids, store.get_matches(ids, ("status",)), strict=True)  # archived: from Redis
+            if match is not None and match["status"] not in OVER_MATCH]

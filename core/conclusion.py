@@ -10,7 +10,8 @@ and result, the bots' records, the ratings queue, the tournament's tallies —
 a twin's only with its whole deal), then `match_concluded` does what follows:
 the ladder, the comparison's deal and decision, the tournament's standings and
 end, the match's waiting record (its pending call and deadline are cancelled),
-its bots' slots and the matches waiting for them, the next twin.
+its bots' slots and the matches waiting for them, the next twin, and once its
+deal is over the archive (`archive_if_settled`).
 
 Kill -9 safe: the transaction marks the match active (`jobs:active`) and only
 the last step of `match_concluded` clears it, so a process that dies between
@@ -57,8 +58,8 @@ def end_match(store: Store, match_id: str, status: str, result: dict | None = No
 def due_twin(store: Store, match: dict) -> str | None:
     """Of the match's twins (the rotations of its deal, in playing order), the one to play now:
     the first not over (None when all are, or the match has no twins)."""
-    for mid in match.get("twins") or ():
-        twin = store.get_match(mid)
+    twins = list(match.get("twins") or ())
+    for mid, twin in zip(twins, store.get_matches(twins, ("status",)), strict=True):
         if twin is not None and twin["status"] not in OVER:
             return mid
     return None
@@ -66,7 +67,8 @@ def due_twin(store: Store, match: dict) -> str | None:
 
 def match_concluded(store: Store, match: dict) -> None:
     """After a match's end: the ladder, its comparison, its tournament's standings (and end),
-    its waiting record, slots and next twin; last, it is no longer active. Repeatable."""
+    its waiting record, slots and next twin, the archive once its deal is over; last, it is no
+    longer active. Repeatable."""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
     if match.get("comparison"):  # its deal's statistic, the test's decision, the next deal
@@ -83,7 +85,21 @@ def match_concluded(store: Store, match: dict) -> None:
     following = due_twin(store, match)
     if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
         store.enqueue("match", [following])
+    archive_if_settled(store, match)
     store.job_done("match", match["id"])
+
+
+def archive_if_settled(store: Store, match: dict) -> None:
+    """Once nothing can change what the match shows, it goes to the archive (Redis keeps
+    its summary: core/store/matches.py `archive_match`): a lone match at once, a twin with
+    its deal's last rotation (until then the last one's end reads the others' records).
+    Its readers answer the same from the archive; that a tournament's or a comparison's
+    match stays private until that is over is decided from their status, not from here."""
+    group = match.get("twins") or [match["id"]]
+    if any(m is None or m["status"] not in OVER for m in store.get_matches(group, ("status",))):
+        return
+    for mid in group:
+        store.archive_match(mid)
 
 
 def stop_if_decided(store: Store, cid: str) -> None:
@@ -99,8 +115,8 @@ def stop_tournament(store: Store, tid: str, reason: str, match_reason: str) -> N
     """A tournament stops (`reason`): it is aborted, and so is each of its matches not over yet
     (`match_reason`); the finished ones keep their results, and the standings count only them."""
     store.set_tournament(tid, status="aborted", reason=reason)
-    for mid in store.tournament_matches(tid):
-        match = store.get_match(mid)
+    ids = store.tournament_matches(tid)
+    for mid, match in zip(ids, store.get_matches(ids, ("status",)), strict=True):  # the archived: in Redis' summary
         if match is not None and match["status"] not in OVER:
             end_match(store, mid, "aborted", reason=match_reason)
     refresh_standings(store, tid)

@@ -112,6 +112,7 @@ def build_app(config: dict | None = None) -> Flask:
         api.spec.components.schema(name, schema=schema)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint, url_prefix="/api/v1")
+    _init_archive_missing(app, api)
     _register_docs_assets(app)
     _register_web(app)
     return app
@@ -256,6 +257,22 @@ def _init_unavailable(app: Flask) -> None:
 
     for error in REDIS_DOWN:
         app.register_error_handler(error, unavailable)
+
+
+def _init_archive_missing(app: Flask, api: Api) -> None:
+    """A match whose archive file is gone (a lost volume, a host without the archive mounted)
+    is a 404 `archive_missing` saying so, not a 500 (core/store/archive.py)."""
+    from werkzeug.exceptions import NotFound
+
+    from core.store.archive import ArchiveMissing
+
+    def missing(error: ArchiveMissing):
+        app.logger.error("%s", error)
+        not_found = NotFound()
+        not_found.data = {"code": "archive_missing", "message": str(error)}
+        return api.handle_http_exception(not_found)
+
+    app.register_error_handler(ArchiveMissing, missing)
 
 
 def _register_docs_assets(app: Flask) -> None:

@@ -24,6 +24,23 @@ def redis_url():
         yield server.url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def archive_dir(tmp_path_factory):
+    """The session's archive of finished matches (core/store/archive.py), in the environment
+    before any app or worker starts, so every process of the session shares it (as a
+    deployment's hosts share one) and none writes into the user's own."""
+    from core.store.archive import ARCHIVE_ENV
+
+    path = tmp_path_factory.mktemp("archive")
+    previous = os.environ.get(ARCHIVE_ENV)
+    os.environ[ARCHIVE_ENV] = str(path)
+    yield path
+    if previous is None:
+        os.environ.pop(ARCHIVE_ENV, None)
+    else:
+        os.environ[ARCHIVE_ENV] = previous
+
+
 @pytest.fixture(autouse=True)
 def _no_user_token(monkeypatch):
     """A developer's own CARDARENA_TOKEN (which `sdk.Client` reads) never reaches a test."""

@@ -42,6 +42,17 @@ def test_redis_keeps_an_append_only_file_on_a_volume():
     assert redis["volumes"] == ["redis-data:/data"] and "redis-data" in COMPOSE["volumes"]
 
 
+def test_the_api_and_every_worker_share_the_archive_volume():
+    """Finished matches go to CARDARENA_ARCHIVE (core/store/archive.py): the API reads there
+    what the workers wrote, so both mount one volume at the path the environment names."""
+    path = SERVICES["api"]["environment"]["CARDARENA_ARCHIVE"]
+    for name in ("api", "worker"):
+        assert f"archive:{path}" in SERVICES[name]["volumes"]
+    assert "archive" in COMPOSE["volumes"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert f"mkdir -p {path}" in dockerfile and f"chown cardarena {path}" in dockerfile  # the user writes it
+
+
 def test_the_worker_service_can_be_scaled():
     worker = SERVICES["worker"]
     assert "container_name" not in worker and "ports" not in worker  # --scale worker=N would clash otherwise

@@ -9,9 +9,11 @@ waiting in the queue, is enqueued again. The match runner resumes from the
 log; one whose job has started `MAX_ATTEMPTS` times is aborted.
 
 The sweep also finishes what a runner may have died between doing: a
-tournament whose last match ended, a ladder with queued matches; and a
-match's next run that whoever settled its remote turn died before enqueueing
-(a match waiting on a bot's turn is the dispatcher's, and left alone).
+match's follow-ups (core/conclusion.py `match_concluded`, archiving its deal
+included), a tournament whose last match ended, a ladder with queued
+matches; and a match's next run that whoever settled its remote turn died
+before enqueueing (a match waiting on a bot's turn is the dispatcher's, and
+left alone).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import time
 from core.comparisons import settle_comparison
 from core.conclusion import finish_tournament_if_complete, match_concluded, stop_if_decided
 from core.ratings import update_ratings
+from core.store.archive import ArchiveMissing
 from core.store.comparisons import OVER as COMPARISON_OVER
 from core.store.jobs import enqueue_continuation, intermediate_queue, job_id, job_ident, lease_key
 from core.store.keys import text
@@ -96,7 +99,13 @@ def sweep(store) -> list[tuple[str, str]]:
         status = json.loads(status)
         if status in ("finished", "aborted") or (kind == "comparison" and status in COMPARISON_OVER):
             if kind == "match":
-                match_concluded(store, store.get_match(ident))  # whatever its runner did not get to
+                try:  # whatever its runner did not get to, its archiving included
+                    match_concluded(store, store.get_match(ident))
+                except ArchiveMissing as exc:  # archived, and this host lost the file: say so, never loop on it
+                    log.error("%s: its follow-ups are left undone", exc)
+                    store.job_done(kind, ident)
+                except OSError as exc:  # the archive cannot be written now (full, read-only): the next sweep
+                    log.error("match %s could not be archived (%s): it stays in Redis, tried again", ident, exc)
             else:
                 store.job_done(kind, ident)
             continue

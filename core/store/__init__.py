@@ -4,7 +4,7 @@
 
 One module per concept, each naming its own Redis keys: `accounts`, `bots`, `versions`
 (each version of a bot, how to reach it),
-`matches` (the event log), `debug` (bots' debug text per turn, for their owners), `decisions` (polling bots' pending turns),
+`matches` (the event log; a finished one moves to `archive`, files outside Redis), `debug` (bots' debug text per turn, for their owners), `decisions` (polling bots' pending turns),
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
 `people` (page sign-in sessions, accounts' person seats),
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,

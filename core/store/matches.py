@@ -18,6 +18,15 @@ Keys:
                       these lists a page at a time)
     matches:bot_index set once every match stored before that index is in it
 
+Once nothing can change what a match shows (core/conclusion.py `archive_if_settled`: at
+its end, or a twin's at its deal's end) `archive_match` moves it to the archive
+(core/store/archive.py: its whole record, log and debug notes, in one file) and Redis
+keeps of it only `match:{id}` with `KEPT` — what the lists, the ladder, the sweep and the
+end's checks read — its result's `BRIEF` part (field `brief`) and `archived` (true):
+about 0.4 KB, besides its entries in the sorted sets above (0.5 KB). Every reader below answers
+an archived match from the archive exactly as it answered from Redis (`get_match`,
+`match_log`, `log_since`, `log_length`, `replay`, and core/store/debug.py's notes).
+
 `(game, seats, seed, options)` plus the log rebuild the state exactly
 (`replay`). Turn k is appended only while the log holds exactly k entries and
 the match is not over, checked and written by one Lua script, so a bot's
@@ -33,6 +42,7 @@ from __future__ import annotations
 import json
 
 import games
+from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
@@ -44,6 +54,13 @@ from sdk.clock import DEFAULT_TIME
 from sdk.standings import once_per_bot
 
 OVER = ("finished", "aborted")
+
+#: what Redis keeps of an archived match (`archive_match`): what lists, the ladder and the sweep read
+KEPT = ("id", "game", "status", "seats", "versions", "tournament", "comparison", "rated", "created", "finished")
+#: the part of an archived match's result Redis keeps (field `brief`): what the lists show
+BRIEF = ("scores", "ranks", "forfeits")
+#: the fields of the record Redis keeps of an archived match besides `KEPT`
+ARCHIVED, BRIEF_FIELD = "archived", "brief"
 
 #: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel;
 #: ARGV[1] the first turn, ARGV[2..] the entries
@@ -78,6 +95,19 @@ def run_ended(pipe, match_id: str) -> None:
 
 def log_key(match_id: str) -> str:
     return f"match:{match_id}:log"
+
+
+def brief_result(result) -> dict | None:
+    """The part of a result the lists show (`BRIEF`)."""
+    return {k: result[k] for k in BRIEF if k in result} if isinstance(result, dict) else None
+
+
+def kept_record(record: dict) -> dict:
+    """What Redis keeps of an archived match (as stored: JSON values): `KEPT` but its id (the
+    key's) and its empty fields (a lone match's tournament), which reading puts back."""
+    kept = {k: record[k] for k in KEPT if k != "id" and record.get(k) is not None}
+    kept[BRIEF_FIELD], kept[ARCHIVED] = brief_result(record.get("result")), True
+    return dump_fields(kept)
 
 
 def bot_matches_key(bot_id: str) -> str:
@@ -153,20 +183,76 @@ class Matches:
         more = len(found) > limit
         return ids, int(found[limit - 1][1]) if more else None
 
-    def get_matches(self, match_ids: list[str], fields: tuple[str, ...] | None = None) -> list[dict | None]:
-        """Many matches in one round trip (None for a missing one); only `fields` if given."""
+    @property
+    def archive(self) -> archives.Archive | None:
+        """Where finished matches go (core/store/archive.py): `CARDARENA_ARCHIVE`, read at first
+        use; None when archiving is off. A test or a tool may set another."""
+        found = self.__dict__.get("_archive", False)
+        if found is False:
+            found = self.__dict__["_archive"] = archives.from_env()
+        return found
+
+    @archive.setter
+    def archive(self, value: archives.Archive | None) -> None:
+        self.__dict__["_archive"] = value
+
+    def archived_document(self, match_id: str) -> dict:
+        """The archived match's file (`ArchiveMissing` without one, or with archiving off)."""
+        archive = self.archive
+        if archive is None:
+            raise archives.ArchiveMissing(match_id, archives.default_root(), f"no archive ({archives.ARCHIVE_ENV}=off)")
+        return archive.read(match_id)
+
+    def get_matches(self, match_ids: list[str], fields: tuple[str, ...] | None = None,
+                    brief: bool = False) -> list[dict | None]:
+        """Many matches in one round trip (None for a missing one); only `fields` if given.
+
+        An archived match is read from the archive unless Redis keeps all that is asked
+        (`KEPT`); with `brief` its `result` is only the part lists show (`BRIEF`), which
+        Redis keeps, so a list never reads the archive."""
         if not match_ids:
             return []
         pipe = self.r.pipeline(transaction=False)
         for match_id in match_ids:
             if fields:
-                pipe.hmget(f"match:{match_id}", fields)
+                pipe.hmget(f"match:{match_id}", [*fields, ARCHIVED, BRIEF_FIELD])
             else:
                 pipe.hgetall(f"match:{match_id}")
-        if not fields:
-            return [load_fields(raw) if raw else None for raw in pipe.execute()]
-        return [load_fields({k: v for k, v in zip(fields, values, strict=True) if v is not None})
-                if values[0] is not None else None for values in pipe.execute()]
+        out: list[dict | None] = []
+        for match_id, raw in zip(match_ids, pipe.execute(), strict=True):
+            if not fields:
+                if not raw or ARCHIVED.encode() not in raw:
+                    out.append(load_fields(raw) if raw else None)
+                elif brief:
+                    out.append(self._brief(match_id, load_fields(raw)))
+                else:
+                    out.append(self.archived_document(match_id)["match"])
+                continue
+            *values, archived, brief_raw = raw
+            if archived is None:
+                out.append(load_fields({k: v for k, v in zip(fields, values, strict=True) if v is not None})
+                           if values[0] is not None else None)
+                continue
+            answered = set(KEPT) | ({"result"} if brief else set())
+            if set(fields) <= answered:
+                kept = load_fields({k: v for k, v in zip(fields, values, strict=True) if v is not None})
+                record = {k: kept.get(k) for k in fields}  # a field kept empty is not stored
+                if "id" in fields:
+                    record["id"] = match_id
+                if "result" in fields:
+                    record["result"] = json.loads(brief_raw) if brief_raw else None
+            else:
+                whole = self.archived_document(match_id)["match"]
+                record = {k: whole[k] for k in fields if k in whole}
+            out.append(record)
+        return out
+
+    @staticmethod
+    def _brief(match_id: str, kept: dict) -> dict:
+        """An archived match as Redis keeps it, its result the brief one."""
+        record = {k: kept.get(k) for k in KEPT}
+        record["id"], record["result"] = match_id, kept.get(BRIEF_FIELD)
+        return record
 
     def index_bot_matches(self, batch: int = 1000) -> int:
         """Once per database: enter the matches stored before the per-bot index; how many."""
@@ -192,20 +278,38 @@ class Matches:
         return done
 
     def get_match(self, match_id: str) -> dict | None:
+        """The match's whole record (an archived one's from the archive), None if there is none."""
         if not isinstance(match_id, str) or len(match_id) > 64:
             return None
         raw = self.r.hgetall(f"match:{match_id}")
-        return load_fields(raw) if raw else None
+        if not raw:
+            return None
+        if ARCHIVED.encode() in raw:
+            return self.archived_document(match_id)["match"]
+        return load_fields(raw)
 
     def match_status(self, match_id: str) -> str | None:
         raw = self.r.hget(f"match:{match_id}", "status")
         return json.loads(raw) if raw else None
 
+    def redis_or_archived(self, match_id: str, read) -> tuple[object, dict | None]:
+        """`read(pipe)`'s reply, or the match's archived document if it is archived.
+
+        One round trip: the read, then the archived mark. `archive_match` deletes the
+        keys and sets the mark in one transaction, so whenever it ran, the read found the
+        keys whole or the mark is seen after it."""
+        pipe = self.r.pipeline(transaction=False)
+        read(pipe)
+        pipe.hget(f"match:{match_id}", ARCHIVED)
+        reply, archived = pipe.execute()
+        return (None, self.archived_document(match_id)) if archived else (reply, None)
+
     def match_log(self, match_id: str) -> list[dict]:
-        return [json.loads(e) for e in self.r.lrange(log_key(match_id), 0, -1)]
+        return self.log_since(match_id, 0)
 
     def log_length(self, match_id: str) -> int:
-        return int(self.r.llen(log_key(match_id)))
+        length, doc = self.redis_or_archived(match_id, lambda pipe: pipe.llen(log_key(match_id)))
+        return len(doc["log"]) if doc is not None else int(length)
 
     def append_entry(self, match_id: str, entry: dict) -> bool:
         """Append `entry` iff the log holds exactly `entry["turn"]` entries (atomic)."""
@@ -222,7 +326,10 @@ class Matches:
 
     def log_since(self, match_id: str, turn: int) -> list[dict]:
         """The log's entries from `turn` on."""
-        return [json.loads(e) for e in self.r.lrange(log_key(match_id), turn, -1)]
+        raw, doc = self.redis_or_archived(match_id, lambda pipe: pipe.lrange(log_key(match_id), turn, -1))
+        if doc is not None:
+            return doc["log"][turn:]
+        return [json.loads(e) for e in raw]
 
     def replay(self, match_id: str, upto: int | None = None) -> games.State:
         """The match's state after its logged actions (the first `upto` of them)."""
@@ -275,16 +382,79 @@ class Matches:
         needs): its seats' bots as the versions it pinned (core/store/ratings.py `entrant`)."""
         pipe = self.r.pipeline(transaction=False)
         for match_id in match_ids:
-            pipe.hmget(f"match:{match_id}", "status", "seats", "versions", "result")
+            pipe.hmget(f"match:{match_id}", "status", "seats", "versions", "result", BRIEF_FIELD)
         out = []
-        for status, seats, versions, result in pipe.execute():
-            result = json.loads(result) if result else None
+        for status, seats, versions, result, brief in pipe.execute():
+            result = json.loads(result or brief) if result or brief else None  # an archived match: its brief
             seats = json.loads(seats) if seats else []
             pinned = match_versions({"seats": seats, "versions": json.loads(versions) if versions else None})
             out.append((json.loads(status) if status else None,
                         [entrant(b, v) for b, v in zip(seats, pinned, strict=True)],
                         result.get("ranks") if isinstance(result, dict) else None))
         return out
+
+    def archive_match(self, match_id: str) -> int | None:
+        """Move a match that is over to the archive (core/store/archive.py); the file's size,
+        None if there was nothing to do (archived already, not over, missing, archiving off).
+
+        Its record, log and debug notes are written to the archive and fsynced before Redis
+        lets go of them; then, in one transaction that fails if any of them changed since
+        they were read (then all is read and written again), the log and the notes are
+        deleted and the record becomes what Redis keeps (`kept_record`). A process killed
+        anywhere in between leaves the match whole in Redis, and the file whole or absent:
+        repeating the call (the recovery sweep does) finishes it."""
+        import redis
+
+        archive = self.archive
+        if archive is None:
+            return None
+        from core.store.debug import debug_key
+
+        key, log, notes = f"match:{match_id}", log_key(match_id), debug_key(match_id)
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key, log, notes)
+                    raw = pipe.hgetall(key)
+                    if not raw or ARCHIVED.encode() in raw:
+                        pipe.unwatch()
+                        return None
+                    record = dict(sorted(load_fields(raw).items()))  # the same bytes from every writer
+                    if record.get("status") not in OVER:
+                        pipe.unwatch()
+                        return None
+                    entries = [json.loads(e) for e in pipe.lrange(log, 0, -1)]
+                    turns = sorted((int(text(t)), v) for t, v in pipe.hgetall(notes).items())
+                    debug = {str(t): json.loads(v) for t, v in turns}
+                    size = archive.write(match_id, archives.document(record, entries, debug))
+                    pipe.multi()
+                    pipe.delete(key, log, notes)
+                    pipe.hset(key, mapping=kept_record(record))
+                    pipe.execute()
+                    return size
+                except redis.WatchError:
+                    continue
+
+    def archive_finished(self, batch: int = 500) -> int:
+        """Archive every match over whose deal is over that Redis still holds whole (the
+        matches that ended before the archive existed: `cardarena migrate`); how many."""
+        if self.archive is None:
+            return 0
+        done, start = 0, 0
+        while True:
+            ids = [text(m) for m in self.r.zrange("matches", start, start + batch - 1)]
+            if not ids:
+                return done
+            start += len(ids)
+            pipe = self.r.pipeline(transaction=False)
+            for match_id in ids:
+                pipe.hmget(f"match:{match_id}", "status", "twins", ARCHIVED)
+            for match_id, (status, twins, archived) in zip(ids, pipe.execute(), strict=True):
+                if archived or status is None or json.loads(status) not in OVER:
+                    continue
+                group = json.loads(twins) if twins else [match_id]
+                if all(m is not None and m["status"] in OVER for m in self.get_matches(group, ("status",))):
+                    done += bool(self.archive_match(match_id))
 
     def conclude_match(self, match_id: str, status: str, result: dict | None = None,
                        reason: str | None = None, records: list[dict] = ()) -> bool:

@@ -24,9 +24,16 @@ def _index_records(store) -> str:
     return f"{matches} match entries in the per-bot index, {listed} records in the lists by game"
 
 
+def _archive_finished(store) -> str:
+    if store.archive is None:
+        return "archiving is off (CARDARENA_ARCHIVE=off): nothing archived"
+    return f"{store.archive_finished()} finished matches moved to the archive ({store.archive.root})"
+
+
 #: version -> (what it changes, the step from the version before); run in order, each once
 MIGRATIONS: dict[int, tuple[str, Callable]] = {
     1: ("index the matches per bot and the matches and tournaments per game", _index_records),
+    2: ("move the finished matches to the archive (issue 32)", _archive_finished),
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 #: keys only a database holding data has (an empty one, or one holding only the server key, needs no migration)

@@ -468,7 +468,7 @@ def recent_matches(bot_id: str, limit: int, before: int | None = None) -> tuple[
     next page starts: from the bot's own index, in three round trips whatever the store holds."""
     s = store()
     ids, after = s.bot_match_page(bot_id, limit, before)
-    matches = [m for m in s.get_matches(ids) if m is not None and bot_id in (m.get("seats") or [])]
+    matches = [m for m in s.get_matches(ids, brief=True) if m is not None and bot_id in (m.get("seats") or [])]
     out = []
     for match, public in zip(matches, are_public(matches), strict=True):
         result = match.get("result") if public else None

@@ -84,7 +84,7 @@ def _of_game(records: list[dict | None], query: dict) -> list[dict]:
 def list_page_of_matches(query: dict) -> dict:
     """A page of `GET /matches` (the /matches page shows the same)."""
     ids, after = _page(MATCHES, query)
-    matches = _of_game(store().get_matches(ids), query)
+    matches = _of_game(store().get_matches(ids, brief=True), query)  # an archived match's too, from Redis
     out = []
     for m, public in zip(matches, [True] * len(matches) if is_admin() else are_public(matches), strict=True):
         result = m.get("result") if public and isinstance(m.get("result"), dict) else None

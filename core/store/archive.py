@@ -1,0 +1,172 @@
+"""The archive: where a match goes once nothing can change what it shows (docs/api.md §6 "Scale").
+
+    CARDARENA_ARCHIVE   the archive's directory (default: `archive` under the platform's data
+                        directory, core/redis_server.py `state_dir`); "off": nothing is archived
+                        and finished matches stay whole in Redis (what bench/memory.py compares)
+
+One file per match, gzip-compressed JSON:
+
+    {root}/{h:2}/{h2:4}/{match id}.json.gz      (h: the SHA-1 of the id, so a year of
+                                                 matches spreads over 65,536 directories)
+    {"format": "cardarena-archive", "version": 1,
+     "match": {…the match's record as Redis held it…},
+     "log": [{"turn", "seat", "action"[, "fault"][, "ms"]}, …],
+     "debug": {"{turn}": {"seat", "text"}, …}}
+
+A file is written whole or not at all: into a temporary name beside it (`.{id}.{token}.tmp`),
+flushed and fsynced, renamed over the final name, and the directory fsynced — and only
+then does Redis let go of the match (core/store/matches.py `archive_match`). A process
+killed at any instant leaves either no file (Redis still holds the match: the recovery
+sweep archives it again) or the whole file; the temporary file a killed writer leaves is
+never read, and the next writer of that match removes it. Several writers of one match
+(its runner and the sweep, on two hosts) write the same bytes, so whoever renames last
+changes nothing.
+
+The directory is all two hosts need to share besides Redis (a volume, an NFS mount): a
+file, once renamed, never changes, so any process may cache what it read (`Archive.read`
+keeps the last documents it decompressed, `CACHE_BYTES` of them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+ARCHIVE_ENV = "CARDARENA_ARCHIVE"
+#: the value of CARDARENA_ARCHIVE that switches archiving off
+OFF = "off"
+FORMAT, VERSION = "cardarena-archive", 1
+SUFFIX = ".json.gz"
+#: bytes of decompressed documents each `Archive` keeps, the last read first (a match's page
+#: reads its file two or three times, a tournament's export each file twice)
+CACHE_BYTES = 8 << 20
+
+
+class ArchiveMissing(LookupError):
+    """A match Redis says is archived has no readable file in the archive (a lost or damaged
+    volume, a host mounting another directory): the API answers 404 `archive_missing`."""
+
+    def __init__(self, match_id: str, path: Path, why: str = "no file") -> None:
+        super().__init__(f"match {match_id} is archived, but the archive has {why} at {path}: "
+                         f"check that this host mounts the platform's archive ({ARCHIVE_ENV})")
+        self.match_id, self.path = match_id, path
+
+
+def default_root() -> Path:
+    from core.redis_server import state_dir
+
+    return state_dir() / "archive"
+
+
+def from_env() -> Archive | None:
+    """The archive `CARDARENA_ARCHIVE` names (None when it says "off")."""
+    configured = os.environ.get(ARCHIVE_ENV, "").strip()
+    if configured.lower() == OFF:
+        return None
+    return Archive(Path(configured) if configured else default_root())
+
+
+def document(record: dict, log: list[dict], debug: dict[str, dict]) -> dict:
+    return {"format": FORMAT, "version": VERSION, "match": record, "log": log, "debug": debug}
+
+
+class Archive:
+    """Finished matches as files under `root` (see the module's docstring)."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cached = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Archive({str(self.root)!r})"
+
+    def path(self, match_id: str) -> Path:
+        h = hashlib.sha1(match_id.encode()).hexdigest()
+        return self.root / h[:2] / h[2:4] / f"{match_id}{SUFFIX}"
+
+    def write(self, match_id: str, doc: dict) -> int:
+        """Store `doc` as the match's file, durably, before returning its size in bytes."""
+        data = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6, mtime=0)
+        final = self.path(match_id)
+        directory = final.parent
+        if not directory.is_dir():
+            self._make_dirs(directory)
+        tmp = directory / f".{match_id}.{secrets.token_hex(6)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.replace(tmp, final)
+        except FileNotFoundError:  # another writer of this match removed it, having renamed its own
+            if not final.exists():
+                raise
+        _fsync_dir(directory)
+        for stale in directory.glob(f".{match_id}.*.tmp"):  # a killed writer's, or a slower one's
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+        return len(data)
+
+    def _make_dirs(self, directory: Path) -> None:
+        """Create the match's directory and fsync each parent that gained an entry."""
+        missing = []
+        d = directory
+        while not d.is_dir():
+            missing.append(d)
+            d = d.parent
+        for d in reversed(missing):
+            with contextlib.suppress(FileExistsError):
+                d.mkdir()
+            _fsync_dir(d.parent)
+
+    def read(self, match_id: str) -> dict:
+        """The match's archived document; `ArchiveMissing` if it has no readable file."""
+        with self._lock:
+            raw = self._cache.get(match_id)
+            if raw is not None:
+                self._cache.move_to_end(match_id)
+        if raw is None:
+            path = self.path(match_id)
+            try:
+                raw = gzip.decompress(path.read_bytes())
+            except FileNotFoundError:
+                raise ArchiveMissing(match_id, path) from None
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                raise ArchiveMissing(match_id, path, f"an unreadable file ({exc})") from None
+            with self._lock:
+                if match_id not in self._cache:
+                    self._cache[match_id] = raw
+                    self._cached += len(raw)
+                while self._cached > CACHE_BYTES and len(self._cache) > 1:
+                    self._cached -= len(self._cache.popitem(last=False)[1])
+        try:
+            doc = json.loads(raw)
+        except ValueError as exc:
+            raise ArchiveMissing(match_id, self.path(match_id), f"an unreadable file ({exc})") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or (doc.get("match") or {}).get("id") != match_id:
+            raise ArchiveMissing(match_id, self.path(match_id), "a file that is not this match's")
+        return doc
+
+    def has(self, match_id: str) -> bool:
+        return self.path(match_id).is_file()
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
