@@ -1,0 +1,136 @@
+"""Fair share of the dispatcher (issue 28, docs/api.md §6 "Fair share"): waiting costs no thread,
+an account's calls in flight are capped, and a bot is charged only for calls it received.
+
+The issue's attack: 66 challenges between two bots that never answer took all 64 caller
+threads, and an honest match then advanced one turn every 35–44 s, both its turns charged as
+timeouts although its bot was never called. Here 320 hanging calls of one account sit beside an
+honest webhook match on the real pool: the attacker's account holds its 256 and no more, the
+honest bots are called at once and never charged for a call not made, and aborting the
+attacker's matches closes its calls at once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import psutil
+import pytest
+
+import sdk
+from core.conclusion import end_match
+from core.store import Store, secret_key
+from tests.worker.test_never_waits import GAME, Thinker, free_port
+from tests.worker.test_worker_e2e import python_bot
+from tests.worker.zoo import HoldingServer
+from worker.dispatch import CALLS_PER_ACCOUNT, Dispatcher, raise_file_limit
+
+HANGING = 320
+
+
+def wait_for(condition, timeout: float, what: str):
+    end = time.monotonic() + timeout
+    while not (value := condition()):
+        assert time.monotonic() < end, f"not {what} after {timeout:.0f} s"
+        time.sleep(0.02)
+    return value
+
+
+def decision(match_id: str, deadline_ms: int) -> dict:
+    return {"type": "turn", "protocol": 1, "match_id": match_id, "game": GAME, "turn": 0, "seat": 0,
+            "view": {}, "legal_actions": [{"play": 0}], "deadline_ms": deadline_ms}
+
+
+@pytest.mark.slow
+def test_hanging_calls_of_one_account_cost_nobody_else_anything(api, worker_pool):
+    """320 calls of an attacker's bot, held for good by its server, beside an honest webhook
+    match: the attacker has 256 in flight (its share), the rest wait uncharged; the honest
+    match plays through with no fault and no turn charged as a timeout; aborting the
+    attacker's matches closes its calls at once, and nothing more of them is made."""
+    store = api.store
+    counter = {"lock": threading.Lock(), "now": 0, "most": 0}
+    with HoldingServer() as hanger:
+        attacker = api.account("attacker")
+        bad = api.bot(attacker, "hangs", GAME, kind="webhook", url=hanger.url)
+        house = python_bot(api, "house", "tests.worker.bots:First", game=GAME)
+        bot = store.version_record(bad["id"], None)
+        attacks = []
+        for i in range(HANGING):  # challenges on the longest clock: 10 s a move plus a 60 s bank
+            match = store.create_match(GAME, [bad["id"], house], i, {}, move_timeout_ms=10000,
+                                       time_bank_ms=60000, max_faults=10)
+            store.await_answer(match["id"], decision(match["id"], 70000), bot)
+            attacks.append(match["id"])
+        wait_for(lambda: hanger.holding >= CALLS_PER_ACCOUNT, 60, "holding the attacker's share")
+
+        honest = api.account("honest")
+        servers, bots = [], []
+        try:
+            for i in range(2):
+                port = free_port()
+                made = api.bot(honest, f"quick{i}", GAME, kind="webhook", url=f"http://127.0.0.1:{port}/")
+                servers.append(sdk.serve(Thinker(0.0, counter), port=port, secret=made["secret"], block=False))
+                bots.append(made["id"])
+            began = time.monotonic()
+            mid = api.match(honest, GAME, bots, seed=11)["id"]  # the default clock: 2 s a move
+            sdk.Client(api.live.url).wait_match(mid, timeout=120)
+            took = time.monotonic() - began
+        finally:
+            for server in servers:
+                server.stop()
+        shown = api.ok(api.get(f"/matches/{mid}"), 200)
+        assert shown["status"] == "finished" and shown["result"]["faults"] == [0, 0], shown.get("result")
+        assert [e for e in shown["log"] if "fault" in e] == []
+        assert max(e["ms"] for e in shown["log"]) < 1000, took  # charged its answers, no deadline
+        # the attacker's share, and no more: the other 64 waited, charged nothing
+        assert hanger.most == CALLS_PER_ACCOUNT and hanger.received == CALLS_PER_ACCOUNT
+        assert all(store.log_length(m) == 0 for m in attacks)
+
+        for m in attacks:  # the admin stops them: their calls close at once
+            end_match(store, m, "aborted", reason="stopped by the admin")
+        wait_for(lambda: hanger.holding == 0, 30, "closing the aborted matches' calls")
+        made = hanger.received  # (a waiting call may have started as a slot freed, before its match was stopped)
+        time.sleep(1.0)
+        assert hanger.received == made and hanger.holding == 0  # nothing of a stopped match is made
+        assert all(store.log_length(m) == 0 for m in attacks)  # nor charged
+
+
+IN_FLIGHT = 2000
+
+
+@pytest.mark.slow
+def test_one_dispatcher_process_holds_2000_calls_in_flight(redis_client):
+    """2,000 webhook calls held at once by one loopback server, all in flight in one
+    dispatcher (no thread each); released, each is answered."""
+    if raise_file_limit(2 * IN_FLIGHT + 512) < 2 * IN_FLIGHT + 512:
+        pytest.skip("the open-files limit is too low for 2,000 calls and their server")
+    store = Store(redis_client, secret_key(redis_client))
+    process = psutil.Process(os.getpid())
+    with HoldingServer() as server:
+        bot, _ = store.create_bot("acct_many", "holder", GAME, "webhook", url=server.url)
+        bot = store.version_record(bot["id"], None)
+        threads_before, rss_before = process.num_threads(), process.memory_info().rss
+        dispatcher = Dispatcher(store, parts=("calls",), per_account=IN_FLIGHT * 2).start()
+        try:
+            cpu_before = process.cpu_times()
+            began = time.monotonic()
+            for i in range(IN_FLIGHT):
+                store.r.hset(f"match:m_hold{i}", "status", '"running"')  # a match's record, as far as the log cares
+                store.await_answer(f"m_hold{i}", decision(f"m_hold{i}", 120_000), bot)
+            wait_for(lambda: server.holding >= IN_FLIGHT, 120, f"holding {IN_FLIGHT} calls")
+            filled = time.monotonic() - began
+            held = dispatcher.holding()
+            cpu = process.cpu_times()
+            threads, rss = process.num_threads(), process.memory_info().rss
+            print(f"\n{held['in_flight']} calls in flight in one dispatcher after {filled:.1f} s "
+                  f"(load {os.getloadavg()[0]:.1f}); threads {threads_before} -> {threads}; "
+                  f"RSS +{(rss - rss_before) / 2**20:.0f} MB (server included); "
+                  f"CPU {cpu.user + cpu.system - cpu_before.user - cpu_before.system:.1f} s")
+            assert held["in_flight"] >= IN_FLIGHT
+            assert threads - threads_before < 100  # no thread per call
+            server.release()
+            wait_for(lambda: server.answered >= IN_FLIGHT, 120, "answering them")
+            wait_for(lambda: all(store.log_length(f"m_hold{i}") == 1 for i in range(0, IN_FLIGHT, 97)), 120,
+                     "settling them")
+        finally:
+            dispatcher.stop()
