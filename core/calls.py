@@ -471,7 +471,7 @@ async def _connect(target: Target, public_only: bool, party: str) -> _Connection
                 raise RefusedUrl(f"{target.host} resolves to {address[0]}, which is not a public address")
         family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         try:
-            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock = _open_socket(family)
         except OSError as exc:
             if exc.errno in PLATFORM_ERRNOS:
                 raise NotMade(f"no socket for the call: {_describe(exc)}") from None
@@ -497,6 +497,10 @@ async def _connect(target: Target, public_only: bool, party: str) -> _Connection
             sock.close()
             raise
     raise Unreachable(_describe(failure) if failure else f"{target.host} has no address")
+
+
+def _open_socket(family: int) -> socket.socket:
+    return socket.socket(family, socket.SOCK_STREAM)
 
 
 _tls_ctx: ssl.SSLContext | None = None

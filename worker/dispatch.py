@@ -397,21 +397,6 @@ class Dispatcher:
         finally:
             await self._off(self.store.call_dropped, self.caller, call.raw)
 
-    # kept for callers outside the loop (tests, tools): one call, made and settled now
-    def call(self, match_id: str, turn: int) -> None:
-        """Make one webhook call of this dispatcher's queue and settle its turn (blocking)."""
-        raw = json.dumps({"match": match_id, "turn": turn}).encode()
-        call = _Call(raw, {"match": match_id, "turn": turn})
-
-        async def run() -> None:
-            if await self._off(self._prepare, call):
-                await self._call(call)
-
-        if self.store_threads is None:
-            self.store_threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="dispatch-store")
-        self.loop = self.loop or eventloop.loop()
-        eventloop.run(run())
-
     # -- upkeep: beats, dead callers, aborted matches --------------------------------------
     async def _maintain(self) -> None:
         while not self.stopping.is_set():

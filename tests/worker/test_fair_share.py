@@ -134,3 +134,70 @@ def test_one_dispatcher_process_holds_2000_calls_in_flight(redis_client):
                      "settling them")
         finally:
             dispatcher.stop()
+
+
+# -- a bot is charged only for calls it received ---------------------------------------------------
+
+
+def published_webhook_turn(store, url: str, move_ms: int = 100) -> tuple[str, int, dict]:
+    from tests.worker.test_never_waits import ask_first_remote_turn, remote_match
+
+    match, _, _ = remote_match(store, "webhook", url=url, move_ms=move_ms)
+    record = ask_first_remote_turn(store, match)
+    return match["id"], record["turn"], record
+
+
+def test_a_call_not_sent_is_never_a_timeout_and_one_lost_unsent_is_queued_again(redis_client):
+    """Past its deadline (counted from publication) a webhook turn whose call waits — in the
+    queue, or taken by a caller that died before sending it — is not judged: the clock looks
+    again later. A call found in no list at all is queued again."""
+    store = Store(redis_client, secret_key(redis_client))
+    mid, turn, record = published_webhook_turn(store, "http://127.0.0.1:9/")
+    clock = Dispatcher(store, parts=("clock",))
+    clock.judge_deadline(mid, turn)  # queued, never sent
+    assert store.log_length(mid) == turn and store.has_deadline(mid, turn)
+    taken = store.take_call(1, "ghost")  # a caller took it and died before sending (it never beat)
+    assert taken is not None and store.r.llen("waits:calls") == 0
+    clock.judge_deadline(mid, turn)
+    assert store.log_length(mid) == turn
+    store.caller_beat("ghost")
+    store.r.delete("waits:caller:ghost")  # its beat expired
+    assert store.recover_callers("someone-else") == 1  # another caller puts it back
+    assert store.take_call(1, "lossy") == taken
+    store.r.delete("waits:taken:lossy")  # lost outright (not in any list)
+    clock.judge_deadline(mid, turn)
+    assert store.log_length(mid) == turn and store.r.lrange("waits:calls", 0, -1) == [taken]  # queued again
+
+
+def test_a_call_the_platform_could_not_make_is_made_again_uncharged(redis_client, monkeypatch):
+    """No socket for the call (the dispatcher out of file descriptors): the bot received
+    nothing, so it is charged nothing; the call is made again and its answer plays."""
+    import errno
+
+    import core.calls
+
+    store = Store(redis_client, secret_key(redis_client))
+    port = free_port()
+    counter = {"lock": threading.Lock(), "now": 0, "most": 0}
+    mid, turn, record = published_webhook_turn(store, f"http://127.0.0.1:{port}/", move_ms=2000)
+    failures = []
+    real_open = core.calls._open_socket
+
+    def no_socket(family):  # the first two sockets the call asks for cannot be had
+        if len(failures) < 2:
+            failures.append(1)
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real_open(family)
+
+    monkeypatch.setattr(core.calls, "_open_socket", no_socket)
+    bot_secret = store.bot_secret(record["bot"])
+    server = sdk.serve(Thinker(0.0, counter), port=port, secret=bot_secret, block=False)
+    try:
+        with Dispatcher(store, parts=("calls",)):
+            wait_for(lambda: store.log_length(mid) > turn, 30, "settling the turn")
+    finally:
+        server.stop()
+    entry = store.log_since(mid, turn)[0]
+    assert len(failures) == 2
+    assert "fault" not in entry and entry["action"] == record["decision"]["legal_actions"][0]
+    assert entry["ms"] < 2000
