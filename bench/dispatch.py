@@ -39,6 +39,7 @@ from core.store import Store, secret_key  # noqa: E402
 from tests.worker.zoo import HoldingServer  # noqa: E402
 from worker.dispatch import raise_file_limit  # noqa: E402
 
+
 def wait_for(condition, timeout: float, what: str) -> float:
     began = time.monotonic()
     while not condition():

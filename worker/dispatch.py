@@ -106,6 +106,8 @@ CHECK_S = 0.5
 STORE_THREADS = 16
 #: a call the platform could not make waits this long before it is queued again
 RETRY_S = 0.5
+#: times a taken call's preparation (its records, in Redis) is tried before it is let go
+PREPARE_TRIES = 5
 
 
 def calls_per_account() -> int:
@@ -288,7 +290,7 @@ class Dispatcher:
     async def _handle(self, call: _Call) -> None:
         """A call just taken: who it is for; made now, or waiting for its account's share."""
         delay = RETRY_S
-        while True:
+        for _ in range(PREPARE_TRIES):
             try:
                 ready = await self._off(self._prepare, call)
                 break
@@ -299,6 +301,10 @@ class Dispatcher:
                     return
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10.0)
+        else:  # it cannot be prepared: let it go (the clock finds it lost and queues it again, later)
+            await self._off(self.store.call_dropped, self.caller, call.raw)
+            self._done(call)
+            return
         if not ready:
             self._done(call)
             return
