@@ -31,7 +31,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import psutil  # noqa: E402
 import redis  # noqa: E402
 
 from core.redis_server import EmbeddedRedis  # noqa: E402
@@ -49,9 +48,30 @@ def wait_for(condition, timeout: float, what: str) -> float:
     return time.monotonic() - began
 
 
-def cpu_s(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system
+class Proc:
+    """A process's figures from /proc (Linux): RSS, threads, open files, CPU seconds."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def status(self, field: str) -> int:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+        raise KeyError(field)
+
+    def rss(self) -> int:
+        return self.status("VmRSS") * 1024
+
+    def threads(self) -> int:
+        return self.status("Threads")
+
+    def files(self) -> int:
+        return len(os.listdir(f"/proc/{self.pid}/fd"))
+
+    def cpu_s(self) -> float:
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
@@ -71,11 +91,11 @@ def main() -> int:
                                  "--calls", str(n + 64)], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            dispatcher = psutil.Process(proc.pid)
+            dispatcher = Proc(proc.pid)
             wait_for(lambda: client.scard("waits:callers") > 0, 30, "a dispatcher beating")
             time.sleep(0.5)
-            rss0, threads0, files0 = dispatcher.memory_info().rss, dispatcher.num_threads(), dispatcher.num_fds()
-            cpu0 = cpu_s(dispatcher)
+            rss0, threads0, files0 = dispatcher.rss(), dispatcher.threads(), dispatcher.files()
+            cpu0 = dispatcher.cpu_s()
             decision = {"type": "turn", "protocol": 1, "game": "bench-game", "turn": 0, "seat": 0, "view": {},
                         "legal_actions": [{"play": 0}], "deadline_ms": 600_000}
             began = time.monotonic()
@@ -84,16 +104,16 @@ def main() -> int:
                 store.await_answer(f"m_b{i}", {**decision, "match_id": f"m_b{i}"}, bot)
             wait_for(lambda: holder.holding >= n, 300, f"holding {n} calls")
             filled = time.monotonic() - began
-            cpu1 = cpu_s(dispatcher)
-            rss1, threads1, files1 = dispatcher.memory_info().rss, dispatcher.num_threads(), dispatcher.num_fds()
+            cpu1 = dispatcher.cpu_s()
+            rss1, threads1, files1 = dispatcher.rss(), dispatcher.threads(), dispatcher.files()
             time.sleep(args.hold)
-            cpu2 = cpu_s(dispatcher)
+            cpu2 = dispatcher.cpu_s()
             released = time.monotonic()
             holder.release()
             wait_for(lambda: all(client.llen(f"match:m_b{i}:log") == 1 for i in range(0, n, max(1, n // 50)))
                      and holder.answered >= n, 300, "settling them")
             settled = time.monotonic() - released
-            cpu3 = cpu_s(dispatcher)
+            cpu3 = dispatcher.cpu_s()
         finally:
             proc.terminate()
             proc.wait(timeout=30)
