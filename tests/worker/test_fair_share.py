@@ -204,3 +204,52 @@ def test_a_call_the_platform_could_not_make_is_made_again_uncharged(redis_client
     assert len(failures) == 2
     assert "fault" not in entry and entry["action"] == record["decision"]["legal_actions"][0]
     assert entry["ms"] < 2000
+
+
+def test_one_accounts_hanging_names_leave_the_resolvers_to_everyone_else(monkeypatch):
+    """A bot's owner controls its DNS: names that never resolve hold resolver threads until the
+    resolver gives up, past any deadline. One party (account) uses at most
+    `RESOLVERS_PER_PARTY` of them, so another's call still resolves and is answered at once."""
+    import asyncio
+    import socket as socket_module
+
+    import core.calls
+    from core import eventloop
+    from tests.worker.zoo import RawServer, answer_bytes, ok_answer
+
+    release, lock = threading.Event(), threading.Lock()
+    resolving = {"now": 0, "most": 0}
+    real = socket_module.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if not str(host).endswith(".hang.test"):
+            return real(host, *args, **kwargs)
+        with lock:
+            resolving["now"] += 1
+            resolving["most"] = max(resolving["most"], resolving["now"])
+        release.wait(30)
+        with lock:
+            resolving["now"] -= 1
+        raise socket_module.gaierror(socket_module.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(core.calls.socket, "getaddrinfo", getaddrinfo)
+    hanging_names = 3 * core.calls.RESOLVERS_PER_PARTY
+
+    async def scene(url: str):
+        hanging = [asyncio.ensure_future(core.calls.call_async(f"http://h{i}.hang.test/", b"{}", {}, 3.0, 1024,
+                                                               party="attacker"))
+                   for i in range(hanging_names)]
+        while resolving["now"] < core.calls.RESOLVERS_PER_PARTY:
+            await asyncio.sleep(0.01)
+        began = time.monotonic()
+        answer = await core.calls.call_async(url, b"{}", {}, 3.0, 1024, party="honest")
+        took = time.monotonic() - began
+        release.set()
+        return answer, took, await asyncio.gather(*hanging, return_exceptions=True)
+
+    with RawServer(answer_bytes(ok_answer(b'{"action": 1}'))) as bot:
+        (status, body), took, failed = eventloop.run(scene(bot.url.replace("127.0.0.1", "localhost")), 60)
+    assert status == 200 and body == b'{"action": 1}'
+    assert took < 2.0
+    assert resolving["most"] == core.calls.RESOLVERS_PER_PARTY  # the attacker's, at once
+    assert all(isinstance(f, core.calls.CallError) for f in failed)
