@@ -20,12 +20,14 @@ A match runner publishes a remote seat's decision and its run ends
   moment it comes; and the best-effort `match_over` notices. A waiting call
   costs a few hundred bytes and a socket, not a thread.
 * **fair share**: an account has at most `CARDARENA_CALLS_PER_ACCOUNT` (256)
-  calls in flight in a dispatcher; its other calls wait, taken but not
-  sent, and **are not charged while they wait**: a bot's clock starts when
-  its call is sent (`Store.call_started`), never when it was queued. So a
-  few hundred hanging calls from one account hold that account's share and
-  nobody else's. A call the platform could not make (no socket: `NotMade`)
-  goes back in the queue uncharged.
+  calls in flight, over every dispatcher: counted in a dispatcher first,
+  then in Redis as each is sent (`Store.start_call`: `waits:share:{account}`,
+  each call leased until its deadline, so a dead dispatcher's expire). Its
+  other calls wait, taken but not sent, and **are not charged while they
+  wait**: a bot's clock starts when its call is sent, never when it was
+  queued. So a few hundred hanging calls from one account hold that
+  account's share and nobody else's. A call the platform could not make (no
+  socket: `NotMade`) goes back in the queue uncharged.
 * **aborting** a match (core/conclusion.py `end_match`) forgets its waiting
   record; every `CHECK_S` the callers cancel the calls of turns no longer
   pending (their sockets closed, their account's share freed) and drop
@@ -60,8 +62,7 @@ The pool (worker/pool.py) runs each part in a process of its own beside its
 workers (the clock's few milliseconds never wait behind the callers' work
 for Python's lock) and starts another if one dies; any number (one per
 machine) share the work through Redis, each deadline claimed by exactly one
-clock. The per-account share is counted per dispatcher process (one per
-machine).
+clock.
 """
 
 from __future__ import annotations
@@ -144,6 +145,7 @@ class Dispatcher:
         self.busy_lock = threading.Lock()
         self.in_flight: collections.Counter = collections.Counter()  # per account
         self.waiting: dict[str, collections.deque] = {}  # per account: calls over its share
+        self.blocked: dict[str, float] = {}  # accounts found over their share on every dispatcher, until
         self.calls_held: dict[bytes, _Call] = {}  # every taken call, by its queued bytes
         self.loop: asyncio.AbstractEventLoop | None = None
         self.store_threads: ThreadPoolExecutor | None = None
@@ -186,7 +188,7 @@ class Dispatcher:
             unsent = []
         for call in unsent:  # started, not answered: not the bot's doing
             try:
-                self.store.call_unstarted(call.match, call.turn)
+                self.store.call_unstarted(call.match, call.turn, call.account)
             except Exception:
                 log.exception("could not queue again the call of match %s turn %s", call.match, call.turn)
         try:
@@ -333,17 +335,18 @@ class Dispatcher:
             return False
         call.bot = bot
         call.secret = store.bot_secret(bot["id"]) if bot.get("url") else ""
-        call.account = bot.get("owner") or (call.record or {}).get("account") or bot["id"]
+        call.account = (call.record or {}).get("account") or bot.get("owner") or bot["id"]
         return True
 
     async def _make(self, call: _Call) -> None:
         """Make the call, holding a share of its account, and settle its turn."""
         self.in_flight[call.account] += 1
+        over = False
         try:
             if call.item.get("notice"):
                 await self._notify(call)
             else:
-                await self._call(call)
+                over = await self._call(call)
         except asyncio.CancelledError:
             pass  # its turn is over (aborted), or the dispatcher stops: nothing to settle
         except Exception:  # a platform error after sending: the deadline's backstop settles the turn
@@ -352,11 +355,19 @@ class Dispatcher:
             self.in_flight[call.account] -= 1
             if not self.in_flight[call.account]:
                 del self.in_flight[call.account]
-            self._done(call)
-            self._start_waiting(call.account)
+            if over:  # its account has its share in flight on other dispatchers: it waits here
+                self.waiting.setdefault(call.account, collections.deque()).appendleft(call)
+                self.blocked[call.account] = time.monotonic() + CHECK_S
+                self._unbusy()
+            else:
+                self._done(call)
+                self._start_waiting(call.account)
 
     def _start_waiting(self, account: str) -> None:
         queue = self.waiting.get(account)
+        if queue and self.blocked.get(account, 0) > time.monotonic():
+            return  # over its share across dispatchers a moment ago: looked at again by the upkeep
+        self.blocked.pop(account, None)
         while queue and self.in_flight[account] < self.per_account and not self.stopping.is_set():
             call = queue.popleft()
             with self.busy_lock:
@@ -365,13 +376,16 @@ class Dispatcher:
         if queue is not None and not queue:
             del self.waiting[account]
 
-    async def _call(self, call: _Call) -> None:
+    async def _call(self, call: _Call) -> bool:
+        """Send the call and settle its turn; True if its account's share (over every
+        dispatcher) is in flight already: then it was not sent, and waits."""
         store, record = self.store, call.record
         decision = record["decision"]
         called_at = now_ms()
-        if not await self._off(store.call_started, call.match, call.turn, called_at, int(decision["deadline_ms"]),
-                               self.caller, call.raw):
-            return  # settled meanwhile (the match is over)
+        started = await self._off(store.start_call, call.match, call.turn, called_at, int(decision["deadline_ms"]),
+                                  self.caller, call.raw, call.account, self.per_account)
+        if started != "sent":
+            return started == "over"  # or settled meanwhile (the match is over)
         call.sent = True
         driver = WebhookDriver(call.bot, call.secret, store=store)
         began = time.monotonic()
@@ -382,11 +396,12 @@ class Dispatcher:
                         call.match, call.turn, exc)
             call.sent = False
             await asyncio.sleep(RETRY_S)
-            await self._off(store.call_unstarted, call.match, call.turn)
-            return
+            await self._off(store.call_unstarted, call.match, call.turn, call.account)
+            return False
         ms = max(0, int((time.monotonic() - began) * 1000 + 0.999))
         call.sent = False  # answered: whatever happens now, the bot had its call
         await self._off(self._settle, call, driver, reply, ms, called_at)
+        return False
 
     def _settle(self, call: _Call, driver: WebhookDriver, reply, ms: int, called_at: int) -> None:
         store, decision = self.store, call.record["decision"]

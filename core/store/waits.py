@@ -18,6 +18,10 @@ Keys:
                             as it is sent (`call_started`) or dropped. A dead caller's list is
                             put back on `waits:calls` by another (`recover_callers`)
     waits:callers[:Q]       set of the callers that may hold taken calls
+    waits:share:{account}[:Q]  sorted set "{match}:{turn}" of an account's webhook calls in flight,
+                            over every dispatcher, by when its lease ends (epoch ms: the call's
+                            deadline plus `CALL_SLACK_MS`; a dead dispatcher's calls expire then):
+                            at most `CARDARENA_CALLS_PER_ACCOUNT` (`start_call`)
     waits:caller:{caller}[:Q]  a caller's "alive" key (expires `CALLER_TTL_MS` after its last beat)
 
 A webhook bot's clock starts when its call is sent, not when it is published
@@ -88,27 +92,43 @@ def caller_key(queue: str, caller: str) -> str:
     return f"waits:caller:{caller}" if queue == QUEUE else f"waits:caller:{caller}:{queue}"
 
 
+def share_key(queue: str, account: str) -> str:
+    return f"waits:share:{account}" if queue == QUEUE else f"waits:share:{account}:{queue}"
+
+
 def call_item(match_id: str, turn: int) -> str:
     """A turn's webhook call as queued: always these very bytes (the lists are searched for them)."""
     return json.dumps({"match": match_id, "turn": turn})
 
 
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken; ARGV[1] turn, ARGV[2] now,
-#: ARGV[3] judge at, ARGV[4] the member, ARGV[5] the item. The call is sent now (1), or its turn is
-#: no longer pending (0); either way it leaves the caller's taken list.
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken, KEYS[5] the account's share;
+#: ARGV[1] turn, ARGV[2] now, ARGV[3] judge at, ARGV[4] the member, ARGV[5] the item, ARGV[6] the
+#: account's most calls in flight (0: no share kept), ARGV[7] when its lease ends. The call is sent
+#: now ("sent": it leaves the taken list, its clock starts), or its turn is no longer pending
+#: ("gone": it leaves the taken list), or its account has its share in flight ("over": it stays).
 START_CALL_LUA = """
-redis.call('LREM', KEYS[4], 1, ARGV[5])
 if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
-  return 0
+  redis.call('LREM', KEYS[4], 1, ARGV[5])
+  return 'gone'
 end
+if tonumber(ARGV[6]) > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[2])
+  if not redis.call('ZSCORE', KEYS[5], ARGV[4]) and redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[6]) then
+    return 'over'
+  end
+  redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
+end
+redis.call('LREM', KEYS[4], 1, ARGV[5])
 redis.call('HSET', KEYS[1], 'called_at', ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
-return 1
+return 'sent'
 """
 
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] calls; ARGV[1] turn, ARGV[2] check at,
-#: ARGV[3] the member, ARGV[4] the item. A call the platform could not make goes back in the queue.
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] calls, KEYS[5] the account's share;
+#: ARGV[1] turn, ARGV[2] check at, ARGV[3] the member, ARGV[4] the item. A call the platform could
+#: not make goes back in the queue (and gives back its account's share).
 UNSTART_CALL_LUA = """
+redis.call('ZREM', KEYS[5], ARGV[3])
 if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
   return 0
 end
@@ -203,25 +223,36 @@ class Waits:
             record["called_at"] = int(raw[b"called_at"])
         return record
 
+    def start_call(self, match_id: str, turn: int, called_at: int, deadline_ms: int, caller: str,
+                   item: str | bytes, account: str | None = None, share: int = 0) -> str:
+        """A dispatcher's caller sends the webhook call of this turn now (`called_at`): "sent" —
+        the bot's clock starts, the clock's deadline becomes `called_at + deadline_ms +
+        CALL_SLACK_MS`, and the call leaves `caller`'s taken list; "gone" if the turn is no
+        longer pending (it leaves the list too); "over" if `account` has `share` calls in
+        flight already, over every dispatcher (it stays taken, to be tried again)."""
+        lease = called_at + int(deadline_ms) + CALL_SLACK_MS
+        got = self.script(START_CALL_LUA)(
+            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller),
+                  share_key(self.queue, account or "-")],
+            args=[turn, called_at, lease, _member(match_id, turn), item, share if account else 0, lease])
+        return got.decode() if isinstance(got, bytes) else got
+
     def call_started(self, match_id: str, turn: int, called_at: int, deadline_ms: int | None = None,
                      caller: str | None = None, item: str | bytes | None = None) -> bool:
-        """A dispatcher sends the webhook call of this turn now (`called_at`): the bot's clock
-        starts, and the clock's deadline becomes `called_at + deadline_ms + CALL_SLACK_MS`.
-        The call leaves `caller`'s taken list. False if the turn is no longer pending."""
+        """`start_call` with no account's share kept: True if the call is sent now."""
         if deadline_ms is None:
             record = self.waiting_on(match_id) or {"decision": {"deadline_ms": 0}}
             deadline_ms = int(record["decision"]["deadline_ms"])
         item = call_item(match_id, turn) if item is None else item
-        return bool(self.script(START_CALL_LUA)(
-            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue),
-                  taken_key(self.queue, caller or "-")],
-            args=[turn, called_at, called_at + int(deadline_ms) + CALL_SLACK_MS, _member(match_id, turn), item]))
+        return self.start_call(match_id, turn, called_at, deadline_ms, caller or "-", item) == "sent"
 
-    def call_unstarted(self, match_id: str, turn: int) -> bool:
+    def call_unstarted(self, match_id: str, turn: int, account: str | None = None) -> bool:
         """A call the platform could not make (no socket, the dispatcher stopping): not the
-        bot's — back in the queue, its clock not started. False if the turn is over."""
+        bot's — back in the queue, its clock not started, its account's share given back.
+        False if the turn is over."""
         return bool(self.script(UNSTART_CALL_LUA)(
-            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), calls_key(self.queue)],
+            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), calls_key(self.queue),
+                  share_key(self.queue, account or "-")],
             args=[turn, now_ms() + UNSENT_CHECK_MS, _member(match_id, turn), call_item(match_id, turn)]))
 
     def call_lost(self, match_id: str, turn: int) -> bool:
@@ -230,8 +261,11 @@ class Waits:
         key = waiting_key(match_id)
         if not self.r.hsetnx(key, "called_again", 1):
             return False
+        record = self.waiting_on(match_id) or {}
         pipe = self.r.pipeline()
         pipe.hdel(key, "called_at")
+        if record.get("account"):
+            pipe.zrem(share_key(self.queue, record["account"]), _member(match_id, turn))
         pipe.zadd(deadlines_key(self.queue), {_member(match_id, turn): now_ms() + UNSENT_CHECK_MS})
         pipe.rpush(calls_key(self.queue), call_item(match_id, turn))
         pipe.execute()
@@ -306,6 +340,8 @@ class Waits:
         queue = record.get("queue") or self.queue
         pipe = self.r.pipeline()
         pipe.zrem(deadlines_key(queue), _member(match_id, turn))
+        if record.get("kind") == "webhook" and record.get("account"):
+            pipe.zrem(share_key(queue, record["account"]), _member(match_id, turn))
         write_debug(pipe, match_id, turn, entry["seat"], debug)
         if record.get("kind") == "polling" and record.get("turn") == turn:
             pipe.hdel(decisions_key(record["bot"]), _member(match_id, turn))
@@ -361,5 +397,7 @@ class Waits:
         pipe.zrem(deadlines_key(record.get("queue") or self.queue), _member(match_id, record["turn"]))
         if record["kind"] == "polling":
             pipe.hdel(decisions_key(record["bot"]), _member(match_id, record["turn"]))
+        elif record.get("account"):  # its call's share of its account, at once
+            pipe.zrem(share_key(record.get("queue") or self.queue, record["account"]), _member(match_id, record["turn"]))
         pipe.delete(waiting_key(match_id))
         pipe.execute()

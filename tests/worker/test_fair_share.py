@@ -253,3 +253,32 @@ def test_one_accounts_hanging_names_leave_the_resolvers_to_everyone_else(monkeyp
     assert took < 2.0
     assert resolving["most"] == core.calls.RESOLVERS_PER_PARTY  # the attacker's, at once
     assert all(isinstance(f, core.calls.CallError) for f in failed)
+
+
+@pytest.mark.slow
+def test_an_accounts_share_holds_over_every_dispatcher(redis_client):
+    """Two dispatchers (two machines): the account's share is counted in Redis as calls are
+    sent, so together they hold no more than it; the rest wait, and are made as shares free."""
+    store = Store(redis_client, secret_key(redis_client))
+    share, calls = 6, 15
+    with HoldingServer() as server:
+        bot, _ = store.create_bot("acct_two", "holder", GAME, "webhook", url=server.url)
+        bot = store.version_record(bot["id"], None)
+        for i in range(calls):
+            store.r.hset(f"match:m_two{i}", "status", '"running"')
+            store.await_answer(f"m_two{i}", decision(f"m_two{i}", 60_000), bot)
+        one = Dispatcher(store, parts=("calls",), per_account=share).start()
+        two = Dispatcher(store, parts=("calls",), per_account=share).start()
+        try:
+            wait_for(lambda: server.holding >= share, 30, "holding the account's share")
+            wait_for(lambda: not store.r.llen("waits:calls"), 30, "every call taken")
+            time.sleep(1.0)  # two upkeep rounds of each: none sends more
+            assert server.holding == server.most == share
+            assert store.r.zcard("waits:share:acct_two") == share
+            server.release()
+            wait_for(lambda: all(store.log_length(f"m_two{i}") == 1 for i in range(calls)), 60, "settling them all")
+            assert server.most == share and server.answered == calls
+            assert store.r.zcard("waits:share:acct_two") == 0  # each given back as its turn settled
+        finally:
+            one.stop()
+            two.stop()
