@@ -1,42 +1,62 @@
-"""One call to a bot's server with a whole-answer deadline: `call(url, body, headers, deadline_s, max_bytes)`.
+"""One call to a bot's server with a whole-answer deadline — asynchronous, so waiting costs no thread.
 
-    status, answer = call(url, body, headers, deadline_s=2.0, max_bytes=64 * 1024)
-    status, answer = post_signed(url, secret, {"type": "ping", "protocol": 1}, 2.0, 1024)
+    status, answer = await call_async(url, body, headers, deadline_s=2.0, max_bytes=64 * 1024)
+    status, answer = await post_signed_async(url, secret, {"type": "ping", "protocol": 1}, 2.0, 1024)
+    status, answer = call(...) / post_signed(...)     # the same, run on the process's loop and waited for
 
-Both the referee's webhook driver (worker/drivers/webhook.py) and the API's
-ping (core/liveness.py) call bots through here, signed as docs/api.md §3 says.
+The dispatcher holds thousands of these at once on one event loop
+(worker/dispatch.py); the API's and the heartbeat's pings (core/liveness.py)
+and the webhook driver outside the dispatcher use the synchronous wrappers,
+which run the very same coroutine on the process's loop (core/eventloop.py):
+one implementation of the call. Signed as docs/api.md §3 says.
 
-returns or raises by `deadline_s` (plus the scheduler's slack), whatever the
-bot does: a slow connect, headers or a body trickled a byte at a time, a huge
-declared or streamed body, a redirect (never followed: its status comes
-back), a name whose resolution hangs. requests' `timeout` bounds each socket
-read, not the answer, so a bot trickling one byte a second held a worker for
-as long as it liked; here every blocking step — resolving, connecting, the
-TLS handshake, sending, each read — is given only the time left before the
-deadline, set on the socket just before it runs.
+It returns or raises by `deadline_s`, whatever the bot does: a slow connect,
+headers or a body trickled a byte at a time, a huge declared or streamed
+body, a redirect (never followed: its status comes back), a name whose
+resolution hangs. One `asyncio.timeout_at` bounds the whole answer —
+resolving, connecting, the TLS handshake, sending, every read.
+
+What else holds on every call:
+
+* **where** — the URL is parsed again (`core.urls`), and with `public_only`
+  every address connected to must be public, checked on the resolved address
+  itself: the socket connects to that very address (the name is never
+  resolved twice), so DNS cannot switch it after the check;
+* **size** — an answer over `max_bytes` is refused on its declared length,
+  unread, or cut while reading; headers and chunk framing count too (at most
+  `max_bytes + HEAD_ROOM + max_bytes / 2` bytes are ever buffered);
+* **kept-alive connections** are pooled per (scheme, host, port, path,
+  owner): one bot version's own. A connection goes back to the pool only
+  after a complete answer that left nothing behind it; one on which bytes
+  arrive while it is idle (or that the bot closed) is closed, never reused;
+* **name resolution** runs in a small pool of threads (`getaddrinfo` cannot
+  be interrupted: a hanging one keeps its thread until the resolver gives
+  up). A `party` (the dispatcher passes the bot's account) has at most
+  `RESOLVERS_PER_PARTY` of them at once, and calls to one host share one
+  resolution, so nobody's hanging DNS takes everybody's threads.
 
 Errors are typed (`CallError` and its subclasses), each carrying the fault
 `kind` of docs/api.md §5. Only a 2xx answer's body is read; any other status
-comes back with an empty body (nothing from a bot's server is worth keeping).
-
-Thread-safe and self-contained (no signals, no global state but the pool of
-kept-alive connections, guarded by a lock), so a dispatcher can hold many
-calls at once in threads.
+comes back with an empty body, and no error text holds a byte of the bot's
+answer (nothing from a bot's server reaches a public record). `NotMade` is
+not a `CallError`: the platform could not make the call (out of file
+descriptors) — the bot is not to be charged for it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import hashlib
-import http.client
-import io
 import json
 import os
-import select
 import socket
 import ssl
-import threading
 import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
 
+from core import eventloop
 from core.urls import BadUrl, Target, address_problem, parse_target
 from sdk.protocol import SIGNATURE_HEADER, sign  # the protocol's one definition of the signature
 
@@ -44,8 +64,18 @@ from sdk.protocol import SIGNATURE_HEADER, sign  # the protocol's one definition
 HEAD_ROOM = 64 * 1024
 #: an idle kept-alive connection older than this is closed rather than reused
 IDLE_S = 30.0
-#: idle connections kept per (scheme, host, port)
+#: idle connections kept per (scheme, host, port, path, owner)
 MAX_IDLE = 32
+#: the longest status or header line, and the most header lines (as http.client)
+MAX_LINE = 65536
+MAX_HEADERS = 100
+#: threads resolving names, and how many of them one party may use at once
+RESOLVERS = 64
+RESOLVERS_PER_PARTY = 4
+#: a synchronous caller waits this long past the deadline before giving up on the loop
+WAIT_SLACK_S = 5.0
+#: errors of the platform's own resources, not the bot's
+PLATFORM_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
 
 class CallError(Exception):
@@ -84,50 +114,88 @@ class BadResponse(CallError):
     kind = "bad_answer"
 
 
-def call(url: str, body: bytes, headers: dict[str, str], deadline_s: float, max_bytes: int,
-         *, public_only: bool = False, owner: str = "") -> tuple[int, bytes]:
+class NotMade(Exception):
+    """The platform could not make the call (no file descriptor or buffer for a socket): no
+    byte reached the bot, and it is not charged — the call is made again."""
+
+
+# -- the call ---------------------------------------------------------------------------------
+
+
+async def call_async(url: str, body: bytes, headers: dict[str, str], deadline_s: float, max_bytes: int,
+                     *, public_only: bool = False, owner: str = "", party: str | None = None) -> tuple[int, bytes]:
     """POST `body` to `url`; (status, body of a 2xx answer) within `deadline_s` seconds.
 
-    With `public_only` every address connected to must be public (checked on
-    the resolved address itself, so DNS cannot switch it after the check).
-    A kept-alive connection is reused only for the same `owner` and URL (one
-    bot version): whatever one bot's server does to a connection reaches no
-    other bot, even behind the same host and port.
+    With `public_only` every address connected to must be public. A kept-alive
+    connection is reused only for the same `owner` and URL (one bot version):
+    whatever one bot's server does to a connection reaches no other bot, even
+    behind the same host and port. `party` (default: `owner`) shares the name
+    resolvers fairly.
     """
-    deadline = time.monotonic() + deadline_s
+    loop = asyncio.get_running_loop()
     try:
         target = parse_target(url)
     except BadUrl as exc:
         raise RefusedUrl(str(exc)) from None
     request = _request_bytes(target, body, headers)
-    pool_key = (target.scheme, target.host, target.port, target.path, owner)
-    conn = _pool.take(pool_key)
-    if conn is not None:
-        try:
-            return _exchange(conn, pool_key, request, deadline, max_bytes)
-        except _Stale:
-            conn.close()  # the bot closed a kept-alive connection: one fresh try
-    conn = _connect(target, deadline, public_only)
+    key = (target.scheme, target.host, target.port, target.path, owner)
+    pool = _pool_of(loop)
     try:
-        return _exchange(conn, pool_key, request, deadline, max_bytes)
-    except _Stale as exc:
-        raise Unreachable(f"the connection closed before an answer ({exc})") from None
+        async with asyncio.timeout(deadline_s):
+            conn = pool.take(key)
+            if conn is not None:
+                try:
+                    return await _exchange(conn, pool, key, request, max_bytes)
+                except _Stale:
+                    pass  # the bot closed a kept-alive connection: one fresh try
+            conn = await _connect(target, public_only, party or owner)
+            try:
+                return await _exchange(conn, pool, key, request, max_bytes)
+            except _Stale as exc:
+                raise Unreachable(f"the connection closed before an answer ({exc})") from None
+    except TimeoutError:
+        raise CallTimeout("no complete answer before the deadline") from None
+
+
+async def post_signed_async(url: str, secret: str, message: dict, deadline_s: float, max_bytes: int,
+                            *, public_only: bool = False, party: str | None = None) -> tuple[int, bytes]:
+    """`call_async` with `message` as JSON, signed with the bot's `secret` (docs/api.md §3)."""
+    body, headers, owner = _signed(secret, message)
+    return await call_async(url, body, headers, deadline_s, max_bytes, public_only=public_only, owner=owner,
+                            party=party)
+
+
+def call(url: str, body: bytes, headers: dict[str, str], deadline_s: float, max_bytes: int,
+         *, public_only: bool = False, owner: str = "", party: str | None = None) -> tuple[int, bytes]:
+    """`call_async`, run on the process's loop (core/eventloop.py) and waited for."""
+    try:
+        return eventloop.run(call_async(url, body, headers, deadline_s, max_bytes, public_only=public_only,
+                                        owner=owner, party=party), deadline_s + WAIT_SLACK_S)
+    except TimeoutError:  # the loop itself did not finish it: not the bot's answer either way
+        raise CallTimeout("no complete answer before the deadline") from None
 
 
 def post_signed(url: str, secret: str, message: dict, deadline_s: float, max_bytes: int,
-                *, public_only: bool = False) -> tuple[int, bytes]:
-    """`call` with `message` as JSON, signed with the bot's `secret` (docs/api.md §3)."""
+                *, public_only: bool = False, party: str | None = None) -> tuple[int, bytes]:
+    """`post_signed_async`, run on the process's loop and waited for."""
+    body, headers, owner = _signed(secret, message)
+    return call(url, body, headers, deadline_s, max_bytes, public_only=public_only, owner=owner, party=party)
+
+
+def close_idle() -> None:
+    """Close every kept-alive connection of the process's loop (tests, or a process winding down)."""
+    async def clear() -> None:
+        _pool_of(asyncio.get_running_loop()).clear()
+
+    eventloop.run(clear(), 5.0)
+
+
+def _signed(secret: str, message: dict) -> tuple[bytes, dict[str, str], str]:
     body = json.dumps(message, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret),
                "User-Agent": "cardarena-referee/1"}
     # its connections are this secret's (a bot's) at this URL (a version's) alone
-    owner = hashlib.sha256(secret.encode()).hexdigest()[:16]
-    return call(url, body, headers, deadline_s, max_bytes, public_only=public_only, owner=owner)
-
-
-def close_idle() -> None:
-    """Close every kept-alive connection (tests, or a process winding down)."""
-    _pool.clear()
+    return body, headers, hashlib.sha256(secret.encode()).hexdigest()[:16]
 
 
 # -- the request and the answer ------------------------------------------------------------
@@ -147,255 +215,358 @@ class _Stale(Exception):
     """A reused connection failed before any byte of the answer came."""
 
 
-def _exchange(conn: _Connection, pool_key: tuple, request: bytes, deadline: float,
-              max_bytes: int) -> tuple[int, bytes]:
+class _Closed(Exception):
+    """The connection ended (EOF, or the error it carries) while more was expected."""
+
+    def __init__(self, error: BaseException | None) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+async def _exchange(conn: _Connection, pool: _Pool, key: tuple, request: bytes,
+                    max_bytes: int) -> tuple[int, bytes]:
     keep = False
     try:
-        conn.arm(deadline, max_bytes + HEAD_ROOM + max_bytes // 2)
+        conn.arm(max_bytes + HEAD_ROOM + max_bytes // 2)
+        conn.transport.write(request)
         try:
-            conn.send(request)
-            response = http.client.HTTPResponse(conn, method="POST")
-            response.begin()
-        except CallError:
-            raise
-        except (ConnectionError, http.client.RemoteDisconnected) as exc:
+            status, fields, closing = await _read_head(conn)
+        except _Closed as closed:
             if conn.reused and conn.received == 0:
-                raise _Stale(type(exc).__name__) from None
-            raise Unreachable(f"the connection broke: {_describe(exc)}") from None
-        except OSError as exc:
-            raise Unreachable(f"the connection broke: {_describe(exc)}") from None
-        except (http.client.HTTPException, ValueError) as exc:
-            raise BadResponse(f"not an HTTP answer ({type(exc).__name__})") from None
-        status = response.status
+                raise _Stale(type(closed.error).__name__ if closed.error else "closed") from None
+            if closed.error is not None:
+                raise Unreachable(f"the connection broke: {_describe(closed.error)}") from None
+            if conn.received == 0:
+                raise Unreachable("the connection broke: the bot closed it without an answer") from None
+            raise BadResponse("not an HTTP answer (cut short)") from None
         if not 200 <= status < 300:
             return status, b""
-        data = _read_body(response, max_bytes)
-        # bytes past the answer (buffered, or readable already) mean the stream is not where
-        # HTTP says it is: a connection reused then would hand them to the next call as its answer
-        keep = not response.will_close and conn.clean()
+        try:
+            data, to_end = await _read_body(conn, fields, status, max_bytes)
+        except _Closed as closed:
+            if closed.error is not None and not isinstance(closed.error, ssl.SSLError):
+                raise Unreachable(f"the connection broke: {_describe(closed.error)}") from None
+            raise BadResponse("the answer's body is cut or malformed (IncompleteRead)") from None
+        # bytes past the answer mean the stream is not where HTTP says it is: a connection
+        # reused then would hand them to the next call as its answer
+        keep = not closing and not to_end and conn.clean()
         return status, data
     finally:
         if keep:
-            _pool.give(pool_key, conn)
+            pool.give(key, conn)
         else:
             conn.close()
 
 
-def _read_body(response: http.client.HTTPResponse, max_bytes: int) -> bytes:
-    declared = response.getheader("Content-Length")
-    if declared is not None and declared.strip().isdigit() and int(declared.strip()[:30]) > max_bytes:
-        raise TooLarge(f"answer of {int(declared.strip()[:30])} bytes, over the {max_bytes // 1024} KB limit")
-    chunks, size = [], 0
-    try:
-        while True:
-            chunk = response.read(min(16 * 1024, max_bytes + 1 - size))
-            if not chunk:
+async def _read_head(conn: _Connection) -> tuple[int, dict[str, str], bool]:
+    """The status, the header fields (lower-cased names) and whether the bot closes after it."""
+    while True:
+        line = await conn.readline()
+        parts = line.decode("latin-1").rstrip("\r\n").split(None, 2)
+        if len(parts) < 2 or parts[0] not in ("HTTP/1.0", "HTTP/1.1"):
+            raise BadResponse("not an HTTP answer (BadStatusLine)")
+        version, code = parts[0], parts[1]
+        if len(code) != 3 or not code.isdigit() or not 100 <= int(code) <= 999:
+            raise BadResponse("not an HTTP answer (BadStatusLine)")
+        fields: dict[str, str] = {}
+        for _ in range(MAX_HEADERS + 1):
+            line = await conn.readline()
+            if line in (b"\r\n", b"\n"):
                 break
-            size += len(chunk)
-            if size > max_bytes:
-                raise TooLarge(f"answer over the {max_bytes // 1024} KB limit")
-            chunks.append(chunk)
-    except CallError:
-        raise
-    except (http.client.HTTPException, ValueError) as exc:
-        raise BadResponse(f"the answer's body is cut or malformed ({type(exc).__name__})") from None
-    except OSError as exc:
-        raise Unreachable(f"the connection broke: {_describe(exc)}") from None
-    return b"".join(chunks)
+            name, sep, value = line.decode("latin-1").partition(":")
+            if not sep or not name.strip():
+                if line[:1] in (b" ", b"\t"):
+                    continue  # an obsolete folded line: nothing we read is ever in one
+                raise BadResponse("not an HTTP answer (a malformed header)")
+            name, value = name.strip().lower(), value.strip()
+            if name == "content-length" and fields.get(name, value) != value:
+                raise BadResponse("not an HTTP answer (two lengths)")
+            fields[name] = value
+        else:
+            raise BadResponse("not an HTTP answer (got more than 100 headers)")
+        status = int(code)
+        if 100 <= status < 200:
+            continue  # an interim answer: the real one follows
+        connection = fields.get("connection", "").lower()
+        closing = "close" in connection or (version == "HTTP/1.0" and "keep-alive" not in connection)
+        return status, fields, closing
+
+
+async def _read_body(conn: _Connection, fields: dict[str, str], status: int,
+                     max_bytes: int) -> tuple[bytes, bool]:
+    """The body (at most `max_bytes`), and whether it was read to the connection's end."""
+    if "chunked" in fields.get("transfer-encoding", "").lower():
+        return await _read_chunked(conn, max_bytes), False
+    if status == 204:
+        return b"", False
+    declared = fields.get("content-length")
+    if declared is None:
+        return await conn.read_to_end(max_bytes), True
+    if not declared.isdigit():
+        raise BadResponse("not an HTTP answer (a Content-Length that is not one)")
+    if int(declared[:30]) > max_bytes:
+        raise TooLarge(f"answer of {int(declared[:30])} bytes, over the {max_bytes // 1024} KB limit")
+    return await conn.read_exactly(int(declared)), False
+
+
+async def _read_chunked(conn: _Connection, max_bytes: int) -> bytes:
+    chunks, size = [], 0
+    while True:
+        line = await conn.readline()
+        try:
+            length = int(line.split(b";", 1)[0].strip() or b"x", 16)
+        except ValueError:
+            raise BadResponse("the answer's body is cut or malformed (a chunk size that is not one)") from None
+        if length < 0:
+            raise BadResponse("the answer's body is cut or malformed (a chunk size that is not one)")
+        if length == 0:
+            break
+        size += length
+        if size > max_bytes:
+            raise TooLarge(f"answer over the {max_bytes // 1024} KB limit")
+        chunks.append(await conn.read_exactly(length))
+        if await conn.readline() not in (b"\r\n", b"\n"):
+            raise BadResponse("the answer's body is cut or malformed (a chunk without its end)")
+    for _ in range(MAX_HEADERS + 1):  # trailers, up to the empty line
+        if await conn.readline() in (b"\r\n", b"\n"):
+            return b"".join(chunks)
+    raise BadResponse("the answer's body is cut or malformed (too many trailers)")
 
 
 # -- connections ---------------------------------------------------------------------------
 
+#: what is buffered from a socket before reading from it pauses
+BUFFER = 256 * 1024
 
-class _Connection:
-    """A socket whose every read and write is bounded by the call's deadline.
 
-    `http.client.HTTPResponse` parses the answer from `makefile()`: a buffered
-    reader over `_DeadlineReader`, which sets the time left on the socket
-    before each `recv` and counts the bytes, so neither slowness nor size can
-    run past the call's bounds inside the parser's loops.
+class _Connection(asyncio.Protocol):
+    """One connection to a bot's server, read by the call it is armed for.
+
+    Bytes arriving while no call is armed on it (idle in the pool) close it:
+    the stream is no longer where HTTP says it is. Every byte received counts
+    against the armed call's `limit`.
     """
 
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.deadline = 0.0
-        self.limit = 0
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.ended = False  # EOF, or the connection lost
+        self.error: BaseException | None = None
+        self.waiter: asyncio.Future | None = None
+        self.armed = True  # a fresh connection is its first call's: idle only once in the pool
+        self.paused = False
         self.received = 0
+        self.limit = 0
         self.reused = False
         self.idle_since = 0.0
 
-    def arm(self, deadline: float, limit: int) -> None:
-        self.deadline, self.limit, self.received = deadline, limit, 0
+    # -- asyncio.Protocol
+    def connection_made(self, transport) -> None:
+        self.transport = transport
 
-    def remaining(self) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise CallTimeout("no complete answer before the deadline")
-        return left
+    def data_received(self, data: bytes) -> None:
+        if not self.armed:  # idle: stray bytes, the connection is out of step
+            self.close()
+            return
+        self.buffer += data
+        self.received += len(data)
+        if len(self.buffer) > BUFFER and not self.paused:
+            self.transport.pause_reading()
+            self.paused = True
+        self._wake()
 
-    def send(self, data: bytes) -> None:
-        self.sock.settimeout(self.remaining())
-        try:
-            self.sock.sendall(data)  # since 3.5 the timeout bounds the whole sendall
-        except TimeoutError:
-            raise CallTimeout("the bot did not take the request before the deadline") from None
+    def eof_received(self) -> bool:
+        self.ended = True
+        self._wake()
+        return False
 
-    def recv_into(self, buffer) -> int:
-        self.sock.settimeout(self.remaining())
-        try:
-            n = self.sock.recv_into(buffer)
-        except TimeoutError:
-            raise CallTimeout("no complete answer before the deadline") from None
-        self.received += n
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.ended = True
+        self.error = exc
+        self._wake()
+
+    def _wake(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    # -- the call's side
+    def arm(self, limit: int) -> None:
+        self.armed, self.limit, self.received = True, limit, len(self.buffer)
+
+    async def _more(self) -> None:
+        """Wait for more bytes; `_Closed` if none will come."""
         if self.received > self.limit:
             raise TooLarge(f"answer over the {self.limit // 1024} KB limit, headers included")
-        return n
+        if self.ended:
+            raise _Closed(self.error)
+        if self.paused:
+            self.paused = False
+            self.transport.resume_reading()
+        self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self.waiter
+        finally:
+            self.waiter = None
+        if self.received > self.limit:
+            raise TooLarge(f"answer over the {self.limit // 1024} KB limit, headers included")
 
-    def makefile(self, mode: str = "rb", *args, **kwargs):
-        self.reader = _AnswerReader(_DeadlineReader(self), 8192)
-        return self.reader
+    async def readline(self) -> bytes:
+        start = 0
+        while True:
+            end = self.buffer.find(b"\n", start)
+            if end >= 0:
+                if end >= MAX_LINE:
+                    raise BadResponse("not an HTTP answer (LineTooLong)")
+                line = bytes(self.buffer[:end + 1])
+                del self.buffer[:end + 1]
+                return line
+            if len(self.buffer) > MAX_LINE:
+                raise BadResponse("not an HTTP answer (LineTooLong)")
+            start = len(self.buffer)
+            await self._more()
+
+    async def read_exactly(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            await self._more()
+        data = bytes(self.buffer[:n])
+        del self.buffer[:n]
+        return data
+
+    async def read_to_end(self, max_bytes: int) -> bytes:
+        while True:
+            if len(self.buffer) > max_bytes:
+                raise TooLarge(f"answer over the {max_bytes // 1024} KB limit")
+            try:
+                await self._more()
+            except _Closed as closed:
+                if closed.error is not None and not isinstance(closed.error, ssl.SSLError):
+                    raise
+                data = bytes(self.buffer)
+                self.buffer.clear()
+                return data
 
     def clean(self) -> bool:
-        """Nothing past the answer: none left in the reader's buffer, none readable now."""
-        reader = getattr(self, "reader", None)
-        if reader is None or reader.leftover is None:
-            return False
-        if not reader.closed:  # the body's end did not close it: look at its buffer now
-            reader.close()
-        return reader.leftover == 0 and self.quiet()
+        """Open, with nothing past the answer: none buffered, no EOF."""
+        return (not self.buffer and not self.ended and self.transport is not None
+                and not self.transport.is_closing())
 
     def alive(self) -> bool:
-        """Idle and still open: nothing to read (EOF or stray bytes would be readable)."""
-        return time.monotonic() - self.idle_since <= IDLE_S and self.quiet()
-
-    def quiet(self) -> bool:
-        """Open, with nothing to read now (an EOF, an error or stray bytes would be)."""
-        try:
-            poller = select.poll()
-            poller.register(self.sock, select.POLLIN | select.POLLERR | select.POLLHUP)
-            return not poller.poll(0)
-        except (OSError, ValueError):
-            return False
+        """Idle, still open, and not too old to be trusted."""
+        return self.clean() and time.monotonic() - self.idle_since <= IDLE_S
 
     def close(self) -> None:
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        self.armed = False
+        if self.transport is not None:
+            self.transport.abort()  # no lingering TLS close: the bot gets nothing more
 
 
-class _DeadlineReader(io.RawIOBase):
-    def __init__(self, conn: _Connection) -> None:
-        self.conn = conn
-        self.probing = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int | None:
-        if self.probing:  # looking at what is buffered only: "nothing available now"
-            return None
-        return self.conn.recv_into(buffer)
-
-
-class _AnswerReader(io.BufferedReader):
-    """The buffered reader an answer is parsed from; on closing it notes how many bytes it
-    held past the answer (`leftover`), without reading the socket."""
-
-    leftover: int | None = 0
-
-    def close(self) -> None:
-        if not self.closed:
-            raw = self.raw
-            raw.probing = True
-            try:
-                self.leftover = len(self.peek(1))
-            except Exception:  # a reader that cannot say: do not trust the connection
-                self.leftover = None
-            finally:
-                raw.probing = False
-        super().close()
-
-
-def _connect(target: Target, deadline: float, public_only: bool) -> _Connection:
-    addresses = [(target.host, target.port)] if target.is_ip else _resolve(target, deadline)
+async def _connect(target: Target, public_only: bool, party: str) -> _Connection:
+    loop = asyncio.get_running_loop()
+    addresses = [(target.host, target.port)] if target.is_ip else await _resolve(target, party)
     failure: Exception | None = None
     for address in addresses:
         if public_only:
             problem = address_problem(address[0])
             if problem:
                 raise RefusedUrl(f"{target.host} resolves to {address[0]}, which is not a public address")
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise CallTimeout("could not connect before the deadline")
         family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
         try:
-            sock.settimeout(left)
-            sock.connect(address)
+            sock = _open_socket(family)
+        except OSError as exc:
+            if exc.errno in PLATFORM_ERRNOS:
+                raise NotMade(f"no socket for the call: {_describe(exc)}") from None
+            raise Unreachable(_describe(exc)) from None
+        try:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, address)  # the very address checked: never resolved again
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if target.scheme == "https":
-                sock = _tls(sock, target, deadline)
-            return _Connection(sock)
-        except TimeoutError:
+            tls = _tls_context() if target.scheme == "https" else None
+            _, conn = await loop.create_connection(
+                _Connection, sock=sock, ssl=tls, server_hostname=target.host if tls else None,
+                ssl_handshake_timeout=3600 if tls else None)  # the call's deadline bounds it
+            return conn
+        except (ssl.SSLError, ssl.CertificateError) as exc:
             sock.close()
-            raise CallTimeout("could not connect before the deadline") from None
-        except CallError:
-            sock.close()
-            raise
+            raise Unreachable(f"TLS failed: {_describe(exc)}") from None
         except OSError as exc:
             sock.close()
+            if exc.errno in PLATFORM_ERRNOS:
+                raise NotMade(f"no socket for the call: {_describe(exc)}") from None
             failure = exc
+        except BaseException:  # the deadline (cancelled), or anything else: no socket left open
+            sock.close()
+            raise
     raise Unreachable(_describe(failure) if failure else f"{target.host} has no address")
 
 
-def _tls(sock: socket.socket, target: Target, deadline: float) -> socket.socket:
-    wrapped = _tls_context().wrap_socket(sock, server_hostname=target.host,
-                                         do_handshake_on_connect=False)
-    wrapped.settimeout(max(0.001, deadline - time.monotonic()))  # one deadline for the whole handshake
-    try:
-        wrapped.do_handshake()
-    except TimeoutError:
-        wrapped.close()
-        raise CallTimeout("the TLS handshake did not finish before the deadline") from None
-    except (ssl.SSLError, ssl.CertificateError) as exc:
-        wrapped.close()
-        raise Unreachable(f"TLS failed: {_describe(exc)}") from None
-    return wrapped
+def _open_socket(family: int) -> socket.socket:
+    return socket.socket(family, socket.SOCK_STREAM)
 
 
-_tls_lock = threading.Lock()
 _tls_ctx: ssl.SSLContext | None = None
 
 
 def _tls_context() -> ssl.SSLContext:
     global _tls_ctx
-    with _tls_lock:
-        if _tls_ctx is None:
-            _tls_ctx = ssl.create_default_context()
-        return _tls_ctx
+    if _tls_ctx is None:
+        _tls_ctx = ssl.create_default_context()
+    return _tls_ctx
 
 
-def _resolve(target: Target, deadline: float) -> list[tuple[str, int]]:
-    """The host's addresses, waiting no later than the deadline (a bot owns its DNS too).
+# -- names ----------------------------------------------------------------------------------
 
-    `getaddrinfo` cannot be interrupted, so it runs in a helper thread that
-    is abandoned (it ends when the resolver gives up) if the deadline comes.
-    """
-    found: list = []
 
-    def resolve() -> None:
+class _Resolving:
+    """One loop's resolutions under way: one per (host, port), at most `RESOLVERS_PER_PARTY`
+    threads per party, each held until its `getaddrinfo` returns (not when a caller gives up)."""
+
+    executor: ThreadPoolExecutor | None = None
+    executor_pid = 0
+
+    def __init__(self) -> None:
+        self.pending: dict[tuple[str, int], asyncio.Future] = {}
+        self.parties: dict[str, asyncio.Semaphore] = {}
+
+    @classmethod
+    def threads(cls) -> ThreadPoolExecutor:
+        if cls.executor is None or cls.executor_pid != os.getpid():
+            cls.executor = ThreadPoolExecutor(RESOLVERS, thread_name_prefix="webhook-resolve")
+            cls.executor_pid = os.getpid()
+        return cls.executor
+
+    async def addresses(self, target: Target, party: str) -> list:
+        key = (target.host, target.port)
+        found = self.pending.get(key)
+        if found is None:
+            found = self.pending[key] = asyncio.get_running_loop().create_future()
+            asyncio.get_running_loop().create_task(self._resolve(key, party, found))
+        return await asyncio.shield(found)
+
+    async def _resolve(self, key: tuple[str, int], party: str, found: asyncio.Future) -> None:
+        semaphore = self.parties.setdefault(party, asyncio.Semaphore(RESOLVERS_PER_PARTY))
         try:
-            found.append(socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM))
-        except (OSError, UnicodeError) as exc:
-            found.append(exc)
+            async with semaphore:
+                try:
+                    result = await asyncio.get_running_loop().run_in_executor(
+                        self.threads(), lambda: socket.getaddrinfo(key[0], key[1], type=socket.SOCK_STREAM))
+                except (OSError, UnicodeError) as exc:
+                    result = exc
+        finally:
+            self.pending.pop(key, None)
+        if not found.done():
+            found.set_result(result)
 
-    thread = threading.Thread(target=resolve, name="webhook-resolve", daemon=True)
-    thread.start()
-    thread.join(max(0.0, deadline - time.monotonic()))
-    if not found:
-        raise CallTimeout(f"resolving {target.host} took past the deadline")
-    result = found[0]
+
+_resolvings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def _resolve(target: Target, party: str) -> list[tuple[str, int]]:
+    """The host's addresses (the call's deadline bounds the wait: a bot owns its DNS too)."""
+    loop = asyncio.get_running_loop()
+    resolving = _resolvings.get(loop)
+    if resolving is None:
+        resolving = _resolvings[loop] = _Resolving()
+    result = await resolving.addresses(target, party)
     if isinstance(result, Exception):
         raise Unreachable(f"cannot resolve {target.host}: {_describe(result)}")
     seen, out = set(), []
@@ -406,51 +577,63 @@ def _resolve(target: Target, deadline: float) -> list[tuple[str, int]]:
     return out
 
 
+# -- the pool of kept-alive connections ---------------------------------------------------------
+
+
 class _Pool:
-    """Kept-alive connections per (scheme, host, port, path, owner) — one bot version's;
-    a forked child starts empty."""
+    """One loop's kept-alive connections per (scheme, host, port, path, owner): one bot version's."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.idle: dict[tuple[str, str, int], list[_Connection]] = {}
-        self.pid = os.getpid()
+        self.idle: dict[tuple, list[_Connection]] = {}
+        self.swept = time.monotonic()
 
     def take(self, key: tuple) -> _Connection | None:
-        with self.lock:
-            self._check_fork()
-            stack = self.idle.get(key) or []
-            while stack:
-                conn = stack.pop()
-                if conn.alive():
-                    conn.reused = True
-                    return conn
-                conn.close()
+        stack = self.idle.get(key) or []
+        while stack:
+            conn = stack.pop()
+            if conn.alive():
+                conn.reused = True
+                return conn
+            conn.close()
+        self.idle.pop(key, None)
         return None
 
     def give(self, key: tuple, conn: _Connection) -> None:
+        conn.armed = False
         conn.idle_since = time.monotonic()
-        with self.lock:
-            self._check_fork()
-            stack = self.idle.setdefault(key, [])
-            if len(stack) < MAX_IDLE:
-                stack.append(conn)
-                return
-        conn.close()
+        stack = self.idle.setdefault(key, [])
+        if len(stack) < MAX_IDLE:
+            stack.append(conn)
+        else:
+            conn.close()
+        if conn.idle_since - self.swept > IDLE_S:
+            self.sweep()
+
+    def sweep(self) -> None:
+        """Close the connections too old or dead to be reused."""
+        self.swept = time.monotonic()
+        for key in list(self.idle):
+            live = [c for c in self.idle[key] if c.alive() or c.close()]
+            if live:
+                self.idle[key] = live
+            else:
+                del self.idle[key]
 
     def clear(self) -> None:
-        with self.lock:
-            for stack in self.idle.values():
-                for conn in stack:
-                    conn.close()
-            self.idle.clear()
-
-    def _check_fork(self) -> None:
-        if self.pid != os.getpid():  # the parent's sockets are not ours to use
-            self.idle = {}
-            self.pid = os.getpid()
+        for stack in self.idle.values():
+            for conn in stack:
+                conn.close()
+        self.idle.clear()
 
 
-_pool = _Pool()
+_pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _pool_of(loop: asyncio.AbstractEventLoop) -> _Pool:
+    pool = _pools.get(loop)
+    if pool is None:
+        pool = _pools[loop] = _Pool()
+    return pool
 
 
 def _describe(exc: BaseException | None) -> str:

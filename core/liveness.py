@@ -73,11 +73,12 @@ class Pinged:
         return (self.error or "unreachable").split(":", 1)[0]
 
 
-def ping(url: str, secret: str, public_only: bool = False) -> Pinged:
-    """Ping a webhook bot now (signed); what came back."""
+def ping(url: str, secret: str, public_only: bool = False, party: str | None = None) -> Pinged:
+    """Ping a webhook bot now (signed); what came back. `party`: the bot's account (it shares
+    the name resolvers fairly, core/calls.py)."""
     began = time.monotonic()
     try:
-        status, _ = post_signed(url, secret, PING, PING_S, PING_BYTES, public_only=public_only)
+        status, _ = post_signed(url, secret, PING, PING_S, PING_BYTES, public_only=public_only, party=party)
     except CallError as exc:
         return Pinged(False, None, None, f"{exc.kind}: {exc}")
     latency = int((time.monotonic() - began) * 1000)
@@ -89,13 +90,13 @@ def ping(url: str, secret: str, public_only: bool = False) -> Pinged:
     return Pinged(False, status, latency, error)
 
 
-def ping_all(targets: list[tuple[str, str, str]], public_only: bool = False) -> dict[str, Pinged]:
-    """Ping `(bot_id, url, secret)` each, at once: `{bot_id: Pinged}`."""
+def ping_all(targets: list[tuple], public_only: bool = False) -> dict[str, Pinged]:
+    """Ping `(bot_id, url, secret[, account])` each, at once: `{bot_id: Pinged}`."""
     if not targets:
         return {}
     with ThreadPoolExecutor(max_workers=min(PINGERS, len(targets)), thread_name_prefix="ping") as pool:
-        found = pool.map(lambda t: ping(t[1], t[2], public_only), targets)
-        return {bot_id: pinged for (bot_id, _, _), pinged in zip(targets, found, strict=True)}
+        found = pool.map(lambda t: ping(t[1], t[2], public_only, t[3] if len(t) > 3 else None), targets)
+        return {t[0]: pinged for t, pinged in zip(targets, found, strict=True)}
 
 
 def note(store, bot_id: str, pinged: Pinged) -> None:
@@ -109,7 +110,8 @@ def note(store, bot_id: str, pinged: Pinged) -> None:
 def ping_and_note(store, bots: list[dict], public_only: bool = False) -> dict[str, Pinged]:
     """Ping the webhook bots among `bots` (records) at once and note each in the store:
     `{bot_id: Pinged}` for each webhook bot."""
-    targets = [(b["id"], b.get("url") or "", store.bot_secret(b["id"])) for b in bots if b["kind"] == "webhook"]
+    targets = [(b["id"], b.get("url") or "", store.bot_secret(b["id"]), b.get("owner"))
+               for b in bots if b["kind"] == "webhook"]
     found = ping_all(targets, public_only)
     for bot_id, pinged in found.items():
         note(store, bot_id, pinged)

@@ -1,7 +1,7 @@
 """The dispatcher: the platform's side of every remote turn, so no worker waits on a bot.
 
     python -m worker.dispatch REDIS_URL [--queue QUEUE] [--calls N] [--part clock|calls]
-    with Dispatcher(store): ...          # both parts, in threads of this process
+    with Dispatcher(store): ...          # both parts, in this process
 
 A match runner publishes a remote seat's decision and its run ends
 (core/store/waits.py). The dispatcher does the rest:
@@ -10,40 +10,81 @@ A match runner publishes a remote seat's decision and its run ends
   a webhook call lost with a dispatcher that died): a timeout, appended only
   if no answer landed first, the match's next run enqueued (`Store.settle`).
   It looks every `TICK_S`, so a timeout is recorded a few milliseconds after
-  its deadline, whatever the load.
-* **the callers**: `calls` threads making the webhook calls (core/calls.py:
-  a whole-answer deadline, a size limit, the URL checked again, signed),
-  each answer judged (core/answers.py) and settled the moment it comes;
-  and the best-effort `match_over` notices. A thread takes a call from Redis
-  only when it is free, so a busy dispatcher leaves calls to another, and
-  a bot's time starts when its call is made, not when it was queued.
+  its deadline, whatever the load. A webhook call not sent yet is never a
+  timeout: the clock only checks it is still somewhere (queued, or taken by a
+  live caller) and queues it again if it was lost.
+* **the callers** make the webhook calls (core/calls.py: a whole-answer
+  deadline, a size limit, the URL and address checked again, signed) on one
+  asyncio event loop (core/eventloop.py), up to `calls` (4,096) in flight
+  in one process; each answer is judged (core/answers.py) and settled the
+  moment it comes; and the best-effort `match_over` notices. A waiting call
+  costs a few hundred bytes and a socket, not a thread.
+* **fair share**: an account has at most `CARDARENA_CALLS_PER_ACCOUNT` (256)
+  calls in flight, over every dispatcher: counted in a dispatcher first,
+  then in Redis as each is sent (`Store.start_call`: `waits:share:{account}`,
+  each call leased until its deadline, so a dead dispatcher's expire). Its
+  other calls wait, taken but not sent, and **are not charged while they
+  wait**: a bot's clock starts when its call is sent, never when it was
+  queued. So a few hundred hanging calls from one account hold that
+  account's share and nobody else's. A call the platform could not make (no
+  socket: `NotMade`) goes back in the queue uncharged.
+* **aborting** a match (core/conclusion.py `end_match`) forgets its waiting
+  record; every `CHECK_S` the callers cancel the calls of turns no longer
+  pending (their sockets closed, their account's share freed) and drop
+  their waiting ones.
 * **the heartbeat** (worker/heartbeat.py), beside the callers: webhook bots
   not called for 30 s are pinged, so their `status` tells the truth.
 
+Why asyncio, not threads or gevent: the issue was threads held for a call's
+whole deadline (64 of them, taken by 66 hanging challenges). With asyncio a
+waiting call is a socket and a small object, so one process holds thousands
+(bench: `python -m bench.dispatch`); it is the standard library (no new
+dependency); and the call's guards are written once, as explicit code
+(core/calls.py: the checked address connected to, bytes counted, bytes past
+an answer noticed) — a client library (httpx, aiohttp) hides exactly those
+behind its own pool and resolver. gevent would have kept the blocking code
+but monkey-patches the whole process (redis-py, RQ, the heartbeat's threads,
+signals), a global change for one part. The store's work (Redis, judging an
+answer, RQ's enqueue) stays synchronous and runs on a few threads beside the
+loop, so the loop never waits on Redis.
+
+Reliability, kill -9 included: a call is taken from `waits:calls` by moving
+it, atomically, to the caller's own taken list (`waits:taken:{caller}`),
+where it stays until it is sent; a caller that dies stops beating and its
+taken calls go back in the queue (`Store.recover_callers`, by any other
+caller; at the latest the clock finds them). A call under way in a dead
+dispatcher (no answer long past its deadline) is made once more rather than
+charged to the bot; a second loss is the bot's timeout, so no answer that
+crashes dispatchers can stall a match. Settling is the log's atomic append:
+no turn is played twice.
+
 The pool (worker/pool.py) runs each part in a process of its own beside its
-workers (the clock's few milliseconds never wait behind the callers' many
-threads for Python's lock) and starts another if one dies; any number (one
-per machine) share the work through Redis, each deadline claimed by exactly
-one clock. kill -9 loses
-nothing: deadlines and calls are in Redis, and a call that was under way in
-a dead dispatcher (no answer long past its deadline) is made once more
-rather than charged to the bot; a second loss is the bot's timeout, so no
-answer that crashes dispatchers can stall a match.
+workers (the clock's few milliseconds never wait behind the callers' work
+for Python's lock) and starts another if one dies; any number (one per
+machine) share the work through Redis, each deadline claimed by exactly one
+clock.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import collections
+import json
 import logging
+import os
+import secrets
+import socket
 import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from core import eventloop
 from core.answers import answered, timed_out
+from core.calls import NotMade
 from core.store.keys import now_ms
-from core.store.waits import CALL_SLACK_MS, UNSENT_GRACE_MS
-from sdk.clock import elapsed_ms
+from core.store.waits import CALL_SLACK_MS, UNSENT_CHECK_MS
 from sdk.faults import fault_kind
 from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver
 from worker.heartbeat import Heartbeat
@@ -52,27 +93,71 @@ log = logging.getLogger("cardarena.dispatch")
 
 #: how often the clock looks for passed deadlines (it sleeps less when one is nearer)
 TICK_S = 0.01
-#: webhook calls one dispatcher holds at once
-CALLS = 64
+#: webhook calls one dispatcher holds in flight at once
+CALLS = 4096
+#: webhook calls in flight per account (CARDARENA_CALLS_PER_ACCOUNT)
+CALLS_PER_ACCOUNT = 256
 #: what a dispatcher does: judge deadlines, make webhook calls
 PARTS = ("clock", "calls")
-#: how long a call taken from Redis may wait for a free thread before the taker blocks again
+#: how long one wait for a call in Redis lasts before the taker looks at its stop flag
 TAKE_WAIT_S = 0.5
+#: how often the callers cancel the calls of turns no longer pending, and beat
+CHECK_S = 0.5
+#: threads doing the callers' store work (Redis, judging answers) beside the loop
+STORE_THREADS = 16
+#: a call the platform could not make waits this long before it is queued again
+RETRY_S = 0.5
+#: times a taken call's preparation (its records, in Redis) is tried before it is let go
+PREPARE_TRIES = 5
+
+
+def calls_per_account() -> int:
+    """`CARDARENA_CALLS_PER_ACCOUNT`, else 256."""
+    value = os.environ.get("CARDARENA_CALLS_PER_ACCOUNT", "")
+    return int(value) if value.strip().isdigit() and int(value) > 0 else CALLS_PER_ACCOUNT
+
+
+class _Call:
+    """One taken call in a dispatcher: what it is, whose, and its task."""
+
+    __slots__ = ("raw", "item", "match", "turn", "account", "bot", "secret", "record", "task", "sent")
+
+    def __init__(self, raw: bytes, item: dict) -> None:
+        self.raw, self.item = raw, item
+        self.match, self.turn = item.get("match"), item.get("turn")
+        self.account = self.bot = self.secret = self.record = self.task = None
+        self.sent = False
 
 
 class Dispatcher:
-    """The clock and `calls` caller threads for one store's queue."""
+    """The clock and the callers for one store's queue."""
 
-    def __init__(self, store, calls: int = CALLS, tick_s: float = TICK_S, parts: tuple = PARTS) -> None:
+    def __init__(self, store, calls: int = CALLS, tick_s: float = TICK_S, parts: tuple = PARTS,
+                 per_account: int | None = None) -> None:
         self.store, self.calls, self.tick_s, self.parts = store, calls, tick_s, parts
+        self.per_account = per_account or calls_per_account()
+        self.caller = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.stopping = threading.Event()
-        self.free = threading.Semaphore(calls)
-        self.pool = ThreadPoolExecutor(max_workers=calls, thread_name_prefix="caller")
         self.threads: list[threading.Thread] = []
         self.heartbeat = Heartbeat(store) if "calls" in parts else None
+        # the callers' state: touched on the loop only, but `busy` (read by the taker thread)
+        self.busy = 0  # calls taken and not yet waiting or done (preparing, or in flight)
+        self.busy_lock = threading.Lock()
+        self.in_flight: collections.Counter = collections.Counter()  # per account
+        self.waiting: dict[str, collections.deque] = {}  # per account: calls over its share
+        self.blocked: dict[str, float] = {}  # accounts found over their share on every dispatcher, until
+        self.calls_held: dict[bytes, _Call] = {}  # every taken call, by its queued bytes
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.store_threads: ThreadPoolExecutor | None = None
+        self.maintainer = None
 
     # -- life ------------------------------------------------------------------
     def start(self) -> Dispatcher:
+        if "calls" in self.parts:
+            self.loop = eventloop.loop()
+            self.store_threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="dispatch-store")
+            self.store.caller_beat(self.caller)
+            self.maintainer = asyncio.run_coroutine_threadsafe(self._maintain(), self.loop)
         for part, target in (("clock", self._clock), ("calls", self._take_calls)):
             if part not in self.parts:
                 continue
@@ -84,19 +169,33 @@ class Dispatcher:
         return self
 
     def stop(self, grace_s: float = 5.0) -> None:
-        """Stop taking work; wait up to `grace_s` for the calls under way (an unfinished one is
-        made again by the next dispatcher, past its deadline)."""
+        """Stop taking work; wait up to `grace_s` for the calls under way; those still under
+        way then, and the waiting ones, go back in the queue uncharged."""
         self.stopping.set()
         if self.heartbeat is not None:
             self.heartbeat.stop()
         for thread in self.threads:
             thread.join(timeout=2)
+        if self.loop is None:
+            return
         end = time.monotonic() + grace_s
-        taken = 0
-        while taken < self.calls and time.monotonic() < end:  # every thread free again: all done
-            if self.free.acquire(timeout=max(0.0, end - time.monotonic())):
-                taken += 1
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        while self.busy > 0 and time.monotonic() < end:
+            time.sleep(0.02)
+        try:
+            unsent = eventloop.run(self._cancel_all(), 10)
+        except Exception:
+            log.exception("stopping the callers")
+            unsent = []
+        for call in unsent:  # started, not answered: not the bot's doing
+            try:
+                self.store.call_unstarted(call.match, call.turn, call.account)
+            except Exception:
+                log.exception("could not queue again the call of match %s turn %s", call.match, call.turn)
+        try:
+            self.store.caller_gone(self.caller)  # the taken calls not sent go back in the queue
+        except Exception:
+            log.exception("could not give back the taken calls")
+        self.store_threads.shutdown(wait=False, cancel_futures=True)
 
     def __enter__(self) -> Dispatcher:
         return self.start()
@@ -122,7 +221,8 @@ class Dispatcher:
 
     def judge_deadline(self, match_id: str, turn: int) -> None:
         """A claimed deadline: the turn's timeout, unless it was settled, or its webhook call
-        is still to be made (or was lost with its dispatcher: made once more)."""
+        is not sent yet (never a timeout: queued again if it was lost), or was lost with its
+        dispatcher once (made once more)."""
         store = self.store
         record = store.waiting_on(match_id)
         if record is None or record["turn"] != turn or store.log_length(match_id) > turn:
@@ -131,10 +231,13 @@ class Dispatcher:
         if record["kind"] == "webhook":
             decision = record["decision"]
             called = record.get("called_at")
-            if called is None and now < record["deadline_at"] + UNSENT_GRACE_MS:
-                store.judge_later(match_id, turn, now + CALL_SLACK_MS)  # still queued: it times out itself
+            if called is None:  # waiting to be sent: the bot's clock has not started
+                if store.requeue_if_lost(match_id, turn):
+                    log.warning("the webhook call of match %s turn %d was lost before it was sent: "
+                                "queued again", match_id, turn)
+                store.judge_later(match_id, turn, now + UNSENT_CHECK_MS)
                 return
-            if called is not None and now < called + int(decision["deadline_ms"]) + CALL_SLACK_MS:
+            if now < called + int(decision["deadline_ms"]) + CALL_SLACK_MS:
                 store.judge_later(match_id, turn, called + int(decision["deadline_ms"]) + CALL_SLACK_MS)
                 return
             if store.call_lost(match_id, turn):  # its dispatcher died: once more, on us
@@ -145,70 +248,251 @@ class Dispatcher:
                 store.note_late(now_ms() - record["deadline_at"])
             log.info("match %s turn %d: timeout", match_id, turn)
 
-    # -- the callers ---------------------------------------------------------------
+    # -- the callers -------------------------------------------------------------------
     def _take_calls(self) -> None:
+        """The taker: moves calls from Redis to this caller's taken list, while it has room."""
         while not self.stopping.is_set():
-            if not self.free.acquire(timeout=TAKE_WAIT_S):
+            if self.busy >= self.calls:
+                self.stopping.wait(0.01)
                 continue
             try:
-                item = self.store.take_call(TAKE_WAIT_S)
+                raw = self.store.take_call(TAKE_WAIT_S, self.caller)
             except Exception:
                 log.exception("taking a webhook call failed")
-                item = None
                 self.stopping.wait(0.5)
-            if item is None:
-                self.free.release()
                 continue
-            self.pool.submit(self._call, item)
+            if raw is None:
+                continue
+            with self.busy_lock:
+                self.busy += 1
+            self.loop.call_soon_threadsafe(self._arrive, raw)
 
-    def _call(self, item: dict) -> None:
+    def _arrive(self, raw: bytes) -> None:
         try:
-            if item.get("notice"):
-                self.notify(item["bot"], item["message"], item.get("version"))
-            else:
-                self.call(item["match"], int(item["turn"]))
-        except Exception:  # a platform error: the deadline's backstop settles the turn
-            log.exception("a webhook call failed: %s", item)
-        finally:
-            self.free.release()
+            item = json.loads(raw)
+        except ValueError:
+            item = {}
+        call = _Call(raw, item)
+        self.calls_held[raw] = call
+        call.task = self.loop.create_task(self._handle(call))
 
-    def call(self, match_id: str, turn: int) -> None:
-        """Make one webhook call and settle its turn with the judged answer."""
-        store = self.store
-        record = store.waiting_on(match_id)
-        if record is None or record["turn"] != turn or record["kind"] != "webhook":
+    def _done(self, call: _Call, busy: bool = True) -> None:
+        self.calls_held.pop(call.raw, None)
+        if busy:
+            self._unbusy()
+
+    def _unbusy(self) -> None:
+        with self.busy_lock:
+            self.busy -= 1
+
+    async def _off(self, fn, *args):
+        """`fn(*args)` on a store thread (Redis, judging): the loop never waits on it."""
+        return await self.loop.run_in_executor(self.store_threads, fn, *args)
+
+    async def _handle(self, call: _Call) -> None:
+        """A call just taken: who it is for; made now, or waiting for its account's share."""
+        delay = RETRY_S
+        for _ in range(PREPARE_TRIES):
+            try:
+                ready = await self._off(self._prepare, call)
+                break
+            except Exception:  # Redis away a moment: the call stays taken (ours), tried again
+                log.exception("preparing a webhook call failed: %s", call.item)
+                if self.stopping.is_set():
+                    self._done(call)
+                    return
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10.0)
+        else:  # it cannot be prepared: let it go (the clock finds it lost and queues it again, later)
+            await self._off(self.store.call_dropped, self.caller, call.raw)
+            self._done(call)
             return
-        called_at = now_ms()
-        if not store.call_started(match_id, turn, called_at):
-            return  # settled meanwhile (the match is over)
-        # reached as the version the match pinned (its own URL: core/store/versions.py)
-        bot = store.version_record(record["bot"], record.get("version")) or {"id": record["bot"]}
-        driver = WebhookDriver(bot, store.bot_secret(record["bot"]), store=store)
+        if not ready:
+            self._done(call)
+            return
+        if self.in_flight[call.account] >= self.per_account:
+            self.waiting.setdefault(call.account, collections.deque()).append(call)
+            self._unbusy()  # it waits, costing nothing; a finishing call of its account starts it
+            return
+        await self._make(call)
+
+    def _prepare(self, call: _Call) -> bool:
+        """On a store thread: the call's bot, secret and account; False (and dropped) if there
+        is nothing to call."""
+        store, item = self.store, call.item
+        if item.get("notice"):
+            bot = store.version_record(item.get("bot"), item.get("version"))
+        else:
+            record = store.waiting_on(call.match) if call.match else None
+            if record is None or record["turn"] != call.turn or record["kind"] != "webhook":
+                store.call_dropped(self.caller, call.raw)
+                return False
+            call.record = record
+            # reached as the version the match pinned (its own URL: core/store/versions.py)
+            bot = store.version_record(record["bot"], record.get("version")) or {"id": record["bot"]}
+        if bot is None or (item.get("notice") and bot.get("kind") != "webhook"):
+            store.call_dropped(self.caller, call.raw)
+            return False
+        call.bot = bot
+        call.secret = store.bot_secret(bot["id"]) if bot.get("url") else ""
+        call.account = (call.record or {}).get("account") or bot.get("owner") or bot["id"]
+        return True
+
+    async def _make(self, call: _Call) -> None:
+        """Make the call, holding a share of its account, and settle its turn."""
+        self.in_flight[call.account] += 1
+        over = False
+        try:
+            if call.item.get("notice"):
+                await self._notify(call)
+            else:
+                over = await self._call(call)
+        except asyncio.CancelledError:
+            pass  # its turn is over (aborted), or the dispatcher stops: nothing to settle
+        except Exception:  # a platform error after sending: the deadline's backstop settles the turn
+            log.exception("a webhook call failed: %s", call.item)
+        finally:
+            self.in_flight[call.account] -= 1
+            if not self.in_flight[call.account]:
+                del self.in_flight[call.account]
+            if over:  # its account has its share in flight on other dispatchers: it waits here
+                self.waiting.setdefault(call.account, collections.deque()).appendleft(call)
+                self.blocked[call.account] = time.monotonic() + CHECK_S
+                self._unbusy()
+            else:
+                self._done(call)
+                self._start_waiting(call.account)
+
+    def _start_waiting(self, account: str) -> None:
+        queue = self.waiting.get(account)
+        if queue and self.blocked.get(account, 0) > time.monotonic():
+            return  # over its share across dispatchers a moment ago: looked at again by the upkeep
+        self.blocked.pop(account, None)
+        while queue and self.in_flight[account] < self.per_account and not self.stopping.is_set():
+            call = queue.popleft()
+            with self.busy_lock:
+                self.busy += 1
+            call.task = self.loop.create_task(self._make(call))
+        if queue is not None and not queue:
+            del self.waiting[account]
+
+    async def _call(self, call: _Call) -> bool:
+        """Send the call and settle its turn; True if its account's share (over every
+        dispatcher) is in flight already: then it was not sent, and waits."""
+        store, record = self.store, call.record
         decision = record["decision"]
+        called_at = now_ms()
+        started = await self._off(store.start_call, call.match, call.turn, called_at, int(decision["deadline_ms"]),
+                                  self.caller, call.raw, call.account, self.per_account)
+        if started != "sent":
+            return started == "over"  # or settled meanwhile (the match is over)
+        call.sent = True
+        driver = WebhookDriver(call.bot, call.secret, store=store)
         began = time.monotonic()
         try:
-            reply = driver.ask(decision)
-        finally:
-            driver.close()
-        entry = answered(store, decision, elapsed_ms(began), reply.action, reply.fault)
-        if store.settle(match_id, entry, record, reply.debug) and fault_kind(entry.get("fault") or "") == "timeout":
-            store.note_late(now_ms() - called_at - int(decision["deadline_ms"]))
+            reply = await driver.ask_async(decision)  # the bot's clock starts here
+        except NotMade as exc:  # no byte reached the bot: queued again, uncharged
+            log.warning("the webhook call of match %s turn %s could not be made (%s): queued again",
+                        call.match, call.turn, exc)
+            call.sent = False
+            await asyncio.sleep(RETRY_S)
+            await self._off(store.call_unstarted, call.match, call.turn, call.account)
+            return False
+        ms = max(0, int((time.monotonic() - began) * 1000 + 0.999))
+        call.sent = False  # answered: whatever happens now, the bot had its call
+        await self._off(self._settle, call, driver, reply, ms, called_at)
+        return False
 
-    def notify(self, bot_id: str, message: dict, version: int | None = None) -> None:
-        bot = self.store.version_record(bot_id, version)
-        if bot is None or bot.get("kind") != "webhook":
-            return
+    def _settle(self, call: _Call, driver: WebhookDriver, reply, ms: int, called_at: int) -> None:
+        store, decision = self.store, call.record["decision"]
+        entry = answered(store, decision, ms, reply.action, reply.fault)
+        if store.settle(call.match, entry, call.record, reply.debug) and fault_kind(entry.get("fault") or "") == "timeout":
+            store.note_late(now_ms() - called_at - int(decision["deadline_ms"]))
+        driver.note(driver.outcome)
+
+    async def _notify(self, call: _Call) -> None:
         try:
-            WebhookDriver(bot, self.store.bot_secret(bot_id)).post(message, MATCH_OVER_S)
+            await WebhookDriver(call.bot, call.secret).post_async(call.item["message"], MATCH_OVER_S)
         except Exception:  # best effort: the match is over whatever the bot does
             pass
+        finally:
+            await self._off(self.store.call_dropped, self.caller, call.raw)
+
+    # -- upkeep: beats, dead callers, aborted matches --------------------------------------
+    async def _maintain(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                await asyncio.sleep(CHECK_S)
+                await self._off(self.store.caller_beat, self.caller)
+                moved = await self._off(self.store.recover_callers, self.caller)
+                if moved:
+                    log.warning("%d webhook calls taken by a dead dispatcher queued again", moved)
+                await self._cancel_over()
+                for account in list(self.waiting):
+                    self._start_waiting(account)
+            except asyncio.CancelledError:
+                return
+            except Exception:
+                log.exception("the callers' upkeep failed")
+
+    async def _cancel_over(self) -> None:
+        """Cancel the calls (sent or waiting) of turns no longer pending: an aborted match's."""
+        held = [c for c in self.calls_held.values() if c.match is not None and c.record is not None]
+        if not held:
+            return
+        over = await self._off(self.store.calls_over, list({(c.match, c.turn) for c in held}))
+        if not over:
+            return
+        for call in held:
+            if (call.match, call.turn) not in over:
+                continue
+            queue = self.waiting.get(call.account)
+            if queue is not None and call in queue:
+                queue.remove(call)
+                self._done(call, busy=False)
+                await self._off(self.store.call_dropped, self.caller, call.raw)
+            elif call.task is not None and not call.task.done():
+                call.task.cancel()
+
+    async def _cancel_all(self) -> list[_Call]:
+        """Stopping: cancel every call; those sent and unanswered are returned."""
+        if self.maintainer is not None:
+            self.maintainer.cancel()
+        unsent = [c for c in self.calls_held.values() if c.sent]
+        tasks = [c.task for c in self.calls_held.values() if c.task is not None and not c.task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+        self.waiting.clear()
+        return unsent
+
+    def holding(self) -> dict:
+        """What the callers hold now: calls in flight (per account) and waiting."""
+        return {"in_flight": sum(self.in_flight.values()), "waiting": sum(len(q) for q in self.waiting.values()),
+                "accounts": dict(self.in_flight)}
+
+
+def raise_file_limit(wanted: int) -> int:
+    """Raise this process's open-files limit towards `wanted` (each call in flight is a
+    socket); the limit now."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        log.warning("open files limited to %d: fewer than %d calls can be in flight", soft, wanted)
+    return soft
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m worker.dispatch")
     parser.add_argument("redis_url")
     parser.add_argument("--queue", default=None, help="the queue (default: CARDARENA_QUEUE, else cardarena)")
-    parser.add_argument("--calls", type=int, default=CALLS, help="webhook calls held at once")
+    parser.add_argument("--calls", type=int, default=CALLS, help="webhook calls in flight at once (default %(default)s)")
     parser.add_argument("--part", choices=PARTS, default=None, help="only this part (default: both)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     import redis
@@ -221,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     client = redis.Redis.from_url(args.redis_url)
     parts = PARTS if args.part is None else (args.part,)
+    if "calls" in parts:
+        raise_file_limit(args.calls + 256)
     dispatcher = Dispatcher(Store(client, secret_key(client), queue=args.queue), calls=args.calls,
                             parts=parts).start()
     try:

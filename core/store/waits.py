@@ -13,6 +13,24 @@ Keys:
                             (ms past its deadline: what bench/remote.py reports)
     waits:calls[:Q]         list of webhook calls to make (JSON {"match", "turn"} or a notice
                             {"notice", "bot", "message"}), taken by the dispatchers' callers
+    waits:taken:{caller}[:Q]  list of the calls one dispatcher's callers took and have not sent
+                            yet (moved there atomically as taken: `take_call`); a call leaves it
+                            as it is sent (`call_started`) or dropped. A dead caller's list is
+                            put back on `waits:calls` by another (`recover_callers`)
+    waits:callers[:Q]       set of the callers that may hold taken calls
+    waits:share:{account}[:Q]  sorted set "{match}:{turn}" of an account's webhook calls in flight,
+                            over every dispatcher, by when its lease ends (epoch ms: the call's
+                            deadline plus `CALL_SLACK_MS`; a dead dispatcher's calls expire then):
+                            at most `CARDARENA_CALLS_PER_ACCOUNT` (`start_call`)
+    waits:caller:{caller}[:Q]  a caller's "alive" key (expires `CALLER_TTL_MS` after its last beat)
+
+A webhook bot's clock starts when its call is sent, not when it is published
+(docs/api.md §6): `deadline_at` of a webhook record is only the earliest its
+turn could time out; `called_at` starts the clock, and the clock's deadline
+entry becomes `called_at + deadline_ms + CALL_SLACK_MS`. A call waiting (in
+the queue, for its account's share, or taken by a dispatcher that died) is
+never a timeout: the clock only checks on it every `UNSENT_CHECK_MS`, and
+puts it back in the queue if it is in none of the callers' lists (lost).
 
 No worker waits on a bot (architecture idea 6): the match runner publishes a
 remote seat's decision (`await_answer`) and its job ends. Whoever settles the
@@ -36,9 +54,10 @@ from core.store.matches import log_key, run_ended
 #: a webhook turn's backstop after its deadline: the call itself times out first; the clock
 #: judges it only if the dispatcher making the call died
 CALL_SLACK_MS = 2000
-#: a webhook call not yet started this long after its deadline was lost with its dispatcher:
-#: the clock then judges the turn a timeout rather than wait for ever
-UNSENT_GRACE_MS = 30_000
+#: how often the clock looks at a webhook call not sent yet (it is never the bot's timeout)
+UNSENT_CHECK_MS = 10_000
+#: a dispatcher's caller not heard of for this long is dead: its taken calls go back in the queue
+CALLER_TTL_MS = 5000
 
 #: KEYS[1] the deadlines; ARGV[1] now, ARGV[2] how many. Claimed by removal, so of several
 #: dispatchers' clocks exactly one judges each deadline.
@@ -59,6 +78,91 @@ def deadlines_key(queue: str) -> str:
 
 def calls_key(queue: str) -> str:
     return "waits:calls" if queue == QUEUE else f"waits:calls:{queue}"
+
+
+def taken_key(queue: str, caller: str) -> str:
+    return f"waits:taken:{caller}" if queue == QUEUE else f"waits:taken:{caller}:{queue}"
+
+
+def callers_key(queue: str) -> str:
+    return "waits:callers" if queue == QUEUE else f"waits:callers:{queue}"
+
+
+def caller_key(queue: str, caller: str) -> str:
+    return f"waits:caller:{caller}" if queue == QUEUE else f"waits:caller:{caller}:{queue}"
+
+
+def share_key(queue: str, account: str) -> str:
+    return f"waits:share:{account}" if queue == QUEUE else f"waits:share:{account}:{queue}"
+
+
+def call_item(match_id: str, turn: int) -> str:
+    """A turn's webhook call as queued: always these very bytes (the lists are searched for them)."""
+    return json.dumps({"match": match_id, "turn": turn})
+
+
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken, KEYS[5] the account's share;
+#: ARGV[1] turn, ARGV[2] now, ARGV[3] judge at, ARGV[4] the member, ARGV[5] the item, ARGV[6] the
+#: account's most calls in flight (0: no share kept), ARGV[7] when its lease ends. The call is sent
+#: now ("sent": it leaves the taken list, its clock starts), or its turn is no longer pending
+#: ("gone": it leaves the taken list), or its account has its share in flight ("over": it stays).
+START_CALL_LUA = """
+if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
+  redis.call('LREM', KEYS[4], 1, ARGV[5])
+  return 'gone'
+end
+if tonumber(ARGV[6]) > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[2])
+  if not redis.call('ZSCORE', KEYS[5], ARGV[4]) and redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[6]) then
+    return 'over'
+  end
+  redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
+end
+redis.call('LREM', KEYS[4], 1, ARGV[5])
+redis.call('HSET', KEYS[1], 'called_at', ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+return 'sent'
+"""
+
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] calls, KEYS[5] the account's share;
+#: ARGV[1] turn, ARGV[2] check at, ARGV[3] the member, ARGV[4] the item. A call the platform could
+#: not make goes back in the queue (and gives back its account's share).
+UNSTART_CALL_LUA = """
+redis.call('ZREM', KEYS[5], ARGV[3])
+if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
+  return 0
+end
+redis.call('HDEL', KEYS[1], 'called_at')
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+redis.call('RPUSH', KEYS[4], ARGV[4])
+return 1
+"""
+
+#: KEYS[1] the dead caller's taken list, KEYS[2] the calls, KEYS[3] the callers; ARGV[1] the caller.
+RECOVER_LUA = """
+local n = 0
+while true do
+  local item = redis.call('RPOPLPUSH', KEYS[1], KEYS[2])
+  if not item then break end
+  n = n + 1
+end
+redis.call('SREM', KEYS[3], ARGV[1])
+return n
+"""
+
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] calls, KEYS[4..] every caller's taken list; ARGV[1] turn,
+#: ARGV[2] the item. A call not sent, pending, and in no list was lost: queued again (1).
+FIND_CALL_LUA = """
+if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0
+   or redis.call('HEXISTS', KEYS[1], 'called_at') == 1 then
+  return 0
+end
+for i = 3, #KEYS do
+  if redis.call('LPOS', KEYS[i], ARGV[2]) then return 0 end
+end
+redis.call('RPUSH', KEYS[3], ARGV[2])
+return 1
+"""
 
 
 def late_key(queue: str) -> str:
@@ -95,7 +199,7 @@ class Waits:
         turn = decision["turn"]
         record = {"turn": turn, "seat": decision["seat"], "bot": bot["id"], "version": bot.get("version"),
                   "kind": bot["kind"], "queue": self.queue, "sent_at": sent_at, "deadline_at": deadline_at,
-                  "decision": decision}
+                  "account": bot.get("owner"), "decision": decision}
         judge_at = deadline_at if bot["kind"] == "polling" else deadline_at + CALL_SLACK_MS
         pipe = self.r.pipeline()
         run_ended(pipe, match_id)  # the run that asks ends cleanly
@@ -105,7 +209,7 @@ class Waits:
         if bot["kind"] == "polling":
             pend(pipe, bot["id"], decision, sent_at, deadline_at)
         else:
-            pipe.rpush(calls_key(self.queue), json.dumps({"match": match_id, "turn": turn}))
+            pipe.rpush(calls_key(self.queue), call_item(match_id, turn))
         pipe.execute()
         return record
 
@@ -119,13 +223,37 @@ class Waits:
             record["called_at"] = int(raw[b"called_at"])
         return record
 
-    def call_started(self, match_id: str, turn: int, called_at: int) -> bool:
-        """A dispatcher starts the webhook call of this turn (read from `waiting_on` just
-        before): False if the turn is no longer pending."""
-        if self.r.llen(log_key(match_id)) > turn:
-            return False
-        self.r.hset(waiting_key(match_id), "called_at", called_at)
-        return True
+    def start_call(self, match_id: str, turn: int, called_at: int, deadline_ms: int, caller: str,
+                   item: str | bytes, account: str | None = None, share: int = 0) -> str:
+        """A dispatcher's caller sends the webhook call of this turn now (`called_at`): "sent" —
+        the bot's clock starts, the clock's deadline becomes `called_at + deadline_ms +
+        CALL_SLACK_MS`, and the call leaves `caller`'s taken list; "gone" if the turn is no
+        longer pending (it leaves the list too); "over" if `account` has `share` calls in
+        flight already, over every dispatcher (it stays taken, to be tried again)."""
+        lease = called_at + int(deadline_ms) + CALL_SLACK_MS
+        got = self.script(START_CALL_LUA)(
+            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller),
+                  share_key(self.queue, account or "-")],
+            args=[turn, called_at, lease, _member(match_id, turn), item, share if account else 0, lease])
+        return got.decode() if isinstance(got, bytes) else got
+
+    def call_started(self, match_id: str, turn: int, called_at: int, deadline_ms: int | None = None,
+                     caller: str | None = None, item: str | bytes | None = None) -> bool:
+        """`start_call` with no account's share kept: True if the call is sent now."""
+        if deadline_ms is None:
+            record = self.waiting_on(match_id) or {"decision": {"deadline_ms": 0}}
+            deadline_ms = int(record["decision"]["deadline_ms"])
+        item = call_item(match_id, turn) if item is None else item
+        return self.start_call(match_id, turn, called_at, deadline_ms, caller or "-", item) == "sent"
+
+    def call_unstarted(self, match_id: str, turn: int, account: str | None = None) -> bool:
+        """A call the platform could not make (no socket, the dispatcher stopping): not the
+        bot's — back in the queue, its clock not started, its account's share given back.
+        False if the turn is over."""
+        return bool(self.script(UNSTART_CALL_LUA)(
+            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), calls_key(self.queue),
+                  share_key(self.queue, account or "-")],
+            args=[turn, now_ms() + UNSENT_CHECK_MS, _member(match_id, turn), call_item(match_id, turn)]))
 
     def call_lost(self, match_id: str, turn: int) -> bool:
         """A webhook call started long ago never ended (its dispatcher died): queue it once
@@ -133,12 +261,72 @@ class Waits:
         key = waiting_key(match_id)
         if not self.r.hsetnx(key, "called_again", 1):
             return False
+        record = self.waiting_on(match_id) or {}
         pipe = self.r.pipeline()
         pipe.hdel(key, "called_at")
-        pipe.zadd(deadlines_key(self.queue), {_member(match_id, turn): now_ms() + CALL_SLACK_MS})
-        pipe.rpush(calls_key(self.queue), json.dumps({"match": match_id, "turn": turn}))
+        if record.get("account"):
+            pipe.zrem(share_key(self.queue, record["account"]), _member(match_id, turn))
+        pipe.zadd(deadlines_key(self.queue), {_member(match_id, turn): now_ms() + UNSENT_CHECK_MS})
+        pipe.rpush(calls_key(self.queue), call_item(match_id, turn))
         pipe.execute()
         return True
+
+    def requeue_if_lost(self, match_id: str, turn: int) -> bool:
+        """A webhook call not sent yet that is in no list (neither queued nor taken by any
+        caller) was lost: queue it again (True). Never the bot's timeout."""
+        callers = [c.decode() if isinstance(c, bytes) else c for c in self.r.smembers(callers_key(self.queue))]
+        return bool(self.script(FIND_CALL_LUA)(
+            keys=[waiting_key(match_id), log_key(match_id), calls_key(self.queue),
+                  *[taken_key(self.queue, c) for c in callers]],
+            args=[turn, call_item(match_id, turn)]))
+
+    def calls_over(self, calls: list[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Of these (match, turn), the ones no longer pending (settled, or the match over)."""
+        pipe = self.r.pipeline(transaction=False)
+        for match_id, _ in calls:
+            pipe.llen(log_key(match_id))
+            pipe.hexists(waiting_key(match_id), "record")
+        replies = pipe.execute()
+        return {call for call, length, waiting in zip(calls, replies[::2], replies[1::2], strict=True)
+                if length > call[1] or not waiting}
+
+    # -- the dispatchers' callers: who holds which taken call ---------------------------------
+    def take_call(self, timeout_s: float, caller: str | None = None) -> bytes | None:
+        """The next webhook call to make (its queued bytes: JSON), waiting up to `timeout_s`;
+        None if there was none. Moved atomically to `caller`'s taken list until it is sent
+        (`call_started`) or dropped (`call_dropped`)."""
+        return self.r.blmove(calls_key(self.queue), taken_key(self.queue, caller or "-"), timeout_s,
+                             "LEFT", "LEFT")
+
+    def call_dropped(self, caller: str, item: bytes) -> None:
+        """A taken call that is not to be made (its turn is over), or a notice sent."""
+        self.r.lrem(taken_key(self.queue, caller), 1, item)
+
+    def caller_beat(self, caller: str) -> None:
+        """`caller` is alive (and may hold taken calls) for `CALLER_TTL_MS` more."""
+        pipe = self.r.pipeline()
+        pipe.sadd(callers_key(self.queue), caller)
+        pipe.set(caller_key(self.queue, caller), 1, px=CALLER_TTL_MS)
+        pipe.execute()
+
+    def recover_callers(self, alive: str | None = None) -> int:
+        """Put the calls taken by dead callers (and by `caller_gone` ones) back in the queue;
+        how many."""
+        moved = 0
+        for raw in self.r.smembers(callers_key(self.queue)):
+            caller = raw.decode() if isinstance(raw, bytes) else raw
+            if caller == alive or self.r.exists(caller_key(self.queue, caller)):
+                continue
+            moved += int(self.script(RECOVER_LUA)(
+                keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue)],
+                args=[caller]))
+        return moved
+
+    def caller_gone(self, caller: str) -> int:
+        """A caller stops: the calls it took and did not send go back in the queue; how many."""
+        self.r.delete(caller_key(self.queue, caller))
+        return int(self.script(RECOVER_LUA)(
+            keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue)], args=[caller]))
 
     def settle(self, match_id: str, entry: dict, record: dict | None = None, debug: str | None = None) -> bool:
         """Append the entry that ends a remote turn (an answer, a fault, a timeout) and, if it
@@ -152,6 +340,8 @@ class Waits:
         queue = record.get("queue") or self.queue
         pipe = self.r.pipeline()
         pipe.zrem(deadlines_key(queue), _member(match_id, turn))
+        if record.get("kind") == "webhook" and record.get("account"):
+            pipe.zrem(share_key(queue, record["account"]), _member(match_id, turn))
         write_debug(pipe, match_id, turn, entry["seat"], debug)
         if record.get("kind") == "polling" and record.get("turn") == turn:
             pipe.hdel(decisions_key(record["bot"]), _member(match_id, turn))
@@ -192,11 +382,6 @@ class Waits:
         first = self.r.zrange(deadlines_key(self.queue), 0, 0, withscores=True)
         return int(first[0][1]) if first else None
 
-    def take_call(self, timeout_s: float) -> dict | None:
-        """The next webhook call to make, waiting up to `timeout_s`; None if there was none."""
-        got = self.r.blpop([calls_key(self.queue)], timeout=timeout_s)
-        return None if got is None else json.loads(got[1])
-
     def push_notice(self, bot_id: str, message: dict, version: int | None = None) -> None:
         """A best-effort message for a webhook bot (`match_over`) as `version` is reached, sent
         by a dispatcher's caller."""
@@ -212,5 +397,7 @@ class Waits:
         pipe.zrem(deadlines_key(record.get("queue") or self.queue), _member(match_id, record["turn"]))
         if record["kind"] == "polling":
             pipe.hdel(decisions_key(record["bot"]), _member(match_id, record["turn"]))
+        elif record.get("account"):  # its call's share of its account, at once
+            pipe.zrem(share_key(record.get("queue") or self.queue, record["account"]), _member(match_id, record["turn"]))
         pipe.delete(waiting_key(match_id))
         pipe.execute()

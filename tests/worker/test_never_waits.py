@@ -7,6 +7,7 @@ polling bots through the live API, the dispatcher in threads or the pool's own p
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -155,11 +156,11 @@ def test_a_webhook_call_lost_with_its_dispatcher_is_made_once_more_then_is_a_tim
     match, _, _ = remote_match(store, "webhook", url="http://127.0.0.1:9/", move_ms=100)
     record = ask_first_remote_turn(store, match)
     mid, turn = match["id"], record["turn"]
-    store.take_call(1)  # a dispatcher took the call ...
-    assert store.call_started(mid, turn, record["sent_at"] - 60_000)  # ... began it long ago, and died
+    taken = store.take_call(1, "dead")  # a dispatcher took the call ...
+    assert store.call_started(mid, turn, record["sent_at"] - 60_000, caller="dead", item=taken)  # ... sent it long ago, and died
     d = Dispatcher(store)
     d.judge_deadline(mid, turn)
-    assert store.log_length(mid) == turn and store.take_call(1) == {"match": mid, "turn": turn}  # made again
+    assert store.log_length(mid) == turn and json.loads(store.take_call(1)) == {"match": mid, "turn": turn}  # made again
     assert store.call_started(mid, turn, record["sent_at"] - 60_000)  # and lost again
     d.judge_deadline(mid, turn)
     assert store.log_since(mid, turn)[0]["fault"].startswith("timeout: ")

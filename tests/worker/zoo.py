@@ -216,3 +216,98 @@ class RawServer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+# -- holding calls -----------------------------------------------------------------------------
+
+
+class HoldingServer:
+    """An asyncio HTTP server on 127.0.0.1 that holds each decision it is sent until `release()`
+    (then answers the first legal action) or until the caller hangs up; anything else (a ping,
+    a notice) is answered 200 at once. One thread and one loop hold any number of them.
+
+    `holding` is how many decisions it holds now, `most` the most at once, `received` how
+    many it was sent in all, `answered` how many it answered.
+    """
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.holding = self.most = self.received = self.answered = 0
+        self.loop = asyncio.new_event_loop()
+        self._released = None
+        ready = threading.Event()
+
+        async def start() -> None:
+            self._released = asyncio.Event()
+            self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=4096)
+            self.port = self.server.sockets[0].getsockname()[1]
+            ready.set()
+
+        self._thread = threading.Thread(target=self.loop.run_forever, name="holding-server", daemon=True)
+        self._thread.start()
+        self.loop.call_soon_threadsafe(lambda: self.loop.create_task(start()))
+        ready.wait(10)
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    async def _serve(self, reader, writer) -> None:
+        import asyncio
+
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value.strip())
+                body = await reader.readexactly(length)
+                if b'"type":"turn"' not in body:
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                    continue
+                message = json.loads(body)
+                self.received += 1
+                self.holding += 1
+                self.most = max(self.most, self.holding)
+                try:
+                    hung_up = asyncio.ensure_future(reader.read(1))
+                    released = asyncio.ensure_future(self._released.wait())
+                    await asyncio.wait([hung_up, released], return_when=asyncio.FIRST_COMPLETED)
+                    if not released.done():
+                        released.cancel()
+                        return  # the caller hung up (cancelled, or stopped)
+                    hung_up.cancel()
+                finally:
+                    self.holding -= 1
+                answer = json.dumps({"action": message["legal_actions"][0]}).encode()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                             + str(len(answer)).encode() + b"\r\nConnection: close\r\n\r\n" + answer)
+                await writer.drain()
+                self.answered += 1
+                return
+        except Exception:
+            return
+        finally:
+            writer.close()
+
+    def release(self) -> None:
+        """Answer every decision held, and every one to come."""
+        self.loop.call_soon_threadsafe(self._released.set)
+
+    def close(self) -> None:
+        import asyncio
+
+        def stop() -> None:
+            self.server.close()
+            for task in asyncio.all_tasks(self.loop):
+                task.cancel()
+            self.loop.call_later(0.1, self.loop.stop)
+
+        self.loop.call_soon_threadsafe(stop)
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> HoldingServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

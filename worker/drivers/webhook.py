@@ -1,6 +1,6 @@
 """Webhook bots: the referee POSTs each decision to the bot's URL.
 
-Everything a remote bot can do wrong is bounded by `core.calls.call`:
+Everything a remote bot can do wrong is bounded by `core.calls.call_async`:
 
 * time — one deadline for the whole answer (`move_timeout_ms`), whatever the
   bot trickles, however slowly: no decision holds a worker past it;
@@ -26,7 +26,8 @@ import logging
 import os
 import time
 
-from core.calls import CallError, post_signed
+from core import eventloop
+from core.calls import WAIT_SLACK_S, CallError, post_signed, post_signed_async
 from core.jsonsafe import JSONTooComplex, safe_loads
 from sdk.debug import debug_text
 from sdk.faults import fault
@@ -44,28 +45,47 @@ __all__ = ["MAX_ANSWER", "SIGNATURE_HEADER", "WebhookDriver"]
 
 
 class WebhookDriver(Driver):
+    """One webhook bot as one version is reached. `ask_async` is the call itself (the
+    dispatcher awaits it on its loop, noting the bot's liveness afterwards, off the loop);
+    `ask` runs it on the process's loop (core/eventloop.py) and notes liveness at once."""
+
     def __init__(self, bot: dict, secret: str, context=None, store=None) -> None:
         self.bot_id = bot.get("id")
         self.url = bot.get("url") or ""
         self.secret = secret
         self.public_only = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
         self.store = store  # where the bot's liveness is noted (core/liveness.py), if anywhere
+        self.party = bot.get("owner")  # its account: shares the name resolvers (core/calls.py)
+        #: what the last call showed of the bot's liveness (`note`'s argument)
+        self.outcome: str | None = None
 
     def post(self, message: dict, seconds: float) -> tuple[int, bytes]:
         """POST `message` signed; (status, body) or a `CallError` saying what went wrong."""
-        return post_signed(self.url, self.secret, message, seconds, MAX_ANSWER, public_only=self.public_only)
+        return post_signed(self.url, self.secret, message, seconds, MAX_ANSWER, public_only=self.public_only,
+                           party=self.party)
+
+    async def post_async(self, message: dict, seconds: float) -> tuple[int, bytes]:
+        return await post_signed_async(self.url, self.secret, message, seconds, MAX_ANSWER,
+                                       public_only=self.public_only, party=self.party)
 
     def ask(self, decision: dict) -> Reply:
+        reply = eventloop.run(self.ask_async(decision), decision["deadline_ms"] / 1000 + WAIT_SLACK_S)
+        self.note(self.outcome)
+        return reply
+
+    async def ask_async(self, decision: dict) -> Reply:
+        """The bot's reply to `decision`, its clock started now; `outcome` says what it showed
+        of its liveness. `NotMade` (the platform could not call) is raised: no reply at all."""
         seconds = decision["deadline_ms"] / 1000
         began = time.monotonic()
         try:
-            status, body = self.post(decision, seconds)
+            status, body = await self.post_async(decision, seconds)
         except CallError as exc:
-            self.note(exc.kind)
+            self.outcome = exc.kind
             if exc.kind == "timeout":
                 return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
             return Reply(fault=fault(exc.kind, str(exc)))
-        self.note(None if 200 <= status < 300 else f"http_error: HTTP {status}")
+        self.outcome = None if 200 <= status < 300 else f"http_error: HTTP {status}"
         if time.monotonic() - began > seconds:
             return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"))
         if 300 <= status < 400:
