@@ -41,6 +41,7 @@ from marshmallow import validate
 
 from core.store.events import TOURNAMENT, match_channel, tournament_channel
 from core.store.quotas import streams_key
+from core.store.wakeups import UNSURE_S, wakeups
 from server.api.common import SeatSchema, errors, seats_of
 from server.api.matches import is_public, public_entry
 from server.api.table_schema import TableSchema
@@ -147,26 +148,23 @@ def _stream(body: Iterator[str], slot: Slot) -> Response:
 
 
 class Waiter:
-    """Blocks on a pub/sub channel until something is published or a timeout passes."""
+    """Waits for what is published on a channel, on the process' one listener
+    (core/store/wakeups.py): no Redis connection of its own, and no thread under gevent."""
 
     def __init__(self, channel: str) -> None:
-        self.pubsub = store().r.pubsub(ignore_subscribe_messages=True)
-        self.pubsub.subscribe(channel)
+        self.listener = wakeups(store().r)
+        self.sub = self.listener.listen(channel)
 
     def wait(self, timeout: float) -> list[str]:
-        """The messages published within `timeout` s ([] if none): the first blocks, then
-        whatever else is already waiting."""
-        out: list[str] = []
-        message = self.pubsub.get_message(timeout=max(0.0, timeout))
-        while message is not None:
-            if message.get("type") == "message":
-                data = message["data"]
-                out.append(data.decode() if isinstance(data, bytes) else str(data))
-            message = self.pubsub.get_message(timeout=0)
-        return out
+        """The messages published within `timeout` s ([] if none): the first wakes it, then
+        whatever else is already there. It also returns early, with [], when the listener asks
+        everyone to look again (it has just subscribed), and within `UNSURE_S` while it is not
+        subscribed: the caller then reads the state again, as after a heartbeat."""
+        limit = timeout if self.listener.ready() else min(timeout, UNSURE_S)
+        return self.sub.wait(limit) or []
 
     def close(self) -> None:
-        self.pubsub.close()
+        self.sub.close()
 
 
 class StreamQuery(ma.Schema):
