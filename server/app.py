@@ -114,6 +114,10 @@ def build_app(config: dict | None = None) -> Flask:
         api.register_blueprint(blueprint, url_prefix="/api/v1")
     _register_docs_assets(app)
     _register_web(app)
+    if waits_in_greenlets():
+        from server import gate
+
+        gate.install(app)  # the waiting endpoints' work never crowds out the rest
     return app
 
 

@@ -42,6 +42,7 @@ from marshmallow import validate
 from core.store.events import TOURNAMENT, match_channel, tournament_channel
 from core.store.quotas import streams_key
 from core.store.wakeups import UNSURE_S, wakeups
+from server import gate
 from server.api.common import SeatSchema, errors, seats_of
 from server.api.matches import is_public, public_entry
 from server.api.table_schema import TableSchema
@@ -263,36 +264,62 @@ def match_events(query, match_id: str):
     return _stream(_match_body(match, after), slot)
 
 
+#: rendered `step` events, per process: every spectator of a match is sent the same text, so
+#: 100 streams woken by one step render it once. (match id, created, turn, public) -> its text
+_rendered: dict[tuple, str] = {}
+RENDERED_KEEP = 4096
+
+
+def _step_event(s, match: dict, entry: dict, public: bool, replayed: list) -> str:
+    """The `step` event of `entry`, rendered once per process. `replayed` is this stream's
+    [state, turns applied] (rebuilt from the log when it is not where `entry` needs it)."""
+    key = (match["id"], match.get("created"), entry["turn"], public)
+    text = _rendered.get(key)
+    if text is not None:
+        return text
+    state, applied = replayed
+    if state is None or applied != entry["turn"]:
+        state = s.replay(match["id"], upto=entry["turn"])
+    state.apply(entry["action"])
+    replayed[:] = [state, entry["turn"] + 1]
+    shown = public_entry(entry, public)
+    view = state.view(None)
+    text = sse("step", {"turn": entry["turn"], "step": entry["turn"] + 1, "entry": shown, "to_act": state.to_act,
+                        "view": view, "table": table_of(match["game"], len(match["seats"]), view, shown)},
+               entry["turn"])
+    if len(_rendered) >= RENDERED_KEEP:
+        _rendered.clear()  # cheap and rare: the next steps are rendered again
+    _rendered[key] = text
+    return text
+
+
 def _match_body(match: dict, after: int) -> Iterator[str]:
     s = store()
-    mid, game, seats = match["id"], match["game"], len(match["seats"])
+    mid = match["id"]
     waiter = None
     end = time.monotonic() + float(limit("EVENT_STREAM_SECONDS"))
     try:
         waiter = Waiter(match_channel(mid))
         yield f"retry: {RETRY_MS}\n\n"
-        cursor, state = after + 1, None
+        cursor, replayed = after + 1, [None, 0]
         while True:
-            match = s.get_match(mid)
-            if match is None:  # deleted under the stream (a database emptied): nothing more to say
-                return
-            public = is_public(match)
-            over = match["status"] in OVER
-            if not over or public:
-                for entry in s.log_since(mid, cursor):
-                    if state is None:
-                        state = s.replay(mid, upto=cursor)
-                    state.apply(entry["action"])
-                    shown = public_entry(entry, public)
-                    view = state.view(None)
-                    yield sse("step", {"turn": entry["turn"], "step": entry["turn"] + 1, "entry": shown,
-                                       "to_act": state.to_act, "view": view,
-                                       "table": table_of(game, seats, view, shown)}, entry["turn"])
-                    cursor += 1
+            out: list[str] = []
+            with gate.working():  # read and render inside the gate; wait and write outside it
+                match = s.get_match(mid)
+                if match is None:  # deleted under the stream (a database emptied): nothing more to say
+                    return
+                public = is_public(match)
+                over = match["status"] in OVER
+                if not over or public:
+                    for entry in s.log_since(mid, cursor):
+                        out.append(_step_event(s, match, entry, public, replayed))
+                        cursor += 1
+                if over:
+                    out.append(sse("over", {"status": match["status"], "turns": s.log_length(mid), "public": public,
+                                            "result": match.get("result") if public else None,
+                                            "reason": match.get("reason")}))
+            yield from out
             if over:
-                yield sse("over", {"status": match["status"], "turns": s.log_length(mid), "public": public,
-                                   "result": match.get("result") if public else None,
-                                   "reason": match.get("reason")})
                 return
             left = end - time.monotonic()
             if left <= 0:
@@ -335,21 +362,26 @@ def _tournament_body(tid: str) -> Iterator[str]:
         sent = None
         changed: list[str] = []
         while True:
-            tournament = s.get_tournament(tid)
-            if tournament is None:  # deleted under the stream
+            out: list[str] = []
+            with gate.working():  # read and render inside the gate; wait and write outside it
+                tournament = s.get_tournament(tid)
+                if tournament is None:  # deleted under the stream
+                    return
+                record = tournament_record(tournament)
+                progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
+                over = record["status"] in OVER
+                if over:
+                    out.append(sse("over", progress, record["progress"]["done"]))
+                elif progress != sent:
+                    out.append(sse("progress", progress, record["progress"]["done"]))
+                    sent = progress
+                for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]) if not over else ():
+                    match = s.get_match(mid)
+                    if match is not None and match.get("tournament") == tid:
+                        out.append(sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)}))
+            yield from out
+            if over:
                 return
-            record = tournament_record(tournament)
-            progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
-            if record["status"] in OVER:
-                yield sse("over", progress, record["progress"]["done"])
-                return
-            if progress != sent:
-                yield sse("progress", progress, record["progress"]["done"])
-                sent = progress
-            for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]):
-                match = s.get_match(mid)
-                if match is not None and match.get("tournament") == tid:
-                    yield sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)})
             left = end - time.monotonic()
             if left <= 0:
                 return
