@@ -166,6 +166,10 @@ async def _attack(config: dict) -> None:
 def attacker_main(config_path: str) -> int:
     import resource
 
+    from core.signals import die_with_parent
+
+    die_with_parent(os.getppid())  # the bench killed: no attacker left behind
+
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     asyncio.run(_attack(json.loads(Path(config_path).read_text())))
@@ -175,6 +179,10 @@ def attacker_main(config_path: str) -> int:
 def bystander_main(url: str, seconds: float) -> int:
     """`GET url` every 20 ms for `seconds` on one kept-alive connection; the latencies (ms) as JSON."""
     import requests
+
+    from core.signals import die_with_parent
+
+    die_with_parent(os.getppid())
 
     times, errors = [], 0
     end = time.monotonic() + seconds
@@ -235,6 +243,7 @@ def play_honest(admin, owner, game: str, seats: list[str], seconds: float, watch
     """Honest matches back to back for `seconds`: turns played, seconds spent, faults."""
     turns = faults = matches = 0
     spent = 0.0
+    fault_kinds: dict[str, int] = {}
     end = time.monotonic() + seconds
     seed = 1
     while time.monotonic() < end:
@@ -248,10 +257,15 @@ def play_honest(admin, owner, game: str, seats: list[str], seconds: float, watch
         log = full.get("log") or []
         spent += time.monotonic() - began
         turns += len(log)
-        faults += sum(1 for e in log if "fault" in e)
+        seat_bots = [seat["bot"] for seat in full["seats"]]
+        for entry in log:
+            if "fault" in entry:
+                faults += 1
+                kind = "webhook" if seat_bots[entry["seat"]] == seats[0] else "polling"
+                fault_kinds[f"{kind}: {str(entry['fault'])[:60]}"] = fault_kinds.get(f"{kind}: {str(entry['fault'])[:60]}", 0) + 1
         matches += 1
         seed += 1
-    return {"turns": turns, "seconds": spent, "faults": faults, "matches": matches,
+    return {"turns": turns, "seconds": spent, "faults": faults, "matches": matches, "fault_kinds": fault_kinds,
             "per_turn_ms": 1000 * spent / max(1, turns)}
 
 
@@ -272,6 +286,8 @@ def phase(name: str, admin, owner, args, seats, url: str, watch_file: Path, alon
           f"(target 0) | bystander GET /games: p50 {percentile(ms, 0.5):.1f} ms, p99 {percentile(ms, 0.99):.1f} ms, "
           f"max {max(ms) if ms else float('nan'):.1f} ms, {len(ms)} reads, {seen['errors']} errors "
           f"(target p99 < 100 ms) | load {load:.2f} -> {os.getloadavg()[0]:.2f}", flush=True)
+    if honest["fault_kinds"]:
+        print(f"  the honest faults: {honest['fault_kinds']}", flush=True)
     return honest
 
 
@@ -368,6 +384,8 @@ def main() -> int:
             hanger = Client(url)
             hanger.create_account("hangs")
             hang_port = free_port()
+            hangs = Attacker({"port": int(url.rsplit(":", 1)[1]), "polls": [], "stream_sources": [],
+                              "stream_path": "", "hang_port": hang_port})  # its server up: the pings answer
             hanging = register_many(lambda i: hanger.register_bot(f"hangs{i}", args.game, kind="webhook",
                                                                   url=f"http://127.0.0.1:{hang_port}/",
                                                                   max_concurrent=64).id, list(range(20)))
@@ -377,16 +395,13 @@ def main() -> int:
                   f"{args.seconds:.0f} s a phase", flush=True)
             alone = phase("1 alone", admin, owner, args, seats, url, watch_file, None)
             config = {"port": int(url.rsplit(":", 1)[1]), "polls": [s for s in poll_secrets for _ in range(4)],
-                      "stream_file": str(watch_file), "stream_sources": [STREAM_ADDRESSES[i // 16] for i in range(112)],
-                      "hang_port": hang_port}
+                      "stream_file": str(watch_file), "stream_sources": [STREAM_ADDRESSES[i // 16] for i in range(112)]}
             attacker = Attacker(config)
             try:
-                for bot_id in hanging:  # their server is up now: online
-                    hanger.ping(bot_id)
                 time.sleep(5.0)  # the polls and streams in place
                 phase("2 waiting", admin, owner, args, seats, url, watch_file, alone)
                 t = hanger.create_tournament(args.game, hanging, deals=2, duplicate=False, move_timeout_ms=10_000,
-                                             time_bank_ms=60_000, max_faults=1000)
+                                             time_bank_ms=60_000, max_faults=10)
                 deadline = time.monotonic() + 90
                 while (running := sum(1 for m in admin.tournament_matches(t) if m.status == "running")) < 300 \
                         and time.monotonic() < deadline:
@@ -397,10 +412,11 @@ def main() -> int:
                 admin.request("POST", f"/tournaments/{t.id}/abort")
             finally:
                 stats = attacker.stop()
+                hung = hangs.stop()
             print(f"  the attacker: {stats.get('polls')} long-polls sent "
                   f"({ {k: v for k, v in stats.items() if k.startswith('poll_')} }), {stats.get('streams')} streams "
-                  f"opened, {stats.get('calls')} turns called on its hanging bots, at most "
-                  f"{stats.get('hanging_most')} hanging at once (the dispatcher's calls in flight)", flush=True)
+                  f"opened, {hung.get('calls')} turns called on its hanging bots, at most "
+                  f"{hung.get('hanging_most')} hanging at once (the dispatcher's calls in flight)", flush=True)
         finally:
             poller.stop_event.set()
             poller.join(timeout=30)

@@ -12,9 +12,13 @@ resumes after it (`?after=<turn>` does the same for a first connection).
 A finished tournament match whose tournament still runs sends no steps, only
 `over` (no peeking across duplicates).
 
-Streams never hold the server for ever: waitress gives each open stream a
-thread, so at most `EVENT_STREAMS` streams are open at once per process
-(beyond, 503 at once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT`
+Streams never hold the server for ever. Under gevent (`cardarena serve`) an
+open stream holds no thread and no Redis connection: it waits on the process'
+one pub/sub listener (core/store/wakeups.py); it reads and renders inside the
+waiting endpoints' gate (server/gate.py), and a step is rendered once per
+process for every spectator (`_step_event`). At most `EVENT_STREAMS` streams
+are open at once per process (1,000 under gevent, 16 under a threaded server;
+beyond, 503 at once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT`
 (16) from one address over every API process, counted in the store
 (core/store/quotas.py; beyond, 429 `too_many_waiting`: one client cannot hold
 them all); each ends after
@@ -53,8 +57,9 @@ from server.match_table import table_of
 
 blp = Blueprint("events", __name__, description="Live event streams (text/event-stream)")
 
-#: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS) must stay well below the
-#: server's threads (waitress: `cardarena serve --threads`, 64; gunicorn gthread: --threads, 32)
+#: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS): under a threaded server
+#: (waitress in the tests) it must stay well below its threads; under gevent (`cardarena serve`,
+#: gunicorn's gevent worker) server/app.py makes it 1,000 (server/serve.py `capacity`)
 LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 16, "EVENT_STREAM_SECONDS": 60.0,
           "EVENT_HEARTBEAT_SECONDS": 5.0}
 #: what a browser waits before reconnecting (ms), sent as `retry:`
