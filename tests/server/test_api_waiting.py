@@ -207,3 +207,34 @@ def test_beyond_a_processs_waiting_capacity_it_is_503_at_once_and_the_rest_still
         fourth = requests.get(f"{base}/api/v1/matches/{watched}/events", timeout=30, stream=True)
         assert fourth.status_code == 503 and fourth.json()["error"]["code"] == "too_many_streams"
         assert requests.get(base + "/api/v1/games", timeout=10).status_code == 200
+
+
+def test_the_gate_serves_tenants_in_turn_not_in_order_of_arrival():
+    """A crowd of one tenant queued first; another tenant's one request is let through after one
+    of the crowd's, not after all of them (server/gate.py)."""
+    from server.gate import FairGate
+
+    gate = FairGate(1)
+    gate.acquire("crowd")  # the place is taken
+    order: list[str] = []
+    lock = threading.Lock()
+
+    def enter(lane: str, name: str) -> None:
+        gate.acquire(lane)
+        with lock:
+            order.append(name)
+
+    threads = []
+    for name, lane in [*((f"crowd{i}", "crowd") for i in range(5)), ("honest", "honest")]:
+        thread = threading.Thread(target=enter, args=(lane, name))
+        thread.start()
+        threads.append(thread)
+        wait_until(lambda n=len(threads): gate.waiting() == n, seconds=10, what="queued")
+    for expected in range(1, 7):
+        gate.release()
+        wait_until(lambda e=expected: len(order) == e, seconds=10, what=f"{expected} let through")
+    for thread in threads:
+        thread.join(timeout=10)
+    assert order == ["crowd0", "honest", "crowd1", "crowd2", "crowd3", "crowd4"]
+    gate.release()
+    assert gate.free == 1 and gate.waiting() == 0
