@@ -54,9 +54,10 @@ PING_S = 5.0
 DEAD_S = 20.0
 #: the listener stops after this long with nobody waiting (it starts again with the next waiter)
 IDLE_S = 60.0
-#: a waiter reads again on its own this often (a safety net: the listener wakes it), and this
-#: often while the listener is not subscribed (starting, or reconnecting to Redis)
-RECHECK_S = 10.0
+#: a waiter reads again on its own this often (a safety net: the listener wakes it; 5,000 polls
+#: reading every 10 s cost more than everything else they do), and this often while the listener
+#: is not subscribed (starting, or reconnecting to Redis)
+RECHECK_S = 30.0
 UNSURE_S = 0.5
 #: at most this many messages are kept for one waiter between two of its looks (a burst of
 #: log appends): only "look again" matters, the newest are kept

@@ -45,7 +45,7 @@ from marshmallow import validate
 
 from core.store.events import TOURNAMENT, match_channel, tournament_channel
 from core.store.quotas import streams_key
-from core.store.wakeups import UNSURE_S, wakeups
+from core.store.wakeups import RECHECK_S, UNSURE_S, wakeups
 from server import gate
 from server.api.common import SeatSchema, errors, seats_of
 from server.api.matches import is_public, public_entry
@@ -160,14 +160,19 @@ class Waiter:
     def __init__(self, channel: str) -> None:
         self.listener = wakeups(store().r)
         self.sub = self.listener.listen(channel)
+        self.quiet = False
 
     def wait(self, timeout: float) -> list[str]:
         """The messages published within `timeout` s ([] if none): the first wakes it, then
         whatever else is already there. It also returns early, with [], when the listener asks
         everyone to look again (it has just subscribed), and within `UNSURE_S` while it is not
-        subscribed: the caller then reads the state again, as after a heartbeat."""
-        limit = timeout if self.listener.ready() else min(timeout, UNSURE_S)
-        return self.sub.wait(limit) or []
+        subscribed: the caller then reads the state again, as after a heartbeat. `quiet` says
+        whether nothing at all happened: the listener subscribed throughout and silent, so
+        the state has not changed and need not be read again."""
+        ready = self.listener.ready()
+        messages = self.sub.wait(timeout if ready else min(timeout, UNSURE_S))
+        self.quiet = messages is None and ready and self.listener.ready()
+        return messages or []
 
     def close(self) -> None:
         self.sub.close()
@@ -306,23 +311,27 @@ def _match_body(match: dict, after: int) -> Iterator[str]:
     try:
         waiter = Waiter(match_channel(mid))
         yield f"retry: {RETRY_MS}\n\n"
-        cursor, replayed = after + 1, [None, 0]
+        cursor, replayed, read_at = after + 1, [None, 0], 0.0
         while True:
             out: list[str] = []
-            with gate.working():  # read and render inside the gate; wait and write outside it
-                match = s.get_match(mid)
-                if match is None:  # deleted under the stream (a database emptied): nothing more to say
-                    return
-                public = is_public(match)
-                over = match["status"] in OVER
-                if not over or public:
-                    for entry in s.log_since(mid, cursor):
-                        out.append(_step_event(s, match, entry, public, replayed))
-                        cursor += 1
-                if over:
-                    out.append(sse("over", {"status": match["status"], "turns": s.log_length(mid), "public": public,
-                                            "result": match.get("result") if public else None,
-                                            "reason": match.get("reason")}))
+            if waiter.quiet and time.monotonic() - read_at < RECHECK_S:  # nothing published: a heartbeat only
+                over = False
+            else:
+                read_at = time.monotonic()
+                with gate.working():  # read and render inside the gate; wait and write outside it
+                    match = s.get_match(mid)
+                    if match is None:  # deleted under the stream (a database emptied): nothing more to say
+                        return
+                    public = is_public(match)
+                    over = match["status"] in OVER
+                    if not over or public:
+                        for entry in s.log_since(mid, cursor):
+                            out.append(_step_event(s, match, entry, public, replayed))
+                            cursor += 1
+                    if over:
+                        out.append(sse("over", {"status": match["status"], "turns": s.log_length(mid), "public": public,
+                                                "result": match.get("result") if public else None,
+                                                "reason": match.get("reason")}))
             yield from out
             if over:
                 return
@@ -364,26 +373,29 @@ def _tournament_body(tid: str) -> Iterator[str]:
     try:
         waiter = Waiter(tournament_channel(tid))
         yield f"retry: {RETRY_MS}\n\n"
-        sent = None
+        sent, read_at = None, 0.0
         changed: list[str] = []
         while True:
             out: list[str] = []
-            with gate.working():  # read and render inside the gate; wait and write outside it
-                tournament = s.get_tournament(tid)
-                if tournament is None:  # deleted under the stream
-                    return
-                record = tournament_record(tournament)
-                progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
-                over = record["status"] in OVER
-                if over:
-                    out.append(sse("over", progress, record["progress"]["done"]))
-                elif progress != sent:
-                    out.append(sse("progress", progress, record["progress"]["done"]))
-                    sent = progress
-                for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]) if not over else ():
-                    match = s.get_match(mid)
-                    if match is not None and match.get("tournament") == tid:
-                        out.append(sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)}))
+            over = False
+            if not (waiter.quiet and time.monotonic() - read_at < RECHECK_S):  # else nothing was published
+                read_at = time.monotonic()
+                with gate.working():  # read and render inside the gate; wait and write outside it
+                    tournament = s.get_tournament(tid)
+                    if tournament is None:  # deleted under the stream
+                        return
+                    record = tournament_record(tournament)
+                    progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
+                    over = record["status"] in OVER
+                    if over:
+                        out.append(sse("over", progress, record["progress"]["done"]))
+                    elif progress != sent:
+                        out.append(sse("progress", progress, record["progress"]["done"]))
+                        sent = progress
+                    for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]) if not over else ():
+                        match = s.get_match(mid)
+                        if match is not None and match.get("tournament") == tid:
+                            out.append(sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)}))
             yield from out
             if over:
                 return
@@ -396,6 +408,7 @@ def _tournament_body(tid: str) -> Iterator[str]:
                 changed = []
                 continue
             messages += waiter.wait(COALESCE_S)
+            waiter.quiet = False  # there was news: read
             changed = [m for m in messages if m != TOURNAMENT]
     except redis.RedisError as exc:  # Redis went away mid-stream: end it; the client comes back later
         current_app.logger.warning("event stream of tournament %s ended: %s", tid, exc)
