@@ -100,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
 def serve(args: argparse.Namespace) -> int:
     """The server itself, in a process gevent has patched (`main`)."""
+    import socket
+
     import gevent
     from gevent.pool import Pool
     from gevent.pywsgi import WSGIHandler, WSGIServer
@@ -114,6 +116,8 @@ def serve(args: argparse.Namespace) -> int:
     class Handler(WSGIHandler):
         def handle(self):
             self.socket.settimeout(IDLE_TIMEOUT_S)  # per read or write: waiting in the app is neither
+            # no Nagle: an answer's last small write must not wait for the client's delayed ACK (40 ms)
+            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             return super().handle()
 
     connections = connection_limit(args.connections)
