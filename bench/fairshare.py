@@ -6,7 +6,7 @@ Starts what a deployment runs — a private Redis, `cardarena serve` (gevent) an
 `cardarena worker -n 2` — then, in phases of `--seconds` each, plays honest
 matches back to back (a webhook bot served by `sdk.serve` against a polling
 bot on `sdk.connect`, both of one honest account, answering at once) while a
-bystander in a process of its own times `GET /api/v1/games` every 20 ms:
+bystander in a process of its own times `GET /api/v1/games` every 100 ms:
 
 1. alone: nothing else runs (the baseline, measured in this run);
 2. waiting attack: 1,024 long-polls (16 accounts × 16 polling bots × 4, each
