@@ -57,8 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def capacity(connections: int) -> dict[str, int]:
     """The per-process waiting caps for `connections` open connections: half may wait in
-    long-polls, a twelfth in event streams, the rest is always left to other requests."""
-    return {"LONG_POLL_SLOTS": max(1, connections // 2), "EVENT_STREAMS": max(1, connections // 12)}
+    long-polls, a twelfth in event streams, the rest is always left to other requests.
+    `CARDARENA_EVENT_STREAMS`, when set, still names the streams' cap (server/api/events.py)."""
+    caps = {"LONG_POLL_SLOTS": max(1, connections // 2), "EVENT_STREAMS": max(1, connections // 12)}
+    if os.environ.get("CARDARENA_EVENT_STREAMS", "").strip():
+        del caps["EVENT_STREAMS"]
+    return caps
 
 
 #: the free threads a threaded server (waitress: tests, bench/api.py) keeps from long-polls
