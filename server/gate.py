@@ -54,7 +54,21 @@ class FairGate:
                 return
             turn = threading.Event()
             self.lanes.setdefault(lane, deque()).append(turn)
-        turn.wait()  # the place is handed over by `release`
+        try:
+            turn.wait()  # the place is handed over by `release`
+        except BaseException:  # killed while queued (a stopping server): leave no dead place behind
+            with self.lock:
+                waiting = self.lanes.get(lane)
+                if waiting is not None and turn in waiting:
+                    waiting.remove(turn)
+                    if not waiting:
+                        del self.lanes[lane]
+                    handed = False
+                else:
+                    handed = True
+            if handed:
+                self.release()
+            raise
 
     def release(self) -> None:
         with self.lock:
