@@ -345,6 +345,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="each phase's length")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-capacity", action="store_true", help="skip the 5,000 + 500 phase")
+    parser.add_argument("--capacity-only", action="store_true", help="only the 5,000 + 500 phase")
     parser.add_argument("--attacker", help=argparse.SUPPRESS)
     parser.add_argument("--bystander", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -362,6 +363,11 @@ def main() -> int:
         def act(self, view, legal_actions):
             return legal_actions[0]
 
+    if args.capacity_only:
+        with running_platform(args.workers) as (url, redis_url):
+            print(f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
+            capacity(url, redis_url, args.game, max(args.seconds, 40.0))
+        return 0
     with running_platform(args.workers) as (url, redis_url), tempfile.TemporaryDirectory() as tmp:
         watch_file = Path(tmp) / "watched"
         watch_file.write_text("/api/v1/games")

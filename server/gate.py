@@ -14,8 +14,9 @@ lane per account (a long-poll's, known from the bot id its secret starts with)
 or per address (a stream's), served in turn, so an honest bot's poll arriving
 behind another account's thousand waits for one request of each other lane,
 not for the thousand. The wait itself is outside
-the gate: a long-poll leaves it as it starts waiting (`leave`), a stream holds
-it only while it reads and renders (`working`), never while it waits or writes.
+the gate: a long-poll leaves it as it starts waiting (`leave`) and queues
+again to finish (`back`); a stream holds it only while it reads and renders
+(`working`), never while it waits or writes.
 
 Only under gevent (`cardarena serve`, gunicorn's gevent worker): a threaded
 server bounds the same work by its threads (server/app.py).
@@ -89,17 +90,22 @@ class FairGate:
 
 
 class _Pass:
-    """One request's place in the gate: given back once."""
+    """One request's place in the gate, in its lane: left (given back) once, taken again by `back`."""
 
-    __slots__ = ("gate", "held")
+    __slots__ = ("gate", "lane", "held")
 
-    def __init__(self, gate: FairGate) -> None:
-        self.gate, self.held = gate, True
+    def __init__(self, gate: FairGate, lane: str) -> None:
+        self.gate, self.lane, self.held = gate, lane, True
 
     def leave(self) -> None:
         if self.held:
             self.held = False
             self.gate.release()
+
+    def back(self) -> None:
+        if not self.held:
+            self.gate.acquire(self.lane)
+            self.held = True
 
 
 #: bot id -> its account, per process (an owner never changes); cleared when it grows past this
@@ -133,7 +139,7 @@ def install(app: Flask, size: int = SIZE) -> None:
         except Exception:  # Redis away: the view answers 503 itself
             key = "unknown"
         gate.acquire(key)
-        held = environ[ENVIRON_KEY] = _Pass(gate)
+        held = environ[ENVIRON_KEY] = _Pass(gate, key)
         try:
             return inner(environ, start_response)  # a stream's body runs after this, outside the gate
         finally:
@@ -147,6 +153,14 @@ def leave() -> None:
     held = request.environ.get(ENVIRON_KEY)
     if held is not None:
         held.leave()
+
+
+def back() -> None:
+    """The current request, done waiting, queues in its lane to finish its work (give its places
+    back, answer) inside the gate: a crowd of polls ending together is drained `SIZE` at a time."""
+    held = request.environ.get(ENVIRON_KEY)
+    if held is not None:
+        held.back()
 
 
 @contextmanager

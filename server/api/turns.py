@@ -17,7 +17,8 @@ poll is refused at once (429 `too_many_polls`, 429 `too_many_waiting`, 503
 `busy`; `Retry-After: 1`) rather than queued behind the others. Under gevent
 (`cardarena serve`) a waiting poll holds no thread, so `LONG_POLL_SLOTS` is
 6,000 a process; its admission passes the waiting endpoints' gate
-(server/gate.py), left as it starts waiting. An empty poll of 5 s or more
+(server/gate.py), left as it starts waiting and queued for again to finish.
+An empty poll of 5 s or more
 ends at random within its last fifth (`spread`).
 
 Only polling bots poll: a request with a webhook (or in-process) bot's secret
@@ -158,6 +159,7 @@ def my_turns(query):
                 gate.leave()  # the work is done: waiting crowds out nobody (server/gate.py)
                 turns = s.wait_decisions(bot["id"], spread(wait), skip=held)
             finally:
+                gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
     finally:
         s.release_poll_slot(bot["id"], token)
