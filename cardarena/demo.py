@@ -1,7 +1,7 @@
 """`cardarena demo`: the whole platform on one machine, in one command.
 
-It starts what a deployment runs — Redis, the referee API under waitress, a
-worker pool — then plays the part of the users through the public API: it
+It starts what a deployment runs — Redis, the referee API (`cardarena serve`,
+gevent, a child process), a worker pool — then plays the part of the users through the public API: it
 registers the example bots (in-process ones as the admin, one hosted with
 `sdk.serve` as a webhook bot, one polling with `sdk.connect`), schedules a
 round-robin per game, shows their progress, and prints the standings and the
@@ -142,14 +142,11 @@ class Base:
 
 def start(args, platform: Platform, console) -> Base:
     import redis
-    from waitress.server import create_server
 
-    from core.redis_server import EmbeddedRedis, state_dir
+    from core.redis_server import EmbeddedRedis, free_port, state_dir
     from core.signals import shielded
     from core.store.archive import ARCHIVE_ENV
     from sdk import Client
-    from sdk.webhook import BotServer
-    from server import create_app
     from worker.pool import WorkerPool
 
     queue, tag = None, ""
@@ -175,13 +172,11 @@ def start(args, platform: Platform, console) -> Base:
                 where += " (REDIS_URL is not used: --redis-url runs the demo on it)"
         worker_log, server_log = log_files(state_dir())
         admin_token = os.environ.get("CARDARENA_ADMIN_TOKEN") or secrets.token_urlsafe(24)
-        app = create_app({"REDIS_URL": redis_url, "ADMIN_TOKEN": admin_token, "QUEUE": queue})
-        port = pick_port(args.port) if args.port else 0
+        port = pick_port(args.port) if args.port else free_port()
         with shielded():
-            api = BotServer(create_server(app, host="127.0.0.1", port=port, threads=32, ident="cardarena",
-                                          channel_timeout=60), "api")
+            api = ServedApi(port, redis_url, admin_token, queue, server_log)
             platform.started("the API", api.stop)
-        url = api.url.rstrip("/")
+        url = api.wait_up()
         logging.getLogger("cardarena.demo").info("referee API at %s on %s", url, redis_url)
         admin = Client(url, token=admin_token)
         base = Base(url, redis_url, admin, Client(url, token=""), tag,
@@ -195,17 +190,71 @@ def start(args, platform: Platform, console) -> Base:
         if args.redis_url:  # runs before the pool stops: its tournaments end, its bots leave the ladders
             platform.started("the demo's tournaments and bots", lambda: withdraw(base))
     console.print(f"[green]✓[/green] {where}")
-    console.print(f"[green]✓[/green] referee API at {url}/api/v1 (waitress; log: {server_log})")
+    console.print(f"[green]✓[/green] referee API at {url}/api/v1 (`cardarena serve`, gevent; log: {server_log})")
     console.print(f"[green]✓[/green] {args.workers} worker processes (log: {worker_log})")
     return base
 
 
+class ServedApi:
+    """The referee API as a deployment runs it: `cardarena serve` (gevent: waiting costs no
+    thread, server/serve.py) in a child process of its own session — a Ctrl-C meant for the demo
+    does not stop it before the demo is done with it — that dies with the demo should the demo be
+    killed (core/signals.py `die_with_parent`). Its output goes to `log`."""
+
+    def __init__(self, port: int, redis_url: str, admin_token: str, queue: str | None, log: Path) -> None:
+        import subprocess
+        import sys
+
+        from core.signals import PARENT_ENV
+
+        env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_ADMIN_TOKEN": admin_token,
+               PARENT_ENV: str(os.getpid())}
+        if queue:
+            env["CARDARENA_QUEUE"] = queue
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = log
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "server.serve", "--host", "127.0.0.1",
+                                          "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def wait_up(self, timeout: float = 60.0) -> str:
+        """Its URL once it answers."""
+        import requests
+
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the API exited ({self.proc.returncode}); its log: {self.log}")
+            try:
+                requests.get(self.url + "/api/v1/games", timeout=2)
+                return self.url
+            except requests.RequestException:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the API did not answer within {timeout:.0f} s; its log: {self.log}") from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        import signal
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+                return
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
 def log_files(directory: Path) -> tuple[Path, Path]:
-    """This run's worker and server logs, emptied: the API, waitress and the hosted and
-    polling bots write to the server log, so the terminal keeps the progress bars."""
+    """This run's worker and server logs, emptied: the API and the hosted and polling bots
+    write to the server log (appending, both), so the terminal keeps the progress bars."""
     worker_log, server_log = directory / "demo-workers.log", directory / "demo-server.log"
     worker_log.write_bytes(b"")
-    handler = logging.FileHandler(server_log, mode="w")
+    server_log.write_bytes(b"")
+    handler = logging.FileHandler(server_log, mode="a")
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     for name in ("waitress", "server", "sdk", "cardarena"):
         logger = logging.getLogger(name)

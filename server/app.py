@@ -19,7 +19,9 @@ Config keys (all optional):
     BOTS_PER_ACCOUNT   active bots per account (server/api/bots.py, 100)
     LONG_POLLS_PER_ACCOUNT  long-polls one account's bots may hold at once, together (64)
     TURN_WASTE_LIMIT   a polling bot's requests that bring or settle no decision
-    LONG_POLL_SLOTS    long-polls this process holds at once (keep it below its threads)
+    LONG_POLL_SLOTS    long-polls this process holds at once: under a threaded server keep it
+                       below its threads; under gevent (`cardarena serve`, gunicorn's gevent
+                       worker) it defaults to half of 12,000 connections (server/serve.py)
     LONG_POLLS_PER_BOT long-polls one bot may hold at once (across processes)
     TESTING
 
@@ -81,6 +83,10 @@ DEFAULTS = {
 def build_app(config: dict | None = None) -> Flask:
     app = Flask("server")
     app.config.update(DEFAULTS)
+    if waits_in_greenlets():  # waiting costs no thread: the caps are gevent's (server/serve.py)
+        from server.serve import CONNECTIONS, capacity
+
+        app.config.update(capacity(CONNECTIONS))
     app.config["ADMIN_TOKEN"] = os.environ.get("CARDARENA_ADMIN_TOKEN", "")
     app.config["PUBLIC_URLS_ONLY"] = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
     app.config["SESSION_COOKIE_SECURE"] = os.environ.get("CARDARENA_SECURE_COOKIES") == "1"
@@ -90,7 +96,7 @@ def build_app(config: dict | None = None) -> Flask:
 
         app.config["REDIS_URL"] = os.environ.get("REDIS_URL") or shared_url()
 
-    client = redis.Redis.from_url(app.config["REDIS_URL"], health_check_interval=30)
+    client = _redis_client(app.config["REDIS_URL"])
     key = app.config.get("SECRET_KEY") or secret_key(client)
     app.config["SECRET_KEY"] = key
     app.extensions["cardarena.redis"] = client
@@ -115,7 +121,34 @@ def build_app(config: dict | None = None) -> Flask:
     _init_archive_missing(app, api)
     _register_docs_assets(app)
     _register_web(app)
+    if waits_in_greenlets():
+        from server import gate
+
+        gate.install(app)  # the waiting endpoints' work never crowds out the rest
     return app
+
+
+#: Redis connections one process under gevent keeps at most (its greenlets queue for them)
+GREEN_REDIS_CONNECTIONS = 256
+
+
+def _redis_client(url: str) -> redis.Redis:
+    """The process' client. Under gevent thousands of requests run at once: they share a bounded
+    pool and wait their turn for a connection (redis-py's default pool refuses past 100)."""
+    if waits_in_greenlets():
+        pool = redis.BlockingConnectionPool.from_url(url, max_connections=GREEN_REDIS_CONNECTIONS, timeout=20,
+                                                     health_check_interval=30)
+        return redis.Redis(connection_pool=pool)
+    return redis.Redis.from_url(url, health_check_interval=30)
+
+
+def waits_in_greenlets() -> bool:
+    """Whether this process runs requests as greenlets (gevent has patched its sockets:
+    `cardarena serve`, gunicorn's gevent worker), where a waiting request holds no thread."""
+    import sys
+
+    monkey = sys.modules.get("gevent.monkey")
+    return bool(monkey and monkey.is_module_patched("socket"))
 
 
 def _check_schema(app: Flask, client: redis.Redis) -> None:
@@ -151,6 +184,9 @@ def _init_limiter(app: Flask) -> None:
         application_limits=[app.config["TOKEN_RATE_LIMIT"]],
         application_limits_exempt_when=_is_turn_traffic,
         strategy="fixed-window",
+        # under gevent, the store's bounded pool (`_redis_client`) rather than a pool of its own
+        storage_options={"connection_pool": app.extensions["cardarena.redis"].connection_pool}
+        if waits_in_greenlets() else {},
     )
     limiter.limit(app.config["ACCOUNTS_RATE_LIMIT"], key_func=get_remote_address,
                   methods=["POST"], exempt_when=lambda: request.endpoint is None,

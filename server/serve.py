@@ -1,11 +1,32 @@
-"""`cardarena serve`: the referee API under waitress, a production WSGI server.
+"""`cardarena serve`: the referee API under gevent's WSGI server, where waiting costs no thread.
 
-Long-polls (`GET /bots/me/turns?wait=30`) hold a thread each while they wait,
-so the pool is sized for many polling bots rather than waitress' default 4 —
-and the waits may take at most `long_poll_slots(threads)` of them: the rest
-always answer everything else (a poll beyond that is refused at once, 503).
+Why gevent: a long-poll (`GET /bots/me/turns?wait=30`) or an event stream
+spends nearly all its life waiting. Under a threaded server (waitress, 64
+threads) each held a thread, so 64 waiting requests filled the server and a
+bystander's `GET /games` queued behind them (issue 28: 27 s). Under gevent
+each request is a greenlet — a few kilobytes — and waiting is a switch back
+to the event loop; Flask, the views, RQ and redis-py stay as they are,
+because `gevent.monkey.patch_all()` makes their sockets, locks, sleeps and
+threads cooperative. The waits themselves hold no Redis connection either:
+every long-poll and stream of the process waits on one shared pub/sub
+listener (core/store/wakeups.py). An asyncio server in front of the waiting
+endpoints would have meant a second copy of their logic outside Flask.
 
-SIGTERM stops it as Ctrl-C does: waitress closes, and the shared embedded
+Patching must come first, before anything imports `socket` or `threading`,
+so `cardarena serve` replaces itself (`os.execv`, same pid: a process
+manager's SIGTERM still reaches it) with `python -m server.serve`, which
+patches and only then imports the app. docker-compose.yml runs the same
+design under gunicorn (`--worker-class gevent`).
+
+Capacity per process: `--connections` (default 12,000, at most the file
+limit less 1,000) open connections at once; of them at most half wait in
+long-polls and a twelfth in event streams (`capacity`), so at least 5/12 are
+always left to everything else (beyond either cap, 503 at once with
+`Retry-After`). The per-tenant caps (64 long-polls per account, 16 streams
+per address, counted in Redis) come before these. An idle kept-alive
+connection is closed after 60 s without a byte.
+
+SIGTERM stops it as Ctrl-C does: the server stops, and the shared embedded
 Redis (when `REDIS_URL` is unset) is released — stopped if no other command
 still uses it.
 """
@@ -13,43 +34,129 @@ still uses it.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 HELP = "run the referee API (REST, OpenAPI at /api/v1/openapi.json, docs at /docs)"
+
+#: open connections at once, by default (bounded by the process' file limit)
+CONNECTIONS = 12_000
+#: a kept-alive connection silent this long is closed (waitress' channel_timeout)
+IDLE_TIMEOUT_S = 60.0
+#: how long a stop waits for requests in progress before ending them
+STOP_GRACE_S = 3.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
-    parser.add_argument("--threads", type=int, default=64,
-                        help="worker threads; each waiting long-poll holds one (default 64)")
+    parser.add_argument("--connections", type=int, default=CONNECTIONS,
+                        help=f"open connections at once (default {CONNECTIONS:,}, at most the file limit "
+                             "less 1,000); half may wait in long-polls, a twelfth in event streams")
 
 
-#: threads always left to requests that do not wait
+def capacity(connections: int) -> dict[str, int]:
+    """The per-process waiting caps for `connections` open connections: half may wait in
+    long-polls, a twelfth in event streams, the rest is always left to other requests.
+    `CARDARENA_EVENT_STREAMS`, when set, still names the streams' cap (server/api/events.py)."""
+    caps = {"LONG_POLL_SLOTS": max(1, connections // 2), "EVENT_STREAMS": max(1, connections // 12)}
+    if os.environ.get("CARDARENA_EVENT_STREAMS", "").strip():
+        del caps["EVENT_STREAMS"]
+    return caps
+
+
+#: the free threads a threaded server (waitress: tests, bench/api.py) keeps from long-polls
 FREE_THREADS = 16
 
 
 def long_poll_slots(threads: int) -> int:
-    """How many of `threads` waiting long-polls may hold: at most 3/4, and 16 fewer than all."""
+    """Under a threaded server, where each waiting long-poll holds a thread: how many of
+    `threads` they may hold (at most 3/4, and 16 fewer than all)."""
     return max(1, min(threads - FREE_THREADS, threads * 3 // 4))
 
 
+def connection_limit(wanted: int) -> int:
+    """`wanted`, within the file limit (raised to its hard ceiling first) less 1,000 for Redis
+    connections and files."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, soft - 1000))
+
+
 def run(args: argparse.Namespace) -> int:
-    from waitress.server import create_server
+    """Become `python -m server.serve` (same pid), which patches before importing anything."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    argv = [sys.executable, "-m", "server.serve", "--host", args.host, "--port", str(args.port),
+            "--connections", str(args.connections)]
+    os.execv(sys.executable, argv)
+    return 1  # not reached
+
+
+def serve(args: argparse.Namespace) -> int:
+    """The server itself, in a process gevent has patched (`main`)."""
+    import socket
+
+    import gevent
+    from gevent.pool import Pool
+    from gevent.pywsgi import WSGIHandler, WSGIServer
 
     from core.redis_server import shared_redis
-    from core.signals import shielded, stop_on_signals
+    from core.signals import die_with_parent, shielded, stop_on_signals
     from server import create_app
 
+    if os.environ.get("CARDARENA_PARENT_PID"):
+        die_with_parent()  # started by the demo: it dies with it
+
+    class Handler(WSGIHandler):
+        def handle(self):
+            self.socket.settimeout(IDLE_TIMEOUT_S)  # per read or write: waiting in the app is neither
+            # no Nagle: an answer's last small write must not wait for the client's delayed ACK (40 ms)
+            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return super().handle()
+
+    connections = connection_limit(args.connections)
+    hub = gevent.get_hub()
+    hub.NOT_ERROR = (*hub.NOT_ERROR, KeyboardInterrupt)  # the stop signal: no traceback, just the stop
     with stop_on_signals(), shared_redis() as redis_url:
-        server = create_server(create_app({"REDIS_URL": redis_url, "LONG_POLL_SLOTS": long_poll_slots(args.threads)}), host=args.host, port=args.port,
-                               threads=args.threads, ident="cardarena", channel_timeout=60,
-                               connection_limit=1000)
-        print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs; Redis {redis_url})",
-              flush=True)
+        app = create_app({"REDIS_URL": redis_url, **capacity(connections)})
+        server = WSGIServer((args.host, args.port), app, spawn=Pool(connections), handler_class=Handler,
+                            log=None, backlog=2048)
+        with shielded():
+            server.start()
+        print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs; Redis {redis_url}; "
+              f"gevent, {connections:,} connections)", flush=True)
         try:
-            server.run()  # until Ctrl-C or SIGTERM (a KeyboardInterrupt, which waitress takes as its stop)
+            server.serve_forever()
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (core/signals.py): the stop
+            pass
         finally:
             with shielded():
-                server.close()
+                server.stop(timeout=STOP_GRACE_S)
         print("stopped the API", flush=True)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cardarena serve", description=HELP)
+    add_arguments(parser)
+    try:
+        return serve(parser.parse_args(argv))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    from gevent import monkey
+
+    monkey.patch_all()
+    sys.exit(main())

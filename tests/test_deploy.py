@@ -4,6 +4,7 @@ scaling are set up, and every command a service runs exists and starts here."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import time
 import tomllib
 from pathlib import Path
 
+import pytest
 import requests
 import yaml
 
@@ -120,3 +122,58 @@ def test_the_dockerfile_copies_every_package_and_installs_the_production_extra()
     for package in packages:
         assert re.search(rf"^COPY {package} \./{package}$", dockerfile, re.M), package
     assert "pip install --no-cache-dir '.[production]'" in dockerfile
+
+
+@pytest.mark.slow
+def test_the_api_service_waits_in_greenlets_as_cardarena_serve_does(redis_client, redis_url):
+    """gunicorn's gevent worker with the compose file's options (on loopback, one worker): the app
+    takes gevent's waiting caps, 128 long-polls and 32 streams wait on one pub/sub connection, and
+    `GET /games` answers meanwhile."""
+    from core.redis_server import free_port
+    from core.store.quotas import polls_key
+    from tests.server.test_api_waiting import GAME, Held, server_connections, store_on, wait_until
+
+    command = SERVICES["api"]["command"]
+    assert command[command.index("--worker-class") + 1] == "gevent"
+    assert int(command[command.index("--worker-connections") + 1]) >= 5_500
+    s = store_on(redis_url)
+    accounts = []
+    for a in range(2):
+        account, _ = s.create_account(f"a{a}")
+        accounts.append((account["id"], [s.create_bot(account["id"], f"b{a}-{i}", GAME, "polling")[1]
+                                         for i in range(16)]))
+    bots = [s.create_bot(accounts[0][0], name, GAME, "polling")[0]["id"] for name in ("x", "y")]
+    watched = s.create_match(GAME, bots, 1, {})["id"]
+    port = free_port()
+    args = [bin_of("gunicorn"), *command[1:]]
+    args[args.index("--bind") + 1], args[args.index("--workers") + 1] = f"127.0.0.1:{port}", "1"
+    before = server_connections(redis_url)
+    env = {**os.environ, "REDIS_URL": redis_url}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    held = []
+    try:
+        base = f"http://127.0.0.1:{port}/api/v1"
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None
+            try:
+                requests.get(base + "/games", timeout=5)
+                break
+            except requests.ConnectionError:
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.1)
+        held = [Held(port, "/api/v1/bots/me/turns?wait=20", secret)
+                for _, secrets in accounts for secret in secrets for _ in range(4)]
+        held += [Held(port, f"/api/v1/matches/{watched}/events", source=f"127.0.0.{2 + i % 2}") for i in range(32)]
+        for account_id, _ in accounts:
+            wait_until(lambda a=account_id: s.r.zcard(polls_key(a)) == 64, what="64 polls of each account")
+        for _ in range(10):
+            began = time.perf_counter()
+            assert requests.get(base + "/games", timeout=10).status_code == 200
+            assert time.perf_counter() - began < 2.0
+        assert server_connections(redis_url) - before <= 1
+    finally:
+        for h in held:
+            h.close()
+        proc.terminate()
+        proc.wait(timeout=30)

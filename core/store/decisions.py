@@ -9,9 +9,10 @@ Keys:
 
 The match runner publishes a decision (`pend`, on the pipeline of
 `Store.await_answer`, core/store/waits.py) and its run ends; a bot
-long-polls by subscribing to its wake channel *before* reading what is
-pending, so a decision published between the two still wakes it. No sleep
-loop anywhere: the poll blocks on a socket.
+long-poll registers on its wake channel *before* reading what is pending,
+so a decision published between the two still wakes it. No sleep loop: the
+poll waits on the process' one pub/sub listener (core/store/wakeups.py),
+which wakes it; it holds no Redis connection while it waits.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 
 from core.store.keys import now_ms
 from core.store.matches import log_key
+from core.store.wakeups import RECHECK_S, UNSURE_S, wakeups
 
 #: KEYS[1] the bot's polls; ARGV: now ms, end ms, token, cap. A poll whose server died
 #: holds its slot only until its end: the slots never leak.
@@ -95,20 +97,22 @@ class Decisions:
         return record
 
     def wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]] = frozenset()) -> list[dict]:
-        """Pending decisions, blocking up to `timeout_s` until there is one not in `skip`
-        ((match id, turn) of those the bot holds already); those are left out."""
-        pubsub = self.r.pubsub(ignore_subscribe_messages=True)
-        try:
-            pubsub.subscribe(wake_channel(bot_id))
-            end = time.monotonic() + max(0.0, timeout_s)
+        """Pending decisions, waiting up to `timeout_s` until there is one not in `skip`
+        ((match id, turn) of those the bot holds already); those are left out.
+
+        It waits on the process' one listener (core/store/wakeups.py), holding no Redis
+        connection and, under gevent, no thread: registered on the bot's wake channel before
+        reading, it reads again when woken, when the listener (re)subscribes, and on its own
+        every `RECHECK_S` (`UNSURE_S` while the listener is not subscribed)."""
+        end = time.monotonic() + max(0.0, timeout_s)
+        listener = wakeups(self.r)
+        with listener.listen(wake_channel(bot_id)) as sub:
             while True:
                 pending = [d for d in self.pending_decisions(bot_id) if (d["match_id"], d["turn"]) not in skip]
                 remaining = end - time.monotonic()
                 if pending or remaining <= 0:
                     return pending
-                pubsub.get_message(timeout=remaining)
-        finally:
-            pubsub.close()
+                sub.wait(min(remaining, RECHECK_S if listener.ready() else UNSURE_S))
 
     def take_poll_slot(self, bot_id: str, seconds: float, cap: int) -> str | None:
         """A token for one more long-poll of this bot lasting up to `seconds`, or None

@@ -12,9 +12,13 @@ resumes after it (`?after=<turn>` does the same for a first connection).
 A finished tournament match whose tournament still runs sends no steps, only
 `over` (no peeking across duplicates).
 
-Streams never hold the server for ever: waitress gives each open stream a
-thread, so at most `EVENT_STREAMS` streams are open at once per process
-(beyond, 503 at once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT`
+Streams never hold the server for ever. Under gevent (`cardarena serve`) an
+open stream holds no thread and no Redis connection: it waits on the process'
+one pub/sub listener (core/store/wakeups.py); it reads and renders inside the
+waiting endpoints' gate (server/gate.py), and a step is rendered once per
+process for every spectator (`_step_event`). At most `EVENT_STREAMS` streams
+are open at once per process (1,000 under gevent, 16 under a threaded server;
+beyond, 503 at once, with Retry-After) and at most `EVENT_STREAMS_PER_CLIENT`
 (16) from one address over every API process, counted in the store
 (core/store/quotas.py; beyond, 429 `too_many_waiting`: one client cannot hold
 them all); each ends after
@@ -41,6 +45,8 @@ from marshmallow import validate
 
 from core.store.events import TOURNAMENT, match_channel, tournament_channel
 from core.store.quotas import streams_key
+from core.store.wakeups import RECHECK_S, UNSURE_S, wakeups
+from server import gate
 from server.api.common import SeatSchema, errors, seats_of
 from server.api.matches import is_public, public_entry
 from server.api.table_schema import TableSchema
@@ -51,8 +57,9 @@ from server.match_table import table_of
 
 blp = Blueprint("events", __name__, description="Live event streams (text/event-stream)")
 
-#: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS) must stay well below the
-#: server's threads (waitress: `cardarena serve --threads`, 64; gunicorn gthread: --threads, 32)
+#: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS): under a threaded server
+#: (waitress in the tests) it must stay well below its threads; under gevent (`cardarena serve`,
+#: gunicorn's gevent worker) server/app.py makes it 1,000 (server/serve.py `capacity`)
 LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 16, "EVENT_STREAM_SECONDS": 60.0,
           "EVENT_HEARTBEAT_SECONDS": 5.0}
 #: what a browser waits before reconnecting (ms), sent as `retry:`
@@ -147,26 +154,28 @@ def _stream(body: Iterator[str], slot: Slot) -> Response:
 
 
 class Waiter:
-    """Blocks on a pub/sub channel until something is published or a timeout passes."""
+    """Waits for what is published on a channel, on the process' one listener
+    (core/store/wakeups.py): no Redis connection of its own, and no thread under gevent."""
 
     def __init__(self, channel: str) -> None:
-        self.pubsub = store().r.pubsub(ignore_subscribe_messages=True)
-        self.pubsub.subscribe(channel)
+        self.listener = wakeups(store().r)
+        self.sub = self.listener.listen(channel)
+        self.quiet = False
 
     def wait(self, timeout: float) -> list[str]:
-        """The messages published within `timeout` s ([] if none): the first blocks, then
-        whatever else is already waiting."""
-        out: list[str] = []
-        message = self.pubsub.get_message(timeout=max(0.0, timeout))
-        while message is not None:
-            if message.get("type") == "message":
-                data = message["data"]
-                out.append(data.decode() if isinstance(data, bytes) else str(data))
-            message = self.pubsub.get_message(timeout=0)
-        return out
+        """The messages published within `timeout` s ([] if none): the first wakes it, then
+        whatever else is already there. It also returns early, with [], when the listener asks
+        everyone to look again (it has just subscribed), and within `UNSURE_S` while it is not
+        subscribed: the caller then reads the state again, as after a heartbeat. `quiet` says
+        whether nothing at all happened: the listener subscribed throughout and silent, so
+        the state has not changed and need not be read again."""
+        ready = self.listener.ready()
+        messages = self.sub.wait(timeout if ready else min(timeout, UNSURE_S))
+        self.quiet = messages is None and ready and self.listener.ready()
+        return messages or []
 
     def close(self) -> None:
-        self.pubsub.close()
+        self.sub.close()
 
 
 class StreamQuery(ma.Schema):
@@ -265,36 +274,66 @@ def match_events(query, match_id: str):
     return _stream(_match_body(match, after), slot)
 
 
+#: rendered `step` events, per process: every spectator of a match is sent the same text, so
+#: 100 streams woken by one step render it once. (match id, created, turn, public) -> its text
+_rendered: dict[tuple, str] = {}
+RENDERED_KEEP = 4096
+
+
+def _step_event(s, match: dict, entry: dict, public: bool, replayed: list) -> str:
+    """The `step` event of `entry`, rendered once per process. `replayed` is this stream's
+    [state, turns applied] (rebuilt from the log when it is not where `entry` needs it)."""
+    key = (match["id"], match.get("created"), entry["turn"], public)
+    text = _rendered.get(key)
+    if text is not None:
+        return text
+    state, applied = replayed
+    if state is None or applied != entry["turn"]:
+        state = s.replay(match["id"], upto=entry["turn"])
+    state.apply(entry["action"])
+    replayed[:] = [state, entry["turn"] + 1]
+    shown = public_entry(entry, public)
+    view = state.view(None)
+    text = sse("step", {"turn": entry["turn"], "step": entry["turn"] + 1, "entry": shown, "to_act": state.to_act,
+                        "view": view, "table": table_of(match["game"], len(match["seats"]), view, shown)},
+               entry["turn"])
+    if len(_rendered) >= RENDERED_KEEP:
+        _rendered.clear()  # cheap and rare: the next steps are rendered again
+    _rendered[key] = text
+    return text
+
+
 def _match_body(match: dict, after: int) -> Iterator[str]:
     s = store()
-    mid, game, seats = match["id"], match["game"], len(match["seats"])
+    mid = match["id"]
     waiter = None
     end = time.monotonic() + float(limit("EVENT_STREAM_SECONDS"))
     try:
         waiter = Waiter(match_channel(mid))
         yield f"retry: {RETRY_MS}\n\n"
-        cursor, state = after + 1, None
+        cursor, replayed, read_at = after + 1, [None, 0], 0.0
         while True:
-            match = s.get_match(mid)
-            if match is None:  # deleted under the stream (a database emptied): nothing more to say
-                return
-            public = is_public(match)
-            over = match["status"] in OVER
-            if not over or public:
-                for entry in s.log_since(mid, cursor):
-                    if state is None:
-                        state = s.replay(mid, upto=cursor)
-                    state.apply(entry["action"])
-                    shown = public_entry(entry, public)
-                    view = state.view(None)
-                    yield sse("step", {"turn": entry["turn"], "step": entry["turn"] + 1, "entry": shown,
-                                       "to_act": state.to_act, "view": view,
-                                       "table": table_of(game, seats, view, shown)}, entry["turn"])
-                    cursor += 1
+            out: list[str] = []
+            if waiter.quiet and time.monotonic() - read_at < RECHECK_S:  # nothing published: a heartbeat only
+                over = False
+            else:
+                read_at = time.monotonic()
+                with gate.working():  # read and render inside the gate; wait and write outside it
+                    match = s.get_match(mid)
+                    if match is None:  # deleted under the stream (a database emptied): nothing more to say
+                        return
+                    public = is_public(match)
+                    over = match["status"] in OVER
+                    if not over or public:
+                        for entry in s.log_since(mid, cursor):
+                            out.append(_step_event(s, match, entry, public, replayed))
+                            cursor += 1
+                    if over:
+                        out.append(sse("over", {"status": match["status"], "turns": s.log_length(mid), "public": public,
+                                                "result": match.get("result") if public else None,
+                                                "reason": match.get("reason")}))
+            yield from out
             if over:
-                yield sse("over", {"status": match["status"], "turns": s.log_length(mid), "public": public,
-                                   "result": match.get("result") if public else None,
-                                   "reason": match.get("reason")})
                 return
             left = end - time.monotonic()
             if left <= 0:
@@ -334,24 +373,32 @@ def _tournament_body(tid: str) -> Iterator[str]:
     try:
         waiter = Waiter(tournament_channel(tid))
         yield f"retry: {RETRY_MS}\n\n"
-        sent = None
+        sent, read_at = None, 0.0
         changed: list[str] = []
         while True:
-            tournament = s.get_tournament(tid)
-            if tournament is None:  # deleted under the stream
+            out: list[str] = []
+            over = False
+            if not (waiter.quiet and time.monotonic() - read_at < RECHECK_S):  # else nothing was published
+                read_at = time.monotonic()
+                with gate.working():  # read and render inside the gate; wait and write outside it
+                    tournament = s.get_tournament(tid)
+                    if tournament is None:  # deleted under the stream
+                        return
+                    record = tournament_record(tournament)
+                    progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
+                    over = record["status"] in OVER
+                    if over:
+                        out.append(sse("over", progress, record["progress"]["done"]))
+                    elif progress != sent:
+                        out.append(sse("progress", progress, record["progress"]["done"]))
+                        sent = progress
+                    for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]) if not over else ():
+                        match = s.get_match(mid)
+                        if match is not None and match.get("tournament") == tid:
+                            out.append(sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)}))
+            yield from out
+            if over:
                 return
-            record = tournament_record(tournament)
-            progress = {k: record[k] for k in ("id", "status", "progress", "standings")}
-            if record["status"] in OVER:
-                yield sse("over", progress, record["progress"]["done"])
-                return
-            if progress != sent:
-                yield sse("progress", progress, record["progress"]["done"])
-                sent = progress
-            for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]):
-                match = s.get_match(mid)
-                if match is not None and match.get("tournament") == tid:
-                    yield sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)})
             left = end - time.monotonic()
             if left <= 0:
                 return
@@ -361,6 +408,7 @@ def _tournament_body(tid: str) -> Iterator[str]:
                 changed = []
                 continue
             messages += waiter.wait(COALESCE_S)
+            waiter.quiet = False  # there was news: read
             changed = [m for m in messages if m != TOURNAMENT]
     except redis.RedisError as exc:  # Redis went away mid-stream: end it; the client comes back later
         current_app.logger.warning("event stream of tournament %s ended: %s", tid, exc)

@@ -10,12 +10,16 @@ timeout safely (one of them wins), and the match's next run enqueued.
 Limits: this traffic is outside the per-minute budget (server/app.py), so a
 fast tournament never rate-limits a bot into forfeits; a request that brings
 or settles a decision sets `g.turn_traffic_useful` and is never counted, the
-rest (empty quick polls, refused answers) are. A long-poll that has to wait
-holds a server thread, so waits are capped: `LONG_POLLS_PER_BOT` per bot and
+rest (empty quick polls, refused answers) are. Waits are capped: `LONG_POLLS_PER_BOT` per bot and
 `LONG_POLLS_PER_ACCOUNT` per account, across processes (core/store/quotas.py),
-`LONG_POLL_SLOTS` per process (below its thread count); beyond any of them the
+`LONG_POLL_SLOTS` per process (under a threaded server, below its threads); beyond any of them the
 poll is refused at once (429 `too_many_polls`, 429 `too_many_waiting`, 503
-`busy`; `Retry-After: 1`) rather than queued behind the others.
+`busy`; `Retry-After: 1`) rather than queued behind the others. Under gevent
+(`cardarena serve`) a waiting poll holds no thread, so `LONG_POLL_SLOTS` is
+6,000 a process; its admission passes the waiting endpoints' gate
+(server/gate.py), left as it starts waiting and queued for again to finish.
+An empty poll of 5 s or more
+ends at random within its last fifth (`spread`).
 
 Only polling bots poll: a request with a webhook (or in-process) bot's secret
 is 409 `wrong_kind` — the referee calls that bot, it would wait for turns
@@ -25,6 +29,7 @@ that never come (`sdk.connect` given the secret of the bot `serve` hosts).
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +44,7 @@ from core.store.keys import now_ms
 from core.store.quotas import polls_key
 from sdk.debug import debug_text
 from sdk.faults import fault, fault_kind
+from server import gate
 from server.api.common import errors
 from server.api.json_text import reprs_as_json
 from server.auth import require_bot, store
@@ -150,14 +156,23 @@ def my_turns(query):
                 fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
                      {"Retry-After": "1"})
             try:
-                turns = s.wait_decisions(bot["id"], wait, skip=held)
+                gate.leave()  # the work is done: waiting crowds out nobody (server/gate.py)
+                turns = s.wait_decisions(bot["id"], spread(wait), skip=held)
             finally:
+                gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
     finally:
         s.release_poll_slot(bot["id"], token)
         s.bot_seen(bot["id"])  # a poll that just ended keeps it online (core/liveness.py)
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
     return {"turns": turns}
+
+
+def spread(wait: float) -> float:
+    """How long an empty long-poll of `wait` s waits: a wait of 5 s or more ends at random within
+    its last fifth (at most 5 s early), so polls sent together — a crowd's, a reconnecting
+    fleet's — do not all come back, and poll again, in the same instant."""
+    return wait - random.uniform(0.0, min(wait / 5, 5.0)) if wait >= 5 else wait
 
 
 @contextmanager
