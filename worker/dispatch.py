@@ -9,8 +9,10 @@ A match runner publishes a remote seat's decision and its run ends
 * **the clock** judges every deadline that passes (a polling bot's turn, or
   a webhook call lost with a dispatcher that died): a timeout, appended only
   if no answer landed first, the match's next run enqueued (`Store.settle`).
-  It looks every `TICK_S`, so a timeout is recorded a few milliseconds after
-  its deadline, whatever the load.
+  It sleeps until the nearest deadline, looking again at least every
+  `TICK_S` — less than the shortest move time, so a deadline set meanwhile is
+  never passed unseen — and a timeout is recorded a few milliseconds after
+  its deadline, whatever the load, for two round trips a look.
 * **the callers**: `calls` threads making the webhook calls (core/calls.py:
   a whole-answer deadline, a size limit, the URL checked again, signed),
   each answer judged (core/answers.py) and settled the moment it comes;
@@ -43,15 +45,17 @@ from concurrent.futures import ThreadPoolExecutor
 from core.answers import answered, timed_out
 from core.store.keys import now_ms
 from core.store.waits import CALL_SLACK_MS, UNSENT_GRACE_MS
-from sdk.clock import elapsed_ms
+from sdk.clock import TimeRules, elapsed_ms
 from sdk.faults import fault_kind
 from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver
 from worker.heartbeat import Heartbeat
 
 log = logging.getLogger("cardarena.dispatch")
 
-#: how often the clock looks for passed deadlines (it sleeps less when one is nearer)
-TICK_S = 0.01
+#: the longest the clock sleeps without looking for deadlines (less when one is nearer): half the
+#: shortest move time (`TimeRules.RANGES`: 50 ms), so a deadline set while it sleeps, at least
+#: that far ahead, is seen before it passes
+TICK_S = TimeRules.RANGES["move_timeout_ms"][0] / 2000
 #: webhook calls one dispatcher holds at once
 CALLS = 64
 #: what a dispatcher does: judge deadlines, make webhook calls

@@ -90,9 +90,10 @@ class Context:
 
 
 class MatchRunner:
-    def __init__(self, store, match_id: str) -> None:
+    def __init__(self, store, match_id: str, lease_token: str | None = None) -> None:
         self.store = store
         self.match_id = match_id
+        self.lease_token = lease_token  # the match's lease, taken with its run (`Store.take_run`)
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -109,13 +110,16 @@ class MatchRunner:
                 return "waiting"
 
     def run_once(self) -> str:
+        taken, self.lease_token = self.lease_token, None
         match = self.store.get_match(self.match_id)
-        if match is None:
-            return "missing"
-        if match["status"] in ("finished", "aborted"):  # what follows its end, again (repeatable)
-            match_concluded(self.store, match)
+        if match is None or match["status"] in ("finished", "aborted"):
+            if taken is not None:
+                self.store.release_lease("match", self.match_id, taken)
+            if match is None:
+                return "missing"
+            match_concluded(self.store, match)  # what follows its end, again (repeatable)
             return match["status"]
-        with Lease(self.store, "match", self.match_id) as lease:
+        with Lease(self.store, "match", self.match_id, token=taken) as lease:
             if not lease.held:
                 return "busy"
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
