@@ -1,6 +1,7 @@
 """Remote bots in a tournament: matches/s against the bound the bots themselves set (issue 15).
 
     .venv/bin/python bench/remote.py [--game duck-soup] [--seconds 60] [--workers 2] [--think-ms 50]
+                                     [--bots 16 | --webhook-bots N --polling-bots N] [--deals 1]
 
 Starts what a deployment runs — a private Redis, `cardarena serve` and
 `cardarena worker -n 2` — and 16 webhook bots (`sdk.serve`) and 16 polling
@@ -19,6 +20,13 @@ it stops the tournament and prints, all measured in this run:
   own process spends per decision in the tournament: if the bots alone
   cannot answer the bound's decisions/s, or would need more CPUs than the
   machine has, the bound is out of this machine's reach;
+* the CPU the platform's own processes spend per remote decision (every
+  entry the tournament's logs gained in the window is one): the API, the
+  worker processes (with what the pool reaped of retired ones), the
+  dispatcher's clock and callers, the pool, Redis — each process's
+  utime + stime and its reaped children's, read from /proc (Linux), and the
+  share of each; target ≤ 3 ms. `--webhook-bots 0` or `--polling-bots 0`
+  measures one kind alone;
 * how late timeouts are recorded: one decision in `--late-every` sleeps past
   its deadline (`--move-ms`, no bank); the dispatcher notes how long after the
   deadline each timeout landed in the log (core/store/waits.py `lateness`),

@@ -83,6 +83,7 @@ def worker_class(base):
         done = 0
         job_runs = RUNS_PER_JOB if issubclass(base, SimpleWorker) else 0
         beat_at = 0.0
+        look_in_queue = True  # whether RQ's queue may hold a job
 
         def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
             if not hasattr(self, "store"):
@@ -98,20 +99,24 @@ def worker_class(base):
                     return None  # the pool starts a fresh worker after a retired one
                 token = secrets.token_hex(8)
                 taken = self.store.take_run(token, TTL_MS)
-                if taken is not None:
-                    if taken[0] is not None:
-                        self.run_next(taken[0], token)
+                if taken is not None and taken[0] is not None:
+                    self.run_next(taken[0], token)
                     continue
-                result = self.queue_class.dequeue_any(
-                    self._ordered_queues, None, connection=self.connection, job_class=self.job_class,
-                    serializer=self.serializer, death_penalty_class=self.death_penalty_class)
-                if result is not None:
-                    job, queue = result
-                    self.reorder_queues(reference_queue=queue)
-                    job.redis_server_version = self.get_redis_server_version()
-                    self.done += self.job_runs
-                    return result
-                self.store.wait_for_runs(WAIT_S)
+                if taken is not None:  # a nudge (or a run another runner holds): RQ may have a job
+                    self.look_in_queue = True
+                if self.look_in_queue:
+                    result = self.queue_class.dequeue_any(
+                        self._ordered_queues, None, connection=self.connection, job_class=self.job_class,
+                        serializer=self.serializer, death_penalty_class=self.death_penalty_class)
+                    if result is not None:  # and after it, the queue again: a batch has one nudge
+                        job, queue = result
+                        self.reorder_queues(reference_queue=queue)
+                        job.redis_server_version = self.get_redis_server_version()
+                        self.done += self.job_runs
+                        return result
+                    self.look_in_queue = False
+                if taken is None and not self.store.wait_for_runs(WAIT_S):
+                    self.look_in_queue = True  # a while with no run: a job RQ queued itself (a retry)
 
         def run_next(self, match_id: str, token: str) -> None:
             self._state = WorkerStatus.BUSY  # a stop signal now waits for the run's end

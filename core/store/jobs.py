@@ -219,10 +219,11 @@ class Jobs:
         match_id, _, step = text(got[0]).rpartition(":")
         return (match_id, int(step)) if int(got[1]) else (None, 0)
 
-    def wait_for_runs(self, timeout_s: float) -> None:
-        """Block until the runs list holds something, at most `timeout_s` (it is left as it is)."""
+    def wait_for_runs(self, timeout_s: float) -> bool:
+        """Block until the runs list holds something (True), at most `timeout_s` (False); the
+        list is left as it is."""
         key = runs_key(self.queue)
-        self.r.blmove(key, key, timeout_s, "LEFT", "LEFT")
+        return self.r.blmove(key, key, timeout_s, "LEFT", "LEFT") is not None
 
     def popped_job_ids(self) -> list[str]:
         """The ids of the jobs a worker has taken from the queue and not started yet."""
