@@ -1,6 +1,7 @@
 """Remote bots in a tournament: matches/s against the bound the bots themselves set (issue 15).
 
     .venv/bin/python bench/remote.py [--game duck-soup] [--seconds 60] [--workers 2] [--think-ms 50]
+                                     [--bots 16 | --webhook-bots N --polling-bots N] [--deals 1]
 
 Starts what a deployment runs — a private Redis, `cardarena serve` and
 `cardarena worker -n 2` — and 16 webhook bots (`sdk.serve`) and 16 polling
@@ -19,6 +20,13 @@ it stops the tournament and prints, all measured in this run:
   own process spends per decision in the tournament: if the bots alone
   cannot answer the bound's decisions/s, or would need more CPUs than the
   machine has, the bound is out of this machine's reach;
+* the CPU the platform's own processes spend per remote decision (every
+  entry the tournament's logs gained in the window is one): the API, the
+  worker processes (with what the pool reaped of retired ones), the
+  dispatcher's clock and callers, the pool, Redis — each process's
+  utime + stime and its reaped children's, read from /proc (Linux), and the
+  share of each; target ≤ 3 ms. `--webhook-bots 0` or `--polling-bots 0`
+  measures one kind alone;
 * how late timeouts are recorded: one decision in `--late-every` sleeps past
   its deadline (`--move-ms`, no bank); the dispatcher notes how long after the
   deadline each timeout landed in the log (core/store/waits.py `lateness`),
@@ -65,6 +73,70 @@ class Thinks(Bot):
         return self.rng.choice(legal_actions)
 
 
+#: what each of the platform's processes is, from its command line (first match wins)
+KINDS = (("redis-server", "Redis"), ("--part clock", "dispatcher's clock"), ("--part calls", "dispatcher's callers"),
+         ("worker.process", "workers"), ("cardarena.cli worker", "pool"), ("cardarena.cli serve", "API"))
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def proc_table() -> dict[int, tuple[int, str, float, float]]:
+    """Every process: pid -> (parent pid, command line, its own CPU s, its reaped children's CPU s)."""
+    out = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError):
+            continue
+        # after the command: state ppid ... utime(12) stime(13) cutime(14) cstime(15)
+        out[int(entry.name)] = (int(fields[1]), cmd, (int(fields[11]) + int(fields[12])) / TICKS,
+                                (int(fields[13]) + int(fields[14])) / TICKS)
+    return out
+
+
+class PlatformCpu:
+    """The CPU the platform's own processes (this process's descendants: Redis, the API, the pool,
+    its workers and dispatcher) spend between `start` and `stop`, by kind of process.
+
+    A process counts its own time and its reaped children's (a worker the pool retired after
+    its `MAX_JOBS`, an RQ work horse with `--fork`): a retired worker's last seconds land in the
+    pool's children's time, and are counted as the workers'."""
+
+    def __init__(self) -> None:
+        self.first: dict[int, tuple[str, float, float]] = {}
+
+    def snapshot(self) -> dict[int, tuple[str, float, float]]:
+        table = proc_table()
+        mine: dict[int, tuple[str, float, float]] = {}
+        frontier = [os.getpid()]
+        while frontier:
+            parent = frontier.pop()
+            for pid, (ppid, cmd, own, reaped) in table.items():
+                if ppid == parent and pid not in mine:
+                    kind = next((k for mark, k in KINDS if mark in cmd), None)
+                    if kind is not None:
+                        mine[pid] = (kind, own, reaped)
+                    frontier.append(pid)
+        return mine
+
+    def start(self) -> None:
+        self.first = self.snapshot()
+
+    def stop(self) -> dict[str, float]:
+        """CPU seconds by kind of process since `start`."""
+        last = self.snapshot()
+        spent: dict[str, float] = {}
+        for pid, (kind, own, reaped) in last.items():
+            was = self.first.get(pid, (kind, 0.0, 0.0))
+            spent[kind] = spent.get(kind, 0.0) + own - was[1]
+            children = "workers" if kind == "pool" else kind  # the pool reaps retired workers
+            spent[children] = spent.get(children, 0.0) + reaped - was[2]
+        for pid, (_, own, reaped) in self.first.items():
+            if pid not in last:  # ended in the window: its whole life is in the pool's reaped time
+                spent["workers"] = spent.get("workers", 0.0) - own - reaped
+        return spent
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -80,6 +152,23 @@ def lateness(redis_url: str) -> list[int]:
     try:
         store = Store(client, b"unused")
         return store.lateness() if hasattr(store, "lateness") else []  # a platform from before the dispatcher
+    finally:
+        client.close()
+
+
+def logged(redis_url: str, tid: str) -> int:
+    """How many entries the logs of the tournament's matches hold (every one a remote decision)."""
+    import redis
+
+    from core.store import Store
+    from core.store.matches import log_key
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        pipe = client.pipeline(transaction=False)
+        for match_id in Store(client, b"unused").tournament_matches(tid):
+            pipe.llen(log_key(match_id))
+        return sum(pipe.execute())
     finally:
         client.close()
 
@@ -121,6 +210,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--think-ms", type=int, default=50)
     parser.add_argument("--bots", type=int, default=16, help="bots of each kind (default 16)")
+    parser.add_argument("--webhook-bots", type=int, default=None, help="webhook bots (default --bots)")
+    parser.add_argument("--polling-bots", type=int, default=None, help="polling bots (default --bots)")
     parser.add_argument("--deals", type=int, default=1,
                         help="deals of the round-robin (enough that it outlasts the window)")
     parser.add_argument("--move-ms", type=int, default=500, help="each decision's deadline (no time bank)")
@@ -136,7 +227,9 @@ def main() -> int:
             owner.create_account("bench")
             kinds: dict[str, str] = {}
             hooks: list[tuple[str, str]] = []
-            for i in range(args.bots):
+            n_hooks = args.bots if args.webhook_bots is None else args.webhook_bots
+            n_polls = args.bots if args.polling_bots is None else args.polling_bots
+            for i in range(n_hooks):
                 hook_port = free_port()
                 hook = owner.register_bot(f"hook{i}", args.game, kind="webhook",
                                           url=f"http://127.0.0.1:{hook_port}/", max_concurrent=SLOTS)
@@ -144,15 +237,16 @@ def main() -> int:
                                      threads=SLOTS + 2))
                 kinds[hook.id] = "webhook"
                 hooks.append((f"http://127.0.0.1:{hook_port}/", hook.secret))
+            for i in range(n_polls):
                 polled = owner.register_bot(f"poll{i}", args.game, kind="polling", max_concurrent=SLOTS)
                 pollers.append(connect(Thinks(think_s, 100 + i, args.late_every, late_s), url, secret=polled.secret, wait=25,
                                        block=False, concurrency=SLOTS))
                 kinds[polled.id] = "polling"
             time.sleep(2.0)  # workers up
-            print(f"{args.game}: {args.bots} webhook + {args.bots} polling bots thinking {args.think_ms} ms, "
+            print(f"{args.game}: {n_hooks} webhook + {n_polls} polling bots thinking {args.think_ms} ms, "
                   f"max_concurrent {SLOTS}; {args.workers} worker processes, {os.cpu_count()} CPUs, "
                   f"load {os.getloadavg()[0]:.2f}", flush=True)
-            alone = bots_alone(hooks, args.game, 5.0)
+            alone = bots_alone(hooks, args.game, 5.0) if hooks else 0.0
             print(f"the webhook bots alone, called directly with no referee ({len(hooks) * SLOTS} callers): "
                   f"{alone:.0f} decisions/s", flush=True)
             t = admin.create_tournament(args.game, list(kinds), deals=args.deals, move_timeout_ms=args.move_ms,
@@ -160,8 +254,12 @@ def main() -> int:
             while admin.tournament(t).done == 0:
                 time.sleep(0.2)
             began, done0 = time.monotonic(), admin.tournament(t).done
-            cpu0, asked0 = time.process_time(), next(Thinks.answered)  # this process: the 32 bots
+            cpu0, asked0 = time.process_time(), next(Thinks.answered)  # this process: the bots
+            platform, logged0 = PlatformCpu(), logged(redis_url, t.id)
+            platform.start()
             time.sleep(args.seconds)
+            spent = platform.stop()
+            decided = logged(redis_url, t.id) - logged0
             elapsed, done = time.monotonic() - began, admin.tournament(t).done - done0
             bot_cpu_ms = 1000 * (time.process_time() - cpu0) / max(1, next(Thinks.answered) - asked0)
             if admin.tournament(t).status != "running":
@@ -177,7 +275,7 @@ def main() -> int:
                     if "ms" in entry and "fault" not in entry:
                         overhead[kinds[seats[entry["seat"]]]].append(entry["ms"] - args.think_ms)
             rate = done / elapsed
-            at_once = 2 * args.bots * SLOTS / 2
+            at_once = (n_hooks + n_polls) * SLOTS / 2
             mean_s = think_s if not args.late_every else \
                 ((args.late_every - 1) * think_s + args.move_ms / 1000) / args.late_every
             bound = at_once / (per_match * mean_s)
@@ -192,13 +290,20 @@ def main() -> int:
                   f"bound, the bots alone would need {needed * bot_cpu_ms / 1000:.1f} of this machine's "
                   f"{os.cpu_count()} CPUs", flush=True)
             verdict = "the machine itself caps the figure below the bound" if alone < 0.9 * needed else "within reach"
-            print(f"the bound asks {needed:.0f} decisions/s; the webhook bots alone answered {alone:.0f}/s on this "
-                  f"machine ({alone / needed:.2f}x of it): {verdict}", flush=True)
+            if hooks:
+                print(f"the bound asks {needed:.0f} decisions/s; the webhook bots alone answered {alone:.0f}/s on this "
+                      f"machine ({alone / needed:.2f}x of it): {verdict}", flush=True)
             for kind, values in overhead.items():
                 if values:
                     print(f"referee overhead per {kind} decision (charged - think): p50 "
                           f"{percentile(values, 0.5):.0f} ms   p99 {percentile(values, 0.99):.0f} ms "
                           f"({len(values)} decisions)", flush=True)
+            total = sum(spent.values())
+            print(f"the platform's processes spent {1000 * total / max(1, decided):.1f} ms of CPU per remote "
+                  f"decision ({decided} decisions logged in the window, {total / elapsed:.2f} CPUs busy): "
+                  + ", ".join(f"{kind} {100 * cpu / total:.0f}%" for kind, cpu in
+                              sorted(spent.items(), key=lambda item: -item[1]) if total > 0)
+                  + f"   target <= 3 ms: {'met' if 1000 * total <= 3 * decided else 'NOT MET'}", flush=True)
             late = lateness(redis_url)
             if late:
                 print(f"timeouts recorded after their deadline: p50 {percentile(late, 0.5):.0f} ms   p99 "

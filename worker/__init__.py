@@ -4,6 +4,8 @@
     run_match(mid): replay the match's event log, ask each seat's driver for
                     its decision, append it atomically, conclude the match
                     once: the bots' records, the tournament, the ladder.
+    a remote turn settled ──▶ the match's next run, from the `runs` list
+                    (no RQ job: worker/process.py takes it with the lease)
 
 One concept per module: `jobs` (the RQ entry points), `match_runner`
 (refereeing one match), `drivers/` (one module per kind of bot), `watchdog`

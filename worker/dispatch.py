@@ -9,10 +9,10 @@ A match runner publishes a remote seat's decision and its run ends
 * **the clock** judges every deadline that passes (a polling bot's turn, or
   a webhook call lost with a dispatcher that died): a timeout, appended only
   if no answer landed first, the match's next run enqueued (`Store.settle`).
-  It looks every `TICK_S`, so a timeout is recorded a few milliseconds after
-  its deadline, whatever the load. A webhook call not sent yet is never a
-  timeout: the clock only checks it is still somewhere (queued, or taken by a
-  live caller) and queues it again if it was lost.
+  It sleeps until the nearest deadline, looking again at least every
+  `TICK_S` — less than the shortest move time, so a deadline set meanwhile is
+  never passed unseen — and a timeout is recorded a few milliseconds after
+  its deadline, whatever the load, for two round trips a look.
 * **the callers** make the webhook calls (core/calls.py: a whole-answer
   deadline, a size limit, the URL and address checked again, signed) on one
   asyncio event loop (core/eventloop.py), up to `calls` (4,096) in flight
@@ -85,14 +85,17 @@ from core.answers import answered, timed_out
 from core.calls import NotMade
 from core.store.keys import now_ms
 from core.store.waits import CALL_SLACK_MS, UNSENT_CHECK_MS
+from sdk.clock import TimeRules
 from sdk.faults import fault_kind
 from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver
 from worker.heartbeat import Heartbeat
 
 log = logging.getLogger("cardarena.dispatch")
 
-#: how often the clock looks for passed deadlines (it sleeps less when one is nearer)
-TICK_S = 0.01
+#: the longest the clock sleeps without looking for deadlines (less when one is nearer): half the
+#: shortest move time (`TimeRules.RANGES`: 50 ms), so a deadline set while it sleeps, at least
+#: that far ahead, is seen before it passes
+TICK_S = TimeRules.RANGES["move_timeout_ms"][0] / 2000
 #: webhook calls one dispatcher holds in flight at once
 CALLS = 4096
 #: webhook calls in flight per account (CARDARENA_CALLS_PER_ACCOUNT)

@@ -2,6 +2,8 @@
 
     run_tournament(tid)  expand the round-robin (or gauntlet) into matches, one run_match job each
     run_match(mid)       referee one match (worker/match_runner.py)
+    run_continuation(store, mid, token)  a match's next run after a remote turn (no RQ job:
+                         taken from the store's runs by worker/process.py)
     run_comparison(cid)  schedule a comparison's deals (core/comparisons.py)
 
 What follows a match's end is core/conclusion.py's.
@@ -59,6 +61,12 @@ def run_match(match_id: str) -> str:
         store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
         return "waiting"
     return MatchRunner(store, match_id).run()
+
+
+def run_continuation(store: Store, match_id: str, lease_token: str) -> str:
+    """A match's next run once its remote turn was settled (core/store/jobs.py `runs`),
+    its lease taken with it."""
+    return MatchRunner(store, match_id, lease_token).run()
 
 
 def tournament_match_id(tid: str, index: int) -> str:

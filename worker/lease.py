@@ -61,8 +61,9 @@ def renewer() -> Renewer:
 class Lease:
     """`with Lease(store, "match", mid) as lease:` — `lease.held` False if another runner has it."""
 
-    def __init__(self, store, kind: str, ident: str, ttl_ms: int = TTL_MS) -> None:
+    def __init__(self, store, kind: str, ident: str, ttl_ms: int = TTL_MS, token: str | None = None) -> None:
         self.store, self.kind, self.ident, self.ttl_ms = store, kind, ident, ttl_ms
+        self.taken = token  # a lease taken already, with `ttl_ms`, for this token (`Store.take_run`)
         self.token: str | None = None
         self.lost = threading.Event()
 
@@ -71,7 +72,7 @@ class Lease:
         return self.token is not None and not self.lost.is_set()
 
     def __enter__(self) -> Lease:
-        self.token = self.store.take_lease(self.kind, self.ident, self.ttl_ms)
+        self.token = self.taken or self.store.take_lease(self.kind, self.ident, self.ttl_ms)
         if self.token is not None:
             r = renewer()
             with r.lock:

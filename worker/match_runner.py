@@ -35,12 +35,20 @@ In-process bots' actions are buffered and written in batches (every 256, or
 this process has seen them, so losing them in a crash loses nothing (the
 next runner asks again). The buffer is flushed before any remote bot is
 asked, since that bot's view shows the state those actions made.
+
+A run that ends asking a remote bot leaves its referee to the worker
+process (`REFEREES_KEPT` matches, the least recently run dropped): the log
+only grows, so that referee is the state of the log's first `turn` entries
+for good, and the match's next run in this process records only the entries
+past it — after checking that the log's entry `turn - 1` is the one it
+recorded last (else, or with no referee kept, it replays the whole log).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import redis
@@ -64,6 +72,10 @@ FLUSH_EVERY = 256
 FLUSH_AFTER_S = 0.2
 #: errors of the platform itself: they fail the job (retried, then aborted), never a seat
 PLATFORM_ERRORS = (redis.exceptions.RedisError,)
+#: matches whose referee a worker process keeps between runs (see above)
+REFEREES_KEPT = 256
+#: match id -> (its rules, the last entry recorded, its referee), least recently kept first
+_kept: OrderedDict[str, tuple[tuple, dict, MatchReferee]] = OrderedDict()
 
 
 class Asked(Exception):
@@ -90,9 +102,10 @@ class Context:
 
 
 class MatchRunner:
-    def __init__(self, store, match_id: str) -> None:
+    def __init__(self, store, match_id: str, lease_token: str | None = None) -> None:
         self.store = store
         self.match_id = match_id
+        self.lease_token = lease_token  # the match's lease, taken with its run (`Store.take_run`)
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -109,13 +122,16 @@ class MatchRunner:
                 return "waiting"
 
     def run_once(self) -> str:
+        taken, self.lease_token = self.lease_token, None
         match = self.store.get_match(self.match_id)
-        if match is None:
-            return "missing"
-        if match["status"] in ("finished", "aborted"):  # what follows its end, again (repeatable)
-            match_concluded(self.store, match)
+        if match is None or match["status"] in ("finished", "aborted"):
+            if taken is not None:
+                self.store.release_lease("match", self.match_id, taken)
+            if match is None:
+                return "missing"
+            match_concluded(self.store, match)  # what follows its end, again (repeatable)
             return match["status"]
-        with Lease(self.store, "match", self.match_id) as lease:
+        with Lease(self.store, "match", self.match_id, token=taken) as lease:
             if not lease.held:
                 return "busy"
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
@@ -136,6 +152,7 @@ class MatchRunner:
                 return self.referee(match, lease, Context(watchdog()))
             except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
                 self.asked_turn = asked.turn
+                self.keep()
                 return "asked"
             except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
                 match_concluded(self.store, self.store.get_match(self.match_id))
@@ -183,6 +200,7 @@ class MatchRunner:
                 self.notes.append((entry["turn"], seat, reply.debug))
         self.buffer.append(entry)
         ref.record(entry)
+        self.last_entry = entry
         if len(self.buffer) >= FLUSH_EVERY or time.monotonic() - self.flushed > FLUSH_AFTER_S:
             self.flush()
 
@@ -239,6 +257,8 @@ class MatchRunner:
         entries = self.store.log_since(self.match_id, self.ref.turn)
         for entry in entries:
             self.ref.record(entry)
+        if entries:
+            self.last_entry = entries[-1]
         return len(entries)
 
     def check_stopped(self) -> None:
@@ -250,13 +270,37 @@ class MatchRunner:
     def rebuild(self) -> None:
         """State, faults and turn from the log alone; nothing buffered."""
         match = self.match
-        self.ref = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],
-                                match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0,
-                                match.get("seat_clocks"))
+        self.rules = (match["game"], len(match["seats"]), match["seed"], repr(match["options"]),
+                      match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0,
+                      repr(match.get("seat_clocks")))
         self.buffer: list[dict] = []
         self.notes: list[tuple[int, int, str]] = []  # the buffered turns' debug text (core/store/debug.py)
         self.flushed = time.monotonic()
+        kept = _kept.pop(self.match_id, None)
+        if kept is not None and kept[0] == self.rules:  # this process's referee of the log's first turns
+            rules, last, ref = kept
+            entries = self.store.log_since(self.match_id, ref.turn - 1)
+            if entries and entries[0] == last:
+                self.ref, self.last_entry = ref, last
+                for entry in entries[1:]:
+                    self.ref.record(entry)
+                    self.last_entry = entry
+                return
+        self.ref = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],
+                                match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0,
+                                match.get("seat_clocks"))
+        self.last_entry = None
         self.catch_up()
+
+    def keep(self) -> None:
+        """Leave the referee to this process's next run of the match: it asked a remote bot, every
+        entry it recorded is in the log (`rebuild`)."""
+        if self.ref.turn == 0 or self.buffer or self.last_entry is None:
+            return
+        _kept[self.match_id] = (self.rules, self.last_entry, self.ref)
+        _kept.move_to_end(self.match_id)
+        while len(_kept) > REFEREES_KEPT:
+            _kept.popitem(last=False)
 
     # -- the end -------------------------------------------------------------
     def conclude(self, match: dict, drivers: list[Driver]) -> str:

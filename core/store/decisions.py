@@ -67,11 +67,14 @@ class Decisions:
         if not raw:
             return []
         now = now_ms()
+        records = [(field, json.loads(value)) for field, value in raw.items()]
+        pipe = self.r.pipeline(transaction=False)  # each decision's log, in one round trip
+        for _, record in records:
+            pipe.llen(log_key(record["decision"]["match_id"]))
         live, stale = [], []
-        for field, value in raw.items():
-            record = json.loads(value)
+        for (field, record), logged in zip(records, pipe.execute(), strict=True):
             decision = record["decision"]
-            answered = self.r.llen(log_key(decision["match_id"])) > decision["turn"]
+            answered = logged > decision["turn"]
             if record["deadline_at"] <= now or answered:
                 stale.append(field)
             else:

@@ -4,13 +4,22 @@ Keys:
     jobs:active            set of "match:{id}", "tournament:{id}" and "comparison:{id}" still to run
                            (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
+    runs[:Q]               list of a match's next runs, "{id}:{k}" (its log holds k entries: its
+                           remote turn k-1 was settled), and "*", a nudge: an RQ job was queued.
+                           The queue's worker processes take them (worker/process.py)
     rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`), read and written
                            only through RQ's API
 
 RQ job ids are "match-{id}" and "tournament-{id}", so a job can be found
-again from what it runs; a match's later runs, each enqueued once its remote
-bot's turn k was settled (core/store/waits.py), are "match-{id}-{k+1}"
-(`job_ident` reads the match back from either).
+again from what it runs. A match's later runs, one enqueued each time its
+remote bot's turn k is settled (core/store/waits.py), are no RQ jobs: a
+remote decision's continuation is a few milliseconds of work, and RQ's
+bookkeeping of a job (its hash, registries, result, heartbeats: some twenty
+round trips) cost more than the run itself. They are items "{id}:{k+1}" of
+`runs`, which a worker takes together with the match's lease (`take_run`,
+one Lua step: a run is never taken without its lease, so the sweep never
+sees one in between). The sweep names them "match-{id}-{k+1}"
+(`job_id`; `job_ident` reads the match back from either form).
 
 Why leases: a worker can die at any moment (a crash, `kill -9`, a lost
 machine). A runner takes the lease before it touches a match and renews it
@@ -50,6 +59,18 @@ RENEW_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
+#: KEYS[1] the runs list; ARGV[1] a lease token, ARGV[2] its ttl ms. The next run with its match's
+#: lease taken, in one step: {item, 1}; {item, 0} if another runner holds the match (that run goes
+#: on itself: this one is dropped) or the item is a nudge; nil if there is none.
+TAKE_RUN_LUA = """
+local item = redis.call('LPOP', KEYS[1])
+if not item then return false end
+local match = string.match(item, '^(.+):%d+$')
+if match and redis.call('SET', 'lease:match:' .. match, ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return {item, 1}
+end
+return {item, 0}
+"""
 RELEASE_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -72,6 +93,15 @@ def queue_name(name: str | None = None) -> str:
 def active_key(queue: str) -> str:
     """The set of the queue's jobs still to run to their end (the default queue keeps its old key)."""
     return "jobs:active" if queue == QUEUE else f"jobs:active:{queue}"
+
+
+def runs_key(queue: str) -> str:
+    """The list of the queue's matches' next runs (and nudges: an RQ job was queued)."""
+    return "runs" if queue == QUEUE else f"runs:{queue}"
+
+
+#: the item of `runs` that wakes a worker to look in RQ's queue
+NUDGE = "*"
 
 
 def intermediate_queue(connection, queue: str):
@@ -122,6 +152,7 @@ def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = N
         with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
             pipe.sadd(active_key(name), *(f"{kind}:{i}" for i in batch))
             queue.enqueue_many(data, pipeline=pipe)
+            pipe.rpush(runs_key(name), NUDGE)  # a worker waiting on the runs looks in the queue
             pipe.execute()
 
 
@@ -133,18 +164,11 @@ def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
 
 def enqueue_continuation(connection, match_id: str, step: int, queue: str | None = None) -> None:
     """Queue the run that continues a match whose log now holds `step` entries (its remote
-    turn was settled). One id per step: the run before it, still ending, is never overwritten."""
-    from rq import Queue, Retry
-
+    turn was settled): active and queued in one transaction."""
     name = queue_name(queue)
-    q = Queue(name, connection=connection)
-    data = Queue.prepare_data(JOB_FUNCS["match"], args=(match_id,), job_id=job_id("match", match_id, step),
-                              timeout=JOB_TIMEOUTS["match"], retry=Retry(max=2),
-                              result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
-                              description=f"{JOB_FUNCS['match']}({match_id}) from entry {step}")
     with connection.pipeline() as pipe:
         pipe.sadd(active_key(name), f"match:{match_id}")
-        q.enqueue_many([data], pipeline=pipe)
+        pipe.rpush(runs_key(name), f"{match_id}:{step}")
         pipe.execute()
 
 
@@ -156,7 +180,7 @@ def drop_queue(connection, queue: str) -> None:
     if queue == QUEUE:
         raise ValueError("the default queue is the platform's: it is never dropped")
     Queue(queue, connection=connection).delete(delete_jobs=True)
-    leftovers = {active_key(queue)}
+    leftovers = {active_key(queue), runs_key(queue)}
     for pattern in (f"rq:*:{queue}", f"rq:*:{queue}:*"):
         leftovers.update(connection.scan_iter(match=pattern, count=500))
     connection.delete(*leftovers)
@@ -183,10 +207,29 @@ class Jobs:
         return sorted(out)
 
     def queued_job_ids(self) -> list[str]:
-        """The ids of the jobs waiting in this queue (RQ's own list, through RQ)."""
+        """The ids of the jobs waiting in this queue (RQ's own list, through RQ), and of the
+        matches' next runs waiting in `runs` ("match-{id}-{k}")."""
         from rq import Queue
 
-        return Queue(self.queue, connection=self.r).get_job_ids()
+        runs = [text(item).rpartition(":") for item in self.r.lrange(runs_key(self.queue), 0, -1)]
+        return Queue(self.queue, connection=self.r).get_job_ids() + [
+            job_id("match", match_id, int(step)) for match_id, _, step in runs if match_id]
+
+    def take_run(self, token: str, ttl_ms: int) -> tuple[str | None, int] | None:
+        """The next of the queue's runs: (match id, its log length when enqueued) with the match's
+        lease taken for `token`; (None, 0) for a nudge or a match another runner holds; None if
+        there is none."""
+        got = self.script(TAKE_RUN_LUA)(keys=[runs_key(self.queue)], args=[token, ttl_ms])
+        if not got:
+            return None
+        match_id, _, step = text(got[0]).rpartition(":")
+        return (match_id, int(step)) if int(got[1]) else (None, 0)
+
+    def wait_for_runs(self, timeout_s: float) -> bool:
+        """Block until the runs list holds something (True), at most `timeout_s` (False); the
+        list is left as it is."""
+        key = runs_key(self.queue)
+        return self.r.blmove(key, key, timeout_s, "LEFT", "LEFT") is not None
 
     def popped_job_ids(self) -> list[str]:
         """The ids of the jobs a worker has taken from the queue and not started yet."""

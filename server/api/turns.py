@@ -223,7 +223,7 @@ def answer_turn(body, match_id: str, turn: int):
     """
     bot = polling_bot()
     s = store()
-    match = s.get_match(match_id)
+    match = s.get_matches([match_id], fields=("seats",))[0] if len(match_id) <= 64 else None  # its seats only
     if match is None:
         fail(404, "not_found", f"there is no match {match_id!r}")
     if bot["id"] not in match["seats"]:

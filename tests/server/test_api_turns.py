@@ -95,7 +95,6 @@ def test_long_poll_needs_the_bot_secret_and_a_wait_up_to_30(api, running):
 
 
 def test_answer_is_appended_and_enqueues_the_matchs_next_run(api, running):
-    from rq import Queue
 
     from core.store.jobs import job_id
 
@@ -105,7 +104,7 @@ def test_answer_is_appended_and_enqueues_the_matchs_next_run(api, running):
     action = decision["legal_actions"][-1]
     body = api.ok(api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"]), 200)
     assert body == {"match_id": mid, "turn": 0, "action": action}
-    assert job_id("match", mid, 1) in Queue(api.store.queue, connection=api.store.r).get_job_ids()
+    assert job_id("match", mid, 1) in api.store.queued_job_ids()  # the match's next run
     [entry] = api.store.match_log(mid)
     assert {k: v for k, v in entry.items() if k != "ms"} == {"turn": 0, "seat": 0, "action": action}
     assert 0 <= entry["ms"] < 60_000  # charged from the decision's publication to the answer

@@ -416,3 +416,31 @@ def test_a_match_started_more_than_three_times_is_aborted(store):
     assert test_bots.MATCH_OVERS == []
     # and it stays aborted
     assert MatchRunner(store, mid).run() == "aborted"
+
+
+def test_a_run_after_a_remote_turn_goes_on_from_the_referee_its_process_kept(store):
+    """A run that asked a remote bot leaves its referee to the process; the next run records only
+    the settled entry on it. One whose last entry is not the log's is never used: replayed whole."""
+    from core.answers import answered
+    from worker import match_runner
+
+    polling, _ = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")
+    match = store.create_match(GAME, [polling["id"], new_bot(store, "First")], SEED, {}, time_bank_ms=0)
+    mid, kept, runs = match["id"], [], 0
+    while (status := MatchRunner(store, mid).run()) == "waiting":
+        runs += 1
+        decision = store.waiting_on(mid)["decision"]
+        assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][0]))
+        if decision["turn"] == 0:  # nothing recorded yet: nothing kept
+            assert mid not in match_runner._kept
+            continue
+        rules, last, ref = match_runner._kept[mid]
+        kept.append(ref)
+        assert ref.turn == decision["turn"] and last == store.match_log(mid)[ref.turn - 1]
+        if len(kept) == 3:  # a kept referee that does not match the log is not used
+            match_runner._kept[mid] = (rules, {**last, "action": {"forged": True}}, ref)
+    assert status == "finished" and runs == DECISIONS // 2
+    assert len(kept) == DECISIONS // 2 - 1
+    assert kept[1] is kept[0] and kept[2] is kept[1]  # one referee, run after run
+    assert kept[3] is not kept[2]  # the forged one was dropped: rebuilt from the log
+    assert_result_is_the_replay(store, mid)

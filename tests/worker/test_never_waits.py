@@ -13,11 +13,10 @@ import threading
 import time
 
 import pytest
-from rq import Queue
 
 import sdk
 from core.store import Store, secret_key
-from core.store.jobs import QUEUE, job_id
+from core.store.jobs import job_id
 from sdk import Bot
 from tests.live import ADMIN_TOKEN
 from tests.worker.test_worker_e2e import OUTPUT, matches_of, replays_to_its_result, tournament, wait_finished
@@ -40,7 +39,8 @@ def store(redis_client):
 
 
 def queued(store) -> list[str]:
-    return Queue(QUEUE, connection=store.r).get_job_ids()
+    """The queue's RQ jobs and the matches' next runs (core/store/jobs.py `runs`), as job ids."""
+    return store.queued_job_ids()
 
 
 def remote_match(store, kind: str, url: str | None = None, move_ms: int = 300) -> tuple[dict, dict, str]:

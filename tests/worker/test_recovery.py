@@ -104,3 +104,29 @@ def test_a_tournament_whose_expansion_died_is_expanded_again(store):
     pop_like_a_worker(store)
     store.set_tournament(t["id"], status="running", total=6)  # it died after setting the total
     assert recovery.sweep(store) == [("tournament", t["id"])]
+
+
+def test_a_matchs_next_run_is_taken_with_its_lease_and_a_lost_one_is_enqueued_again(store):
+    """A remote turn's continuation is an item of `runs`, no RQ job: the sweep sees it queued;
+    a worker takes it with the match's lease in one step (so the sweep never finds it in
+    between), or drops it if another runner holds the match; one lost with its worker (taken,
+    then kill -9: no lease left once it expires) is enqueued again."""
+    from core.store.jobs import enqueue_continuation, lease_key
+
+    match = store.create_match("double-carre", python_bots(store), 3, {})
+    mid = match["id"]
+    store.start_match(mid)
+    state = store.replay(mid)
+    store.append_entries(mid, [{"turn": 0, "seat": state.to_act, "action": state.legal_actions()[0]}])
+    enqueue_continuation(store.r, mid, 1)
+    assert job_id("match", mid, 1) in store.queued_job_ids()
+    assert recovery.sweep(store) == []  # queued: left alone
+    assert store.take_run("t1", 10_000) == (mid, 1)
+    assert store.r.get(lease_key("match", mid)) == b"t1"
+    assert recovery.sweep(store) == []  # taken: leased
+    enqueue_continuation(store.r, mid, 1)  # a second run while the first holds the match: dropped
+    assert store.take_run("t2", 10_000) == (None, 0) and store.r.get(lease_key("match", mid)) == b"t1"
+    assert store.take_run("t3", 10_000) is None
+    store.r.delete(lease_key("match", mid))  # the worker died; its lease expired
+    assert recovery.sweep(store) == [("match", mid)]
+    assert store.queued_job_ids() == [job_id("match", mid)]  # it never asked a remote bot: its first job
