@@ -7,6 +7,7 @@ One module per concept, each naming its own Redis keys: `accounts`, `bots`, `ver
 `matches` (the event log), `debug` (bots' debug text per turn, for their owners), `decisions` (polling bots' pending turns),
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
+`ladder` (the matchmaker's pairings),
 `jobs` (the queue and leases), `slots` (no bot in more matches
 at once than it allows), `lists` (finding matches and
 tournaments by game and bot), `events` (wake-ups of the event streams). `Store` only puts them
@@ -25,6 +26,7 @@ from core.store.comparisons import Comparisons
 from core.store.debug import Debug
 from core.store.decisions import Decisions
 from core.store.jobs import Jobs, queue_name
+from core.store.ladder import Ladder
 from core.store.lists import Lists
 from core.store.matches import Matches
 from core.store.quotas import Quotas
@@ -50,8 +52,8 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots,
-            Quotas, Debug):
+class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Ladder, Jobs,
+            Lists, Slots, Quotas, Debug):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:
