@@ -110,6 +110,18 @@ class Ratings:
     def rating_history(self, bot_id: str) -> list[dict]:
         return [json.loads(p) for p in self.r.lrange(f"bot:{bot_id}:ratings", 0, -1)]
 
+    def rating_histories(self, entrants: list[tuple[str, int]], last: int) -> list[list[dict]]:
+        """For each (bot, version): that version's points among the bot's latest `last` x 4
+        (one round trip: the leaderboard's history lines)."""
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id, _ in entrants:
+            pipe.lrange(f"bot:{bot_id}:ratings", -4 * last, -1)
+        out = []
+        for (_, version), raw in zip(entrants, pipe.execute() if entrants else [], strict=True):
+            points = [json.loads(p) for p in raw]
+            out.append([p for p in points if p.get("version", 1) == version][-last:])
+        return out
+
     def rankings(self, game: str) -> list[dict]:
         """The ladder: the latest version of each rated bot that is not retired and is on the
         ladder (`ladder` not false), best ordinal first (a version not yet rated is not on it),

@@ -76,3 +76,21 @@ def test_the_ladder_plays_on_its_own(api, redis_url):
         assert {r.bot for r in rows} == set(bots) and all(r.ladder_matches >= 2 for r in rows), rows
     matches = api.ok(api.get("/matches", params={"game": GAME}), 200)["matches"]
     assert matches and all(m["kind"] == "ladder" and m["rated"] for m in matches)  # nobody scheduled any
+
+
+def test_the_ladder_page_shows_matches_in_play_provisional_bots_and_each_bots_history(api):
+    bots = house_bots(api, 4)
+    made = Matchmaker(api.store, per_game=2, game_names=[GAME]).cycle()[GAME]
+    done, playing = made
+    for mid, ranks in zip(done["matches"], ([1, 2], [2, 1]), strict=True):
+        finish(api.store, mid, ranks)
+    page = api.session.get(f"{api.live.url}/", timeout=10).text
+    board = page.split(f'id="game-{GAME}"')[1].split("</section>")[0]
+    assert board.count('class="badge provisional"') == 2  # the two rated bots, both still provisional
+    assert board.count('<svg class="spark"') == 2  # their ladder history (two rated matches each)
+    assert f'data-match="{playing["matches"][0]}"' in board and "rotation 1/2" in board  # live: in play now
+    bot_page = api.session.get(f"{api.live.url}/bots/{done['bots'][0]}", timeout=10).text
+    assert 'id="ladder"' in bot_page and "yes: paired against bots of similar strength" in bot_page
+    assert 'id="ladder-matches">2<' in bot_page and ">ladder <small>(rated)</small>" in bot_page
+    api.store.update_bot(bots[0], ladder=False)
+    assert "no: off the ladder" in api.session.get(f"{api.live.url}/bots/{bots[0]}", timeout=10).text
