@@ -55,6 +55,8 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
     for kind in ("python", "webhook", "polling"):  # every kind of bot took part
         assert f" {kind} " in out
     assert "the ladders" in out and "stopped: no process left behind." in out
+    played = re.search(r"the ladder played on its own beside the tournaments: (\d+) ladder matches", out)
+    assert played, out  # the demo's bots are on the ladder, and the matchmaker pairs them meanwhile
     assert "http://" not in out.split("the ladders")[1]  # no URL to browse once nothing answers it
     assert "demo-workers.log" in out and "demo-server.log" in out  # where its logs are
     time.sleep(0.5)
