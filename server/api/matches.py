@@ -177,8 +177,8 @@ def are_public(matches: list[dict]) -> list[bool]:
     return [m["status"] in OVER
             and (not m.get("tournament") or tournaments.get(m["tournament"]) in (None, *OVER))
             and (not m.get("comparison") or comparisons.get(m["comparison"]) in (None, *DECIDED))
-            and (m.get("tournament") or m.get("comparison") or all(played.get(t) in (None, *OVER)
-                                                                  for t in m.get("twins") or ()))
+            and (bool(m.get("tournament") or m.get("comparison"))
+                 or all(played.get(t) in (None, *OVER) for t in m.get("twins") or ()))
             for m in matches]
 
 

@@ -91,6 +91,6 @@ def test_the_ladder_page_shows_matches_in_play_provisional_bots_and_each_bots_hi
     assert f'data-match="{playing["matches"][0]}"' in board and "rotation 1/2" in board  # live: in play now
     bot_page = api.session.get(f"{api.live.url}/bots/{done['bots'][0]}", timeout=10).text
     assert 'id="ladder"' in bot_page and "yes: paired against bots of similar strength" in bot_page
-    assert 'id="ladder-matches">2<' in bot_page and ">ladder <small>(rated)</small>" in bot_page
+    assert 'id="ladder-matches">2<' in bot_page and ">ladder <span class=\"rated\">(rated)</span>" in bot_page
     api.store.update_bot(bots[0], ladder=False)
     assert "no: off the ladder" in api.session.get(f"{api.live.url}/bots/{bots[0]}", timeout=10).text
