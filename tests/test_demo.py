@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def start_demo(*args: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # a fresh machine: no Redis configured
+    # a fresh machine: no Redis configured, the ladder at its default
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_LADDER_MATCHES")}
     env.update(COLUMNS="160", CARDARENA_HOME=str(ROOT / "test-output" / "demo-home"))
     return subprocess.Popen([sys.executable, "-m", "cardarena.cli", "demo", "--port", "0", *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
