@@ -5,7 +5,10 @@ gevent, a child process), a worker pool — then plays the part of the users thr
 registers the example bots (in-process ones as the admin, one hosted with
 `sdk.serve` as a webhook bot, one polling with `sdk.connect`), schedules a
 round-robin per game, shows their progress, and prints the standings and the
-ladders. Everything it started is stopped on the way out, on Ctrl-C and
+ladders. Its bots are on the ladder: the pool's matchmaker pairs them meanwhile
+(`DEMO_LADDER_MATCHES` ladder matches in play per game, or
+`CARDARENA_LADDER_MATCHES`), and the ladders it prints count their ladder
+matches; with `--stay` the ladder keeps playing while you browse. Everything it started is stopped on the way out, on Ctrl-C and
 SIGTERM too (core/signals.py); `--stay` keeps the platform up for
 browsing until then, and only then prints the URLs to browse.
 
@@ -14,9 +17,9 @@ whatever `REDIS_URL` says, and throws it away at the end. `--redis-url URL`
 runs it on another Redis explicitly, next to whatever platform uses it: its
 jobs then go to a queue of its own (core/store/jobs.py `queue_name`), so
 its workers take only its jobs and its sweep re-enqueues only its jobs; its
-bots carry the run's tag in their names, and at the end its unfinished
-tournaments are aborted, its bots retired (off the ladders) and its queue
-dropped.
+bots carry the run's tag in their names and stay off the shared ladder (its
+pool runs no matchmaker: that platform's own pairs its ladder), and at the end
+its unfinished tournaments are aborted, its bots retired and its queue dropped.
 """
 
 from __future__ import annotations
@@ -31,7 +34,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HELP = "the whole platform on this machine: Redis, API, workers, example bots, a tournament per game"
+HELP = "the whole platform on this machine: Redis, API, workers, example bots, a tournament per game, the ladder"
+#: ladder matches the demo keeps in play per game (unless CARDARENA_LADDER_MATCHES says): enough to
+#: watch the ladder play beside the tournaments without slowing them much
+DEMO_LADDER_MATCHES = 2
 
 
 
@@ -136,6 +142,7 @@ class Base:
     user: object  # sdk.Client as the demo's account
     tag: str  # "" on the demo's own Redis; on a shared one, the run's tag in its bots' names
     logs: str  # where the logs are, as one line
+    ladder: int = 0  # ladder matches in play per game (0: the ladder is off)
     bots: list = field(default_factory=list)  # every bot registered, to retire
     tournaments: list = field(default_factory=list)  # every tournament scheduled, to abort
 
@@ -183,15 +190,18 @@ def start(args, platform: Platform, console) -> Base:
                     f"Logs: workers {worker_log}, server {server_log}")
         if args.redis_url:
             platform.started("the demo's queue", lambda: drop_queue_at(redis_url, queue))
+        # the ladder: off on a shared Redis (that platform's own matchmaker pairs its ladder)
+        base.ladder = 0 if args.redis_url else int(os.environ.get("CARDARENA_LADDER_MATCHES") or DEMO_LADDER_MATCHES)
         with shielded():
             pool = WorkerPool(redis_url, n=args.workers, log_path=str(worker_log), grace_s=2.0,
-                              queue=queue).start()
+                              queue=queue, ladder_matches=base.ladder).start()
             platform.started("the worker pool", pool.stop)
         if args.redis_url:  # runs before the pool stops: its tournaments end, its bots leave the ladders
             platform.started("the demo's tournaments and bots", lambda: withdraw(base))
     console.print(f"[green]✓[/green] {where}")
     console.print(f"[green]✓[/green] referee API at {url}/api/v1 (`cardarena serve`, gevent; log: {server_log})")
-    console.print(f"[green]✓[/green] {args.workers} worker processes (log: {worker_log})")
+    console.print(f"[green]✓[/green] {args.workers} worker processes (log: {worker_log})"
+                  + (f" and the matchmaker: {base.ladder} ladder matches in play per game" if base.ladder else ""))
     return base
 
 
@@ -295,13 +305,15 @@ def withdraw(base: Base) -> None:
 
 def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict[str, object]]:
     """The entrants of every game: {game: {bot id: BotInfo}}; starts the hosted and polling ones."""
+    import games as registry
     from core.signals import shielded
     from example_bots.random import RandomBot
     from sdk import connect, serve
     from sdk.bot import load_bot_class
 
-    def add(client, name: str, game: str, **how):
-        bot = client.register_bot(f"{name} (demo {base.tag})" if base.tag else name, game, **how)
+    def add(client, name: str, game: str, **how):  # on the ladder unless on a shared Redis
+        bot = client.register_bot(f"{name} (demo {base.tag})" if base.tag else name, game,
+                                  ladder=bool(base.ladder), **how)
         base.bots.append(bot)
         return bot
 
@@ -331,6 +343,9 @@ def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict
                 platform.started("the polling bot", lambda p=poller: p.stop(timeout=10))
             bots.append(poll)
         entrants[game] = {b.id: b for b in bots}
+        for i in range(registry.get(game).ladder_seats - len(bots) if base.ladder else 0):
+            add(base.admin, f"ladder random{i + 1}", game, kind="python", entrypoint=random_bot)  # a full
+            # ladder table (the game's ladder seats) where the tournament has fewer entrants
     return entrants
 
 
@@ -346,7 +361,8 @@ def play(args, base: Base, platform: Platform, console) -> dict[str, tuple]:
         base.tournaments.append(t.id)
         tournaments[game] = t
     console.print(f"[green]✓[/green] {sum(len(e) for e in entrants.values())} bots registered; "
-                  f"a duplicate round-robin per game scheduled")
+                  f"a duplicate round-robin per game scheduled"
+                  + ("; the ladder pairs them meanwhile, nobody scheduling it" if base.ladder else ""))
     columns = (TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
                TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
@@ -377,14 +393,25 @@ def report(base: Base, results: dict[str, tuple], console) -> None:
             table.add_row(str(row["rank"]), bot.name, bot.kind, f"{row['points']:g}", str(row["matches"]),
                           str(row.get("wins", "")), mean, str(row.get("faults", 0)))
         console.print(table)
-    ladders = Table(title="the ladders (openskill: ordinal = μ − 3σ)", title_justify="left")
-    for column in ("game", "rank", "bot", "μ", "σ", "ordinal", "matches", "wins"):
+    import games
+
+    ladders = Table(title="the ladders (openskill: ordinal = μ − 3σ; rated: the ladder's matches and the "
+                    "admin's tournaments on the standard clock)", title_justify="left")
+    for column in ("game", "rank", "bot", "μ", "σ", "ordinal", "ladder matches", "matches", "wins"):
         ladders.add_column(column, justify="left" if column in ("game", "bot") else "right")
+    played = 0
     for game in results:
-        for r in base.user.rankings(game):
-            ladders.add_row(game, str(r.rank), r.name or r.bot, f"{r.rating.mu:.1f}", f"{r.rating.sigma:.2f}",
-                            f"{r.rating.ordinal:.1f}", str(r.matches), str(r.wins))
+        rows = base.user.rankings(game)
+        for r in rows:
+            ladders.add_row(game, str(r.rank), (r.name or r.bot) + (" (provisional)" if r.provisional else ""),
+                            f"{r.rating.mu:.1f}", f"{r.rating.sigma:.2f}", f"{r.rating.ordinal:.1f}",
+                            str(r.ladder_matches), str(r.matches), str(r.wins))
+        played += sum(r.ladder_matches for r in rows) // games.get(game).ladder_seats
     console.print(ladders)
+    if base.ladder:
+        console.print(f"the ladder played on its own beside the tournaments: {played} ladder matches finished "
+                      "so far, nobody scheduling them; it keeps pairing the bots that are online while the "
+                      "platform is up")
 
 
 def browse(base: Base, results: dict[str, tuple], console) -> None:

@@ -8,7 +8,7 @@ a tournament's abort, a comparison's decision (what it still had in play). It
 ends the match once, in one transaction (`Store.conclude_match`: the status
 and result, the bots' records, the ratings queue, the tournament's tallies —
 a twin's only with its whole deal), then `match_concluded` does what follows:
-the ladder, the comparison's deal and decision, the tournament's standings and
+the ratings and the ladder's pairing, the comparison's deal and decision, the tournament's standings and
 end, the match's waiting record (its pending call and deadline are cancelled),
 its bots' slots and the matches waiting for them, the next twin, and once its
 deal is over the archive (`archive_if_settled`).
@@ -66,11 +66,13 @@ def due_twin(store: Store, match: dict) -> str | None:
 
 
 def match_concluded(store: Store, match: dict) -> None:
-    """After a match's end: the ladder, its comparison, its tournament's standings (and end),
-    its waiting record, slots and next twin, the archive once its deal is over; last, it is no
-    longer active. Repeatable."""
+    """After a match's end: the ratings and its ladder pairing, its comparison, its tournament's
+    standings (and end), its waiting record, slots and next twin, the archive once its deal is
+    over; last, it is no longer active. Repeatable."""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
+    if match.get("pairing"):  # a ladder deal whose last twin ended leaves play (counted once)
+        store.settle_pairing(match["game"], match["pairing"])
     if match.get("comparison"):  # its deal's statistic, the test's decision, the next deal
         comparison_match_concluded(store, match)
         stop_if_decided(store, match["comparison"])

@@ -1,4 +1,4 @@
-"""The ladder: openskill ratings updated from every finished rated match.
+"""The ladder: which matches are rated, and openskill ratings updated from every finished one.
 
 Matches are rated in the order they finished (the store's queue), one game
 at a time under a Redis lock, and each match's new ratings are saved in the
@@ -17,14 +17,45 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
+from sdk.clock import DEFAULT_TIME, TimeRules
+
 log = logging.getLogger("cardarena.worker")
 
 
-def is_rated(seed: int | None, options: dict) -> bool:
-    """Whether a match counts for the ladder: the server drew its seed (the caller chose none)
-    and its options hold no `deck` — a chosen deal or seed is for testing (docs/api.md §4,
-    "Rated matches"). The one statement of the rule: challenges and tournaments ask here."""
-    return seed is None and not options.get("deck")
+#: what a match is, for the rating rule: the matchmaker's, a tournament's, a challenge (`POST
+#: /matches`) or a comparison's
+KINDS = ("ladder", "tournament", "challenge", "comparison")
+
+
+def kind_of(match: dict) -> str:
+    """What a stored match is (`KINDS`): the ladder's, a tournament's, a comparison's, or a
+    challenge."""
+    if match.get("kind") == "ladder":
+        return "ladder"
+    if match.get("tournament"):
+        return "tournament"
+    if match.get("comparison"):
+        return "comparison"
+    return "challenge"
+
+
+def is_rated(kind: str, seed: int | None = None, options: dict | None = None, *, by_admin: bool = False,
+             clock: dict | None = None) -> bool:
+    """Whether a match moves the ratings (docs/api.md §6 "The ladder is the platform's"). The one
+    statement of the rule: the matchmaker, challenges and tournaments ask here.
+
+    Only the ladder's matches (the matchmaker chose the opponents, the deal and the clock), and
+    tournaments the admin created on the standard clock (`clock`: their `move_timeout_ms`,
+    `time_bank_ms`, `max_faults`; a field left out is the standard) with a seed the server drew
+    and no `deck`. Everything an account schedules — challenges, its tournaments, comparisons —
+    is unrated: whoever picks the opponents, the deal or the clock could otherwise pick wins.
+    """
+    if kind == "ladder":
+        return True
+    if kind != "tournament" or not by_admin or seed is not None or (options or {}).get("deck"):
+        return False
+    return all((clock or {}).get(field, getattr(DEFAULT_TIME, field)) == getattr(DEFAULT_TIME, field)
+               for field in TimeRules.RANGES)
 
 
 @lru_cache(maxsize=1)

@@ -142,7 +142,7 @@ class BotInfo:
     status: str = "offline"
     status_reason: str | None = None
     last_seen: str | None = None
-    #: paused from rated play (forfeited 5 rated matches in a row) until `Client.resume_bot`
+    #: paused (forfeited 5 ladder matches in a row): paired by nobody until `Client.resume_bot`
     paused: bool = False
     owner: str | None = None
     #: the most matches the platform puts it in at once
@@ -150,6 +150,8 @@ class BotInfo:
     #: who may enter it in a challenge, tournament or comparison: "everyone", or "owner" (its
     #: account and the admin; others get 403 not_accepting)
     accepts: str = "everyone"
+    #: on its game's ladder: the platform's matchmaker pairs it, rated, while it is online
+    ladder: bool = True
     #: `register_bot`'s answer for a webhook bot: whether it answered a ping
     reachable: bool | None = None
     #: `register_bot`'s answer: what may keep it out of play (also logged as warnings)
@@ -170,7 +172,7 @@ class BotInfo:
                    last_seen=raw.get("last_seen"), warnings=tuple(raw.get("warnings") or ()),
                    paused=bool(raw.get("paused")), owner=raw.get("owner"), reachable=raw.get("reachable"),
                    max_concurrent=raw.get("max_concurrent"), accepts=raw.get("accepts") or "everyone",
-                   version=raw.get("version") or 1,
+                   ladder=raw.get("ladder") is not False, version=raw.get("version") or 1,
                    versions=tuple(Version.of(v) for v in raw.get("versions") or ()), raw=raw)
 
 
@@ -228,6 +230,8 @@ class Match:
     result: dict | None = None
     log: list[dict] | None = None
     rated: bool | None = None
+    #: "ladder" (the matchmaker's), "tournament", "comparison" or "challenge"
+    kind: str | None = None
     raw: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -238,7 +242,8 @@ class Match:
     def of(cls, raw: dict) -> Match:
         seats = [s["bot"] if isinstance(s, dict) else s for s in raw.get("seats") or []]
         return cls(id=raw["id"], status=raw["status"], game=raw.get("game"), seats=seats,
-                   result=raw.get("result"), log=raw.get("log"), rated=raw.get("rated"), raw=raw)
+                   result=raw.get("result"), log=raw.get("log"), rated=raw.get("rated"),
+                   kind=raw.get("kind"), raw=raw)
 
 
 @dataclass(frozen=True)
@@ -344,6 +349,10 @@ class Ranking:
     name: str | None = None
     #: the bot's latest version, whose rating this is
     version: int = 1
+    #: ladder matches that version finished
+    ladder_matches: int = 0
+    #: σ above 25/3 × 0.5: too few matches yet to trust its place
+    provisional: bool = False
 
 
 def bot_id(bot: BotInfo | str) -> str:
@@ -418,11 +427,13 @@ class Client:
 
     def register_bot(self, name: str, game: str, kind: str = "webhook", url: str | None = None,
                      entrypoint: str | None = None, max_concurrent: int | None = None,
-                     accepts: str | None = None) -> BotInfo:
+                     accepts: str | None = None, ladder: bool | None = None) -> BotInfo:
         """Register a bot: `kind` "webhook" (with `url`), "polling", or "python" (admin, `entrypoint`).
 
         `accepts` "owner" keeps other accounts from entering it in their matches (default
-        "everyone": they may, on the standard clock only).
+        "everyone": they may, on the standard clock only). `ladder` (default True) puts it on its
+        game's ladder: while it is online the platform pairs it in rated matches against bots of
+        similar strength, and that is how it is ranked; False keeps it off.
 
         The answer's `secret` is shown once: `serve` and `connect` need it. What may keep the
         bot out of play (a webhook that did not answer its ping, and why) is in `warnings`, and
@@ -437,6 +448,8 @@ class Client:
             body["max_concurrent"] = max_concurrent
         if accepts is not None:
             body["accepts"] = accepts
+        if ladder is not None:
+            body["ladder"] = ladder
         bot = BotInfo.of(self.request("POST", "/bots", body))
         for warning in bot.warnings:  # said where the author looks, as create_tournament's
             log.warning("%s (%s): %s", bot.name, bot.id, warning)
@@ -457,10 +470,10 @@ class Client:
         return BotInfo.of(self.request("DELETE", f"/bots/{_seg(bot_id(id))}"))
 
     def update_bot(self, id: BotInfo | str, max_concurrent: int | None = None, url: str | None = None,
-                   accepts: str | None = None) -> BotInfo:
-        """Change a bot you own: the most matches it plays at once, a webhook bot's URL, or who
-        it `accepts` matches from ("everyone" or "owner")."""
-        body = _fields(max_concurrent=max_concurrent, url=url, accepts=accepts)
+                   accepts: str | None = None, ladder: bool | None = None) -> BotInfo:
+        """Change a bot you own: the most matches it plays at once, a webhook bot's URL, who
+        it `accepts` matches from ("everyone" or "owner"), or whether it is on the `ladder`."""
+        body = _fields(max_concurrent=max_concurrent, url=url, accepts=accepts, ladder=ladder)
         return BotInfo.of(self.request("PATCH", f"/bots/{_seg(bot_id(id))}", body))
 
     def new_version(self, id: BotInfo | str, url: str | None = None, entrypoint: str | None = None) -> int:
@@ -630,7 +643,7 @@ class Client:
     def rankings(self, game: str) -> list[Ranking]:
         raw = self.request("GET", f"/games/{_seg(game)}/rankings")
         return [Ranking(r["rank"], r["bot"], Rating.of(r["rating"]), r["matches"], r["wins"], r.get("name"),
-                        r.get("version") or 1)
+                        r.get("version") or 1, r.get("ladder_matches") or 0, bool(r.get("provisional")))
                 for r in raw["rankings"]]
 
     def _wait(self, fetch, timeout: float | None, poll: float):

@@ -42,6 +42,13 @@ def archive_dir(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def _no_ladder(monkeypatch):
+    """No matchmaker in the pools tests start (the processes they spawn inherit it): a test's bots
+    play only what it schedules. The ladder's own tests ask for it (`ladder_matches=`)."""
+    monkeypatch.setenv("CARDARENA_LADDER_MATCHES", "0")
+
+
+@pytest.fixture(autouse=True)
 def _no_user_token(monkeypatch):
     """A developer's own CARDARENA_TOKEN (which `sdk.Client` reads) never reaches a test."""
     monkeypatch.delenv("CARDARENA_TOKEN", raising=False)

@@ -10,7 +10,8 @@
   new bot with its `secret`, `api.get/post/delete(path, token=...)`.
 * `worker_pool` (function, with `api`): the real worker pool — two RQ
   worker processes and the recovery sweep (`worker.pool.WorkerPool`),
-  stopped after the test. The workers' log is test-output/worker.log.
+  stopped after the test; its matchmaker is off (`ladder_matches=0`), so
+  the bots a test registers play only what it schedules. The workers' log is test-output/worker.log.
 
 Emptying the database would also drop the server key kept in Redis, which
 the workers read to derive the same bot secrets as the API; `reset_db` puts
@@ -187,5 +188,5 @@ def worker_pool(api, redis_url):
 
     OUTPUT.mkdir(exist_ok=True)
     with WorkerPool(redis_url, n=2, sweep_every_s=0.5, log_path=str(OUTPUT / "worker.log"),
-                    grace_s=5.0) as pool:
+                    grace_s=5.0, ladder_matches=0) as pool:  # no matchmaker: tests/worker/test_ladder.py's
         yield pool

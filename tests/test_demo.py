@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def start_demo(*args: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # a fresh machine: no Redis configured
+    # a fresh machine: no Redis configured, the ladder at its default
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_LADDER_MATCHES")}
     env.update(COLUMNS="160", CARDARENA_HOME=str(ROOT / "test-output" / "demo-home"))
     return subprocess.Popen([sys.executable, "-m", "cardarena.cli", "demo", "--port", "0", *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -55,6 +56,8 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
     for kind in ("python", "webhook", "polling"):  # every kind of bot took part
         assert f" {kind} " in out
     assert "the ladders" in out and "stopped: no process left behind." in out
+    played = re.search(r"the ladder played on its own beside the tournaments: (\d+) ladder matches", out)
+    assert played, out  # the demo's bots are on the ladder, and the matchmaker pairs them meanwhile
     assert "http://" not in out.split("the ladders")[1]  # no URL to browse once nothing answers it
     assert "demo-workers.log" in out and "demo-server.log" in out  # where its logs are
     time.sleep(0.5)

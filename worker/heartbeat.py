@@ -10,9 +10,11 @@ active (not retired) webhook bots among them that nothing was learnt of for
 `EVERY_S` — at most `BATCH` a cycle, `core.liveness.PINGERS` at once, each
 bounded by `core.liveness.PING_S`: a cycle's cost is bounded whatever the bots do.
 
-Which bots: every active webhook bot (docs/api.md §6 "Liveness" asks for
-those on the ladder or entered in something unfinished; until a bot may
-leave the ladder, every active bot is on it). A ping is claimed in the
+Which bots (docs/api.md §6 "Liveness"): active webhook bots on the ladder
+(`ladder` not false: the matchmaker pairs only online bots, so an idle
+bot on the ladder must be seen to be up), and those off it entered in
+something unfinished (`entered`: a match or tournament of theirs not over).
+A bot off the ladder and entered in nothing is left alone. A ping is claimed in the
 store (`Store.claim_ping`), so several dispatchers on one Redis ping each bot
 once. It runs as a thread of the dispatcher's calls part (worker/dispatch.py).
 """
@@ -24,6 +26,7 @@ import os
 import threading
 
 from core import liveness
+from core.store.bots import on_ladder
 
 log = logging.getLogger("cardarena.heartbeat")
 
@@ -35,6 +38,21 @@ TICK_S = 2.0
 SCAN = 512
 #: the most pings of one cycle
 BATCH = 64
+OVER = ("finished", "aborted")
+
+
+#: a bot's latest matches and tournaments looked at by `entered`
+ENTERED_LATEST = 5
+
+
+def entered(store, bot_id: str) -> bool:
+    """Whether the bot is in something unfinished: one of its latest matches, or tournaments,
+    is not over (a comparison plays through matches, so it shows among them)."""
+    mids, _ = store.bot_match_page(bot_id, ENTERED_LATEST)
+    if any(m is not None and m["status"] not in OVER for m in store.get_matches(mids, ("status",))):
+        return True
+    tids, _ = store.newest("tournaments", ENTERED_LATEST, bot=bot_id)
+    return any(t is not None and t["status"] not in OVER for t in store.get_tournaments(tids))
 
 
 class Heartbeat:
@@ -62,6 +80,8 @@ class Heartbeat:
             looked += 1
             bot = records.get(bot_id)
             if bot is None or bot.get("kind") != "webhook" or bot.get("retired"):
+                continue
+            if not on_ladder(bot) and not entered(self.store, bot_id):
                 continue
             if self.store.claim_ping(bot_id, int(self.every_s * 1000)):
                 out.append(bot)

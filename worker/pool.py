@@ -4,9 +4,10 @@ Like `rq worker-pool`, it starts N worker processes on the cardarena queue
 (or `--queue`, `CARDARENA_QUEUE`) and starts a new one when one dies. Beside
 them it runs the dispatcher (worker/dispatch.py: the deadlines' clock and
 the webhook calls, a process each, so no worker waits on a remote bot),
-restarted likewise, and the recovery sweep (worker/recovery.py) that re-enqueues what
-a dead worker dropped: run one pool per machine, any number of machines on
-the same `REDIS_URL`.
+restarted likewise, the recovery sweep (worker/recovery.py) that re-enqueues what
+a dead worker dropped, and the matchmaker (worker/matchmaker.py) that keeps the
+ladder playing: run one pool per machine, any number of machines on the same
+`REDIS_URL`.
 
 Stopping (Ctrl-C, SIGTERM, `WorkerPool.stop`): each worker is asked to stop
 after its current job; after `grace_s` seconds the jobs still running are
@@ -60,8 +61,9 @@ class WorkerPool:
 
     def __init__(self, redis_url: str, n: int = 2, sweep_every_s: float = 2.0,
                  log_path: str | None = None, grace_s: float = 10.0, env: dict | None = None,
-                 fork: bool = False, queue: str | None = None) -> None:
+                 fork: bool = False, queue: str | None = None, ladder_matches: int | None = None) -> None:
         from core.store.jobs import queue_name
+        from worker.matchmaker import ladder_matches as ladder_setting
 
         if n < 1:
             raise ValueError("a pool needs at least one worker")
@@ -70,6 +72,8 @@ class WorkerPool:
         self.log_path, self.grace_s = log_path, grace_s
         self.env = dict(env or {})  # extra environment for the worker processes
         self.fork = fork  # a work horse per job (see worker/process.py)
+        # ladder matches in play per game (CARDARENA_LADDER_MATCHES unless given; 0: no matchmaker)
+        self.ladder_matches = ladder_setting(ladder_matches)
         self.procs: list[subprocess.Popen | None] = [None] * n
         self.dispatchers: list[subprocess.Popen | None] = [None, None]  # its clock, its callers
         self.restarts = 0
@@ -86,7 +90,10 @@ class WorkerPool:
             self._spawn(i)
         for part in range(len(self.dispatchers)):
             self._spawn_dispatcher(part)
-        for target, name in ((self._supervise, "pool-supervisor"), (self._sweep, "pool-sweep")):
+        loops = [(self._supervise, "pool-supervisor"), (self._sweep, "pool-sweep")]
+        if self.ladder_matches:
+            loops.append((self._matchmake, "pool-matchmaker"))
+        for target, name in loops:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -144,6 +151,20 @@ class WorkerPool:
         client = redis.Redis.from_url(self.redis_url)
         try:
             sweep_forever(Store(client, secret_key(client), queue=self.queue), self.sweep_every_s, self._stop)
+        finally:
+            client.close()
+
+    def _matchmake(self) -> None:
+        import redis
+
+        from core.store import Store, secret_key
+        from worker.matchmaker import Matchmaker
+
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            matchmaker = Matchmaker(Store(client, secret_key(client), queue=self.queue), self.ladder_matches)
+            matchmaker.stopping = self._stop  # it stops with the pool
+            matchmaker._run()
         finally:
             client.close()
 

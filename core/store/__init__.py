@@ -8,6 +8,7 @@ One module per concept, each naming its own Redis keys: `accounts`, `bots`, `ver
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
 `people` (page sign-in sessions, accounts' person seats),
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
+`ladder` (the matchmaker's pairings),
 `jobs` (the queue and leases), `slots` (no bot in more matches
 at once than it allows), `lists` (finding matches and
 tournaments by game and bot), `events` (wake-ups of the event streams). `Store` only puts them
@@ -26,6 +27,7 @@ from core.store.comparisons import Comparisons
 from core.store.debug import Debug
 from core.store.decisions import Decisions
 from core.store.jobs import Jobs, queue_name
+from core.store.ladder import Ladder
 from core.store.lists import Lists
 from core.store.matches import Matches
 from core.store.people import People
@@ -52,8 +54,8 @@ def secret_key(redis_client) -> bytes:
     return key.encode() if isinstance(key, str) else key
 
 
-class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Jobs, Lists, Slots,
-            Quotas, Debug, People):
+class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Ladder, Jobs,
+            Lists, Slots, Quotas, Debug, People):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

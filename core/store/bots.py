@@ -6,12 +6,14 @@ Keys:
                       last_seen?, last_failed? (epoch ms), last_failure? (what failed, in
                       the platform's words): its liveness, core/liveness.py;
                       last_pinged? (epoch ms: the heartbeat's claim, worker/heartbeat.py);
-                      forfeit_streak? (rated matches forfeited in a row: PROBATION pauses);
+                      forfeit_streak? (ladder matches forfeited in a row: PROBATION pauses);
                       max_concurrent? (its matches at once: core/store/slots.py);
                       version?, version_created? (its latest version: core/store/versions.py);
                       accepts? ("everyone" | "owner": who may enter it in a match; absent
                       is "everyone"); person? (true: an account's person seat, a polling
                       bot the web page answers: core/store/people.py)
+                      ladder? (false: off its game's ladder, the matchmaker
+                      pairs it with nobody; absent is true)
     bot:{id}:faults   list of `{kind: count}` of its last FAULT_MATCHES matches, newest first
     bots              sorted set of every bot id, scored by registration order
     bots:game:{game}  the same, for one game
@@ -96,11 +98,13 @@ def names_key(game: str) -> str:
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
     "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
-    "max_concurrent", "version", "version_created", "accepts", "person",
+    "max_concurrent", "version", "version_created", "accepts", "ladder", "person",
 )
 #: who may enter a bot in a challenge, tournament or comparison: any account, or its own only
 ACCEPTS = ("everyone", "owner")
-#: rated matches forfeited in a row that pause a bot from rated play until its owner resumes it
+#: ladder matches forfeited in a row that pause a bot from the ladder (and rated tournaments) until
+#: its owner resumes it: forfeits elsewhere never count (docs/api.md §6), or anyone could pause a
+#: bot by entering it where it cannot play
 PROBATION = 5
 #: the matches `faults_by_kind` counts over
 FAULT_MATCHES = 100
@@ -111,20 +115,26 @@ def is_paused(bot: dict) -> bool:
     return int(bot.get("forfeit_streak") or 0) >= PROBATION
 
 
+def on_ladder(bot: dict) -> bool:
+    """Whether the bot is on its game's ladder (`ladder`; a bot registered before the flag is)."""
+    return bot.get("ladder") is not False
+
+
 def accepts_of(bot: dict) -> str:
     """Who may enter the bot (`ACCEPTS`); a bot registered before consent existed accepts everyone."""
     return bot.get("accepts") or "everyone"
 
 
-def count_result(pipe, record: dict, rated: bool) -> None:
+def count_result(pipe, record: dict, ladder: bool) -> None:
     """Queue on `pipe` what one finished match (a seat's `record`: bot, won, faults,
-    forfeit?, faults_by_kind?) adds to its bot's record (called by the match's conclusion)."""
+    forfeit?, faults_by_kind?) adds to its bot's record (called by the match's conclusion);
+    only a `ladder` match moves its forfeit streak (`PROBATION`)."""
     # the hash holds JSON, and a JSON integer is what HINCRBY reads and writes
     key = f"bot:{record['bot']}"
     pipe.hincrby(key, "matches", 1)
     pipe.hincrby(key, "wins", 1 if record["won"] else 0)
     pipe.hincrby(key, "faults", int(record["faults"]))
-    if rated:
+    if ladder:
         if record.get("forfeit"):
             pipe.hincrby(key, "forfeit_streak", 1)
         else:
@@ -142,7 +152,7 @@ class Bots:
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
                    url: str | None = None, entrypoint: str | None = None,
                    max_concurrent: int = DEFAULT_MAX_CONCURRENT, accepts: str = "everyone",
-                   person: bool = False) -> tuple[dict, str]:
+                   ladder: bool = True, person: bool = False) -> tuple[dict, str]:
         """Register a bot; returns its public record and its secret (shown once).
 
         `NameTaken` if an active bot of `game` has the same name: the name is
@@ -154,6 +164,7 @@ class Bots:
             "id": bot_id, "name": name, "game": game, "kind": kind, "owner": owner_id,
             "created": now_iso(), "retired": False, "matches": 0, "wins": 0, "faults": 0,
             "nonce": secrets.token_hex(16), "max_concurrent": int(max_concurrent), "accepts": accepts,
+            "ladder": bool(ladder),
         }
         if person:
             bot["person"] = True
@@ -308,8 +319,9 @@ class Bots:
         return dict(sorted(out.items()))
 
     def update_bot(self, bot_id: str, **fields) -> None:
-        """Change a bot's `max_concurrent`, `url` or `accepts` (validated by the caller)."""
-        allowed = {k: v for k, v in fields.items() if k in ("max_concurrent", "url", "accepts") and v is not None}
+        """Change a bot's `max_concurrent`, `url`, `accepts` or `ladder` (validated by the caller)."""
+        allowed = {k: v for k, v in fields.items()
+                   if k in ("max_concurrent", "url", "accepts", "ladder") and v is not None}
         if allowed:
             self.r.hset(f"bot:{bot_id}", mapping=dump_fields(allowed))
 

@@ -5,8 +5,10 @@ Keys:
                       core/store/versions.py), seed, options, status,
                       move_timeout_ms, max_faults, time_bank_ms (null: from before
                       the time bank), seat_clocks? (seats on a clock of their own: a
-                      person's, sdk/clock.py `seat_clocks`), tournament, rated, owner, twins?, comparison? and deal?,
-                      result, created, started, finished, reason
+                      person's, sdk/clock.py `seat_clocks`), tournament, rated, owner, twins?,
+                      comparison? and deal?, kind? ("ladder" for the matchmaker's) and pairing?
+                      (its ladder pairing: core/store/ladder.py), result, created, started,
+                      finished, reason
     match:{id}:log    list of JSON entries {"turn", "seat", "action"[, "fault"]}
                       (each append and each change of status is announced on the
                       match's events channel: core/store/events.py)
@@ -56,7 +58,8 @@ from sdk.standings import once_per_bot
 OVER = ("finished", "aborted")
 
 #: what Redis keeps of an archived match (`archive_match`): what lists, the ladder and the sweep read
-KEPT = ("id", "game", "status", "seats", "versions", "tournament", "comparison", "rated", "created", "finished")
+KEPT = ("id", "game", "status", "seats", "versions", "tournament", "comparison", "rated", "kind", "created",
+        "finished")
 #: the part of an archived match's result Redis keeps (field `brief`): what the lists show
 BRIEF = ("scores", "ranks", "forfeits")
 #: the fields of the record Redis keeps of an archived match besides `KEPT`
@@ -130,7 +133,8 @@ class Matches:
                      owner: str | None = None, match_id: str | None = None,
                      twins: list[str] | None = None, comparison: tuple[str, int] | None = None,
                      versions: list[int | None] | None = None,
-                     seat_clocks: list[dict | None] | None = None) -> dict:
+                     seat_clocks: list[dict | None] | None = None, kind: str | None = None,
+                     pairing: str | None = None, pipe=None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
 
         `owner` is the account that asked for it: its queued matches count
@@ -140,7 +144,9 @@ class Matches:
         playing order (worker/schedules.py `twin_groups`). `comparison` is (comparison id,
         deal number) for a match of a comparison (core/store/comparisons.py). `versions`
         pins each seat's bot version (None, or a None in it: the bot's latest now).
-        `seat_clocks` gives seats a clock of their own (sdk/clock.py `seat_clocks`).
+        `seat_clocks` gives seats a clock of their own (sdk/clock.py `seat_clocks`). `kind`
+        "ladder" and `pairing` mark a match of the ladder (core/store/ladder.py). With `pipe`
+        the match is written on that transaction (the caller executes it), not on its own.
         """
         match_id = match_id or new_id("m")
         versions = list(versions or [None] * len(seats))
@@ -161,8 +167,14 @@ class Matches:
             match["twins"] = list(twins)
         if comparison:
             match["comparison"], match["deal"] = comparison
+        if kind:
+            match["kind"] = kind
+        if pairing:
+            match["pairing"] = pairing
         seq = self.r.incr("matches:seq")
-        pipe = self.r.pipeline()
+        own = pipe is None
+        if own:
+            pipe = self.r.pipeline()
         pipe.hset(f"match:{match_id}", mapping=dump_fields(match))
         pipe.zadd("matches", {match_id: seq})
         pipe.zadd(game_matches_key(game), {match_id: seq})
@@ -170,7 +182,8 @@ class Matches:
             pipe.zadd(bot_matches_key(bot_id), {match_id: seq})
         if owner:
             pipe.sadd(queued_key(owner), match_id)
-        pipe.execute()
+        if own:
+            pipe.execute()
         return match
 
     def bot_match_page(self, bot_id: str, limit: int, before: int | None = None) -> tuple[list[str], int | None]:
@@ -483,11 +496,11 @@ class Matches:
             while True:
                 try:
                     pipe.watch(key)
-                    raw = pipe.hmget(key, "status", "owner", "rated", "game", "tournament", "twins")
+                    raw = pipe.hmget(key, "status", "owner", "rated", "game", "tournament", "twins", "kind")
                     if raw[0] is None or json.loads(raw[0]) in OVER:
                         pipe.unwatch()
                         return False
-                    owner, rated, game, tournament, twins = (json.loads(v) if v else None for v in raw[1:])
+                    owner, rated, game, tournament, twins, kind = (json.loads(v) if v else None for v in raw[1:])
                     finished = status == "finished"
                     counted = [(match_id, list(records) if finished else [])]
                     others = [t for t in twins or () if t != match_id]
@@ -510,7 +523,7 @@ class Matches:
                         pipe.srem(queued_key(owner), match_id)
                     for mid, seat_records in counted:
                         for record in once_per_bot(seat_records):  # a bot's versions: one match
-                            count_result(pipe, record, bool(rated))
+                            count_result(pipe, record, kind == "ladder")  # pauses: ladder forfeits only
                         if seat_records and rated:  # records come only with a finished match
                             queue_for_rating(pipe, game, mid)
                     if tournament:  # the deal's rotations in the order they were played

@@ -28,6 +28,8 @@ from core.store.keys import now_iso, text
 #: openskill's defaults: a new bot's rating before its first rated match
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
+#: a rating whose σ is above this is `provisional` (docs/api.md §6): half a new bot's σ
+PROVISIONAL_SIGMA = DEFAULT_SIGMA * 0.5
 
 
 #: KEYS: queue, rating hash, ladder, then each rated entrant's history list;
@@ -66,6 +68,11 @@ def queue_for_rating(pipe, game: str, match_id: str) -> None:
     pipe.rpush(rating_queue_key(game), match_id)
 
 
+def is_provisional(sigma: float) -> bool:
+    """Whether a rating is still provisional: its σ above `PROVISIONAL_SIGMA`."""
+    return sigma > PROVISIONAL_SIGMA
+
+
 def ordinal(mu: float, sigma: float) -> float:
     return mu - 3.0 * sigma
 
@@ -78,6 +85,7 @@ class Ratings:
     r: object
     script: object
     bot_records: object
+    ladder_match_counts: object
 
     def bot_rating(self, game: str, key: str) -> dict:
         """An entrant's rating {mu, sigma, ordinal} (a bot id: its version 1), the default
@@ -102,9 +110,22 @@ class Ratings:
     def rating_history(self, bot_id: str) -> list[dict]:
         return [json.loads(p) for p in self.r.lrange(f"bot:{bot_id}:ratings", 0, -1)]
 
+    def rating_histories(self, entrants: list[tuple[str, int]], last: int) -> list[list[dict]]:
+        """For each (bot, version): that version's points among the bot's latest `last` x 4
+        (one round trip: the leaderboard's history lines)."""
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id, _ in entrants:
+            pipe.lrange(f"bot:{bot_id}:ratings", -4 * last, -1)
+        out = []
+        for (_, version), raw in zip(entrants, pipe.execute() if entrants else [], strict=True):
+            points = [json.loads(p) for p in raw]
+            out.append([p for p in points if p.get("version", 1) == version][-last:])
+        return out
+
     def rankings(self, game: str) -> list[dict]:
-        """The ladder: the latest version of each rated bot that is not retired, best ordinal
-        first (a version not yet rated is not on it).
+        """The ladder: the latest version of each rated bot that is not retired and is on the
+        ladder (`ladder` not false), best ordinal first (a version not yet rated is not on it),
+        with its `ladder_matches` and whether it is `provisional` (core/ratings.py).
 
         Ties (same ordinal) share a rank and the next rank is skipped.
         """
@@ -119,7 +140,8 @@ class Ratings:
             bot_id, version = entrant_version(key)
             bot = bots.get(bot_id) or {}
             name, matches, wins, faults = (bot.get(k) for k in ("name", "matches", "wins", "faults"))
-            if name is None or bot.get("retired") or rating is None or version != int(bot.get("version") or 1):
+            if (name is None or bot.get("retired") or bot.get("ladder") is False or rating is None
+                    or version != int(bot.get("version") or 1)):
                 continue
             stored = json.loads(rating)
             rating = rating_dict(stored["mu"], stored["sigma"])
@@ -128,7 +150,11 @@ class Ratings:
             else:
                 rank = len(out) + 1
             out.append({"rank": rank, "bot": bot_id, "version": version, "name": name, "rating": rating,
-                        "matches": matches or 0, "wins": wins or 0, "faults": faults or 0})
+                        "matches": matches or 0, "wins": wins or 0, "faults": faults or 0,
+                        "provisional": is_provisional(rating["sigma"]), "entrant": key})
+        played = self.ladder_match_counts(game, [row.pop("entrant") for row in out])
+        for row in out:
+            row["ladder_matches"] = played[entrant(row["bot"], row["version"])]
         return out
 
     def rating_events(self, game: str, limit: int = 100) -> list[str]:

@@ -122,6 +122,26 @@ class Slots:
                 woken += [m for m in self.waiting_for([bot_id]) if m not in woken]
         return woken
 
+    def slot_use(self, bot_ids: list[str]) -> dict[str, tuple[int, bool]]:
+        """For each bot: how many of its slots are held by a live match (one with a lease or a
+        waiting record, as `take_slots` counts them), and whether a match waits for one. Two
+        round trips (the matchmaker asks before taking a bot's slot: worker/matchmaker.py)."""
+        if not bot_ids:
+            return {}
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.smembers(playing_key(bot_id))
+            pipe.exists(waiting_key(bot_id))
+        replies = pipe.execute()
+        playing = {b: [text(m) for m in ms] for b, ms in zip(bot_ids, replies[::2], strict=True)}
+        pipe = self.r.pipeline(transaction=False)
+        for ms in playing.values():
+            for m in ms:
+                pipe.exists(lease_key("match", m), f"match:{m}:waiting")
+        live = iter(pipe.execute())
+        return {b: (sum(1 for _ in ms if next(live)), bool(w))
+                for (b, ms), w in zip(playing.items(), replies[1::2], strict=True)}
+
     def playing(self, bot_id: str) -> list[str]:
         """The matches holding one of the bot's slots (a dead worker's may linger until taken again)."""
         return sorted(text(m) for m in self.r.smembers(playing_key(bot_id)))

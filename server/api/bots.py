@@ -4,7 +4,8 @@ A bot's record shows whether it is alive (`status`, `status_reason`,
 `last_seen`: core/liveness.py; a webhook bot is pinged at registration,
 `reachable` and `warnings`, and by its owner at will, `POST /bots/{id}/ping`)
 and whether it is `paused` from rated play (core/store/bots.py PROBATION:
-forfeiting 5 rated matches in a row) until its owner resumes it.
+forfeiting 5 ladder matches in a row) until its owner resumes it, and whether it
+is on its game's `ladder` (the matchmaker pairs it: worker/matchmaker.py).
 
 Three kinds: `webhook` (the worker POSTs each decision to `url`), `polling`
 (the bot long-polls `GET /bots/me/turns`) and `python` (in-process code the
@@ -34,7 +35,8 @@ from marshmallow import validate
 from redis.exceptions import LockError
 
 from core import liveness
-from core.store.bots import ACCEPTS, PROBATION, NameTaken, accepts_of, is_paused
+from core.ratings import kind_of
+from core.store.bots import ACCEPTS, PROBATION, NameTaken, accepts_of, is_paused, on_ladder
 from core.store.keys import now_ms
 from core.store.slots import DEFAULT_MAX_CONCURRENT
 from core.store.versions import match_versions, version_of
@@ -49,7 +51,7 @@ from server.api.common import (
     game_or_422,
     next_cursor_field,
 )
-from server.api.matches import are_public
+from server.api.matches import KIND_DESCRIPTION, are_public
 from server.auth import is_admin, require_account_or_admin, store
 from server.errors import fail
 
@@ -64,6 +66,9 @@ MAX_VERSIONS = 1000
 MAX_BOTS_PER_ACCOUNT = 100
 
 KINDS = ("webhook", "polling", "python")
+LADDER_DESCRIPTION = ("on its game's ladder: the platform's matchmaker pairs it (while it is online, not "
+                      "paused, with a free slot) in rated matches against bots of similar strength; false "
+                      "takes it off the ladder and its rankings (default true)")
 ACCEPTS_DESCRIPTION = ('who may enter it in a challenge, tournament or comparison: "everyone", or "owner" '
                        "(its account and the admin only; others get 403 not_accepting)")
 
@@ -80,6 +85,8 @@ class BotRequestSchema(ma.Schema):
                                        metadata={"description": "the most matches it plays at once"})
     accepts = ma.fields.String(load_default="everyone", validate=validate.OneOf(ACCEPTS),
                                metadata={"description": ACCEPTS_DESCRIPTION})
+    ladder = ma.fields.Boolean(load_default=True, truthy={True}, falsy={False},
+                               metadata={"description": LADDER_DESCRIPTION})
 
 
 class BotPatchSchema(ma.Schema):
@@ -88,11 +95,12 @@ class BotPatchSchema(ma.Schema):
     url = ma.fields.String(validate=validate.Length(min=1, max=2000),
                            metadata={"description": "webhook bots: where decisions are POSTed (pinged now)"})
     accepts = ma.fields.String(validate=validate.OneOf(ACCEPTS), metadata={"description": ACCEPTS_DESCRIPTION})
+    ladder = ma.fields.Boolean(truthy={True}, falsy={False}, metadata={"description": LADDER_DESCRIPTION})
 
     @ma.validates_schema
     def not_empty(self, data: dict, **kwargs) -> None:
         if not data:
-            raise ma.ValidationError("give max_concurrent, url, accepts or several")
+            raise ma.ValidationError("give max_concurrent, url, accepts, ladder or several")
 
 
 class NewVersionSchema(ma.Schema):
@@ -141,10 +149,11 @@ class BotSchema(ma.Schema):
     last_seen = ma.fields.String(allow_none=True, required=True,
                                  metadata={"description": "when it last answered anything (ISO 8601 UTC)"})
     paused = ma.fields.Boolean(required=True, metadata={
-        "description": f"{PROBATION} rated matches forfeited in a row: entered in no rated match until "
-                       "its owner calls POST /bots/{id}/resume"})
+        "description": f"{PROBATION} ladder matches forfeited in a row: paired by nobody and entered in no "
+                       "rated match until its owner calls POST /bots/{id}/resume"})
     accepts = ma.fields.String(required=True, validate=validate.OneOf(ACCEPTS),
                                metadata={"description": ACCEPTS_DESCRIPTION})
+    ladder = ma.fields.Boolean(required=True, metadata={"description": LADDER_DESCRIPTION})
 
 
 class BotDetailSchema(BotSchema):
@@ -212,7 +221,7 @@ def create_bot(body):
         try:
             bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
                                        max_concurrent=body["max_concurrent"],
-                                       accepts=body["accepts"])
+                                       accepts=body["accepts"], ladder=body["ladder"])
         except NameTaken as exc:
             fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
                  f"(bot {exc.holder}); names are unique per game, case-insensitive")
@@ -290,7 +299,8 @@ def shown(bot: dict) -> dict:
     state, reason = liveness.judge(bot, now_ms())
     return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT),
             "status": state, "status_reason": reason, "last_seen": liveness.iso(bot.get("last_seen")),
-            "paused": is_paused(bot), "version": version_of(bot), "accepts": accepts_of(bot)}
+            "paused": is_paused(bot), "version": version_of(bot), "accepts": accepts_of(bot),
+            "ladder": on_ladder(bot)}
 
 
 def _check_url(url: str | None) -> None:
@@ -341,15 +351,16 @@ def get_bot(bot_id: str):
 @blp.response(200, BotSchema)
 @errors(blp, 401, 403, 404, 422, 429)
 def update_bot(body, bot_id: str):
-    """Change its `max_concurrent` (from its next match), a webhook bot's `url` (pinged now) or
-    who it `accepts` matches from (its owner or the admin)."""
+    """Change its `max_concurrent` (from its next match), a webhook bot's `url` (pinged now),
+    who it `accepts` matches from, or whether it is on the `ladder` (its owner or the admin)."""
     bot = _owned_or_403(bot_id, "change")
     url = body.get("url")
     if url is not None:
         if bot["kind"] != "webhook":
             fail(422, "invalid", f"url is only for webhook bots, not {bot['kind']}")
         _check_url(url)
-    store().update_bot(bot_id, max_concurrent=body.get("max_concurrent"), url=url, accepts=body.get("accepts"))
+    store().update_bot(bot_id, max_concurrent=body.get("max_concurrent"), url=url, accepts=body.get("accepts"),
+                       ladder=body.get("ladder"))
     if url is not None:
         ping_bots([store().get_bot(bot_id)])
     return shown(store().get_bot(bot_id))
@@ -389,7 +400,8 @@ def new_version(body, bot_id: str):
 @blp.response(200, BotSchema)
 @errors(blp, 401, 403, 404)
 def resume_bot(bot_id: str):
-    """Lift a pause (its owner or the admin): the bot may be entered in rated matches again."""
+    """Lift a pause (its owner or the admin): the matchmaker pairs it again, and it may be entered
+    in rated matches again."""
     bot = _owned_or_403(bot_id, "resume")
     store().resume_bot(bot["id"])
     return shown(store().get_bot(bot_id))
@@ -425,6 +437,7 @@ class BotMatchSchema(ma.Schema):
     seats = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "bot ids in seat order"})
     tournament = ma.fields.String(allow_none=True)
     rated = ma.fields.Boolean()
+    kind = ma.fields.String(required=True, metadata={"description": KIND_DESCRIPTION})
     created = ma.fields.String(allow_none=True)
     finished = ma.fields.String(allow_none=True)
     public = ma.fields.Boolean(required=True)
@@ -477,7 +490,7 @@ def recent_matches(bot_id: str, limit: int, before: int | None = None) -> tuple[
         out.append({"id": match["id"], "game": match["game"], "status": match["status"], "seat": seat,
                     "version": match_versions(match)[seat],
                     "seats": list(match["seats"]), "tournament": match.get("tournament"),
-                    "rated": match.get("rated", False), "created": match.get("created"),
+                    "rated": match.get("rated", False), "kind": kind_of(match), "created": match.get("created"),
                     "finished": match.get("finished"), "public": public,
                     "rank": ranks[seat] if isinstance(ranks, list) and seat < len(ranks) else None,
                     "result": {k: result[k] for k in ("scores", "ranks", "forfeits") if k in result}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import marshmallow as ma
 from flask_smorest import Blueprint
 
+from core.ratings import kind_of
 from core.store.lists import MATCHES, TOURNAMENTS
 from server.api.common import (
     ID,
@@ -23,7 +24,7 @@ from server.api.common import (
     next_cursor_field,
     seats_of,
 )
-from server.api.matches import are_public
+from server.api.matches import KIND_DESCRIPTION, are_public
 from server.api.tournaments import TournamentSchema
 from server.auth import is_admin, store
 
@@ -43,6 +44,7 @@ class MatchItemSchema(ma.Schema):
     seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
     tournament = ma.fields.String(allow_none=True)
     rated = ma.fields.Boolean()
+    kind = ma.fields.String(required=True, metadata={"description": KIND_DESCRIPTION})
     created = ma.fields.String(allow_none=True)
     finished = ma.fields.String(allow_none=True)
     public = ma.fields.Boolean(required=True)
@@ -89,7 +91,7 @@ def list_page_of_matches(query: dict) -> dict:
     for m, public in zip(matches, [True] * len(matches) if is_admin() else are_public(matches), strict=True):
         result = m.get("result") if public and isinstance(m.get("result"), dict) else None
         out.append({"id": m["id"], "game": m["game"], "status": m["status"], "seats": seats_of(m),
-                    "tournament": m.get("tournament"), "rated": bool(m.get("rated")),
+                    "tournament": m.get("tournament"), "rated": bool(m.get("rated")), "kind": kind_of(m),
                     "created": m.get("created"), "finished": m.get("finished"), "public": public,
                     "result": {k: result[k] for k in ("scores", "ranks", "forfeits") if k in result}
                     if result else None})

@@ -17,7 +17,7 @@ from marshmallow import validate
 
 import games
 from core.conclusion import end_match
-from core.ratings import is_rated
+from core.ratings import KINDS, is_rated, kind_of
 from core.store.comparisons import OVER as DECIDED
 from core.store.matches import OVER
 from core.store.versions import match_versions
@@ -47,6 +47,8 @@ from server.match_table import table_of
 
 blp = Blueprint("matches", __name__, description="Single matches (challenges) and every match's record")
 
+KIND_DESCRIPTION = ("ladder (the matchmaker's: rated), tournament, comparison or challenge (POST /matches); "
+                    "only ladder matches and the admin's tournaments on the standard clock are rated")
 #: queued matches one account may have at a time (docs/api.md Limits)
 MAX_QUEUED = 50
 MAX_SEATS = 10
@@ -58,7 +60,8 @@ class ChallengeSchema(ma.Schema):
                           validate=validate.Length(min=1, max=MAX_SEATS),
                           metadata={"description": "bot ids in seat order"})
     seed = ma.fields.Integer(strict=True, validate=SEED,
-                             metadata={"description": "omit it for a rated match: the server draws one"})
+                             metadata={"description": "omit it and the server draws one (a challenge is never "
+                                                      "rated: only the ladder's matches are)"})
     options = ma.fields.Dict(keys=ma.fields.String(validate=NAME), load_default=dict)
     move_timeout_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.move_timeout_ms, validate=MOVE_TIMEOUT)
     time_bank_ms = ma.fields.Integer(strict=True, load_default=DEFAULT_TIME.time_bank_ms, validate=TIME_BANK, metadata={
@@ -99,6 +102,7 @@ class MatchSchema(ma.Schema):
     status = ma.fields.String(required=True, metadata={"description": "queued, running, finished or aborted"})
     seats = ma.fields.List(ma.fields.Nested(MatchSeatSchema), required=True)
     rated = ma.fields.Boolean(required=True)
+    kind = ma.fields.String(required=True, validate=validate.OneOf(KINDS), metadata={"description": KIND_DESCRIPTION})
     tournament = ma.fields.String(allow_none=True)
     public = ma.fields.Boolean(required=True, metadata={"description": "whether log, seed and decks are shown"})
     move_timeout_ms = ma.fields.Integer()
@@ -138,7 +142,7 @@ def create_match(body):
         fail(429, "too_many_matches", f"at most {MAX_QUEUED} queued matches per account",
              {"Retry-After": "10"})
     seed = body.get("seed")
-    rated = is_rated(seed, body["options"])
+    rated = is_rated("challenge", seed, body["options"])  # never: docs/api.md §6
     check_entrants(s, game.name, body["bots"], rated)
     check_consent(s, account, body["bots"], body)
     if seed is None:
@@ -158,19 +162,26 @@ def is_public(match: dict) -> bool:
     """May everyone see this match's actions, seed and deals now?
 
     Once it is over — and, for a tournament's match, its tournament is over; for a
-    comparison's, the comparison is decided: until then a rotation still to play
+    comparison's, the comparison is decided; for another duplicate deal's (a ladder
+    pairing's), every rotation of the deal is over: until then a rotation still to play
     deals the same cards, and a bot told them could play it knowing every hand."""
     return are_public([match])[0]
 
 
 def are_public(matches: list[dict]) -> list[bool]:
-    """`is_public` of many matches, their tournaments and comparisons read in one round trip each."""
+    """`is_public` of many matches, their tournaments, comparisons and twins read in one round
+    trip each."""
     over = [m for m in matches if m["status"] in OVER]
     tournaments = store().tournament_statuses(sorted({m["tournament"] for m in over if m.get("tournament")}))
     comparisons = store().comparison_statuses(sorted({m["comparison"] for m in over if m.get("comparison")}))
+    twins = sorted({t for m in over if not (m.get("tournament") or m.get("comparison"))
+                    for t in m.get("twins") or ()})
+    played = {t: (m or {}).get("status") for t, m in zip(twins, store().get_matches(twins, ("status",)), strict=True)}
     return [m["status"] in OVER
             and (not m.get("tournament") or tournaments.get(m["tournament"]) in (None, *OVER))
             and (not m.get("comparison") or comparisons.get(m["comparison"]) in (None, *DECIDED))
+            and (bool(m.get("tournament") or m.get("comparison"))
+                 or all(played.get(t) in (None, *OVER) for t in m.get("twins") or ()))
             for m in matches]
 
 
@@ -196,7 +207,7 @@ def match_record(match: dict, admin: bool = False) -> dict:
     out = {
         "id": match["id"], "game": match["game"], "status": match["status"],
         "seats": [{**seat, **time} for seat, time in zip(seats_of(match), times, strict=True)],
-        "rated": match["rated"],
+        "rated": match["rated"], "kind": kind_of(match),
         "tournament": match.get("tournament"), "public": public,
         "move_timeout_ms": match["move_timeout_ms"], "max_faults": match["max_faults"],
         "time_bank_ms": match.get("time_bank_ms"), "seat_clocks": match.get("seat_clocks"),

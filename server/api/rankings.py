@@ -1,4 +1,8 @@
-"""`GET /games/{game}/rankings`: the ladder of one game."""
+"""`GET /games/{game}/rankings`: the ladder of one game, and its matches in play.
+
+Rows are the bots on the ladder (`ladder` true, not retired) with a rating
+of their latest version; ratings move only by ladder matches and the admin's
+tournaments on the standard clock (core/ratings.py `is_rated`)."""
 
 from __future__ import annotations
 
@@ -8,11 +12,13 @@ import marshmallow as ma
 from flask_smorest import Blueprint
 
 import games
-from server.api.common import RatingSchema, errors
+from core.store.ratings import PROVISIONAL_SIGMA
+from server.api.common import RatingSchema, SeatSchema, errors, seats_of
 from server.auth import store
 from server.errors import fail
 
-blp = Blueprint("rankings", __name__, description="The ladder: ratings from rated matches")
+blp = Blueprint("rankings", __name__, description="The ladder: ratings from ladder matches (and the admin's "
+                                                  "tournaments on the standard clock)")
 
 
 class RankingSchema(ma.Schema):
@@ -27,21 +33,44 @@ class RankingSchema(ma.Schema):
     tied_from = ma.fields.Integer(allow_none=True, metadata={
         "description": "statistically tied: the best rank whose bot's interval μ ± 3σ overlaps this "
                        "bot's (every bot ranked between them overlaps it too); null when no bot above does"})
+    ladder_matches = ma.fields.Integer(required=True, metadata={
+        "description": "ladder matches this version finished (counted when the last rotation of each deal is over)"})
+    provisional = ma.fields.Boolean(required=True, metadata={
+        "description": f"its σ is above {PROVISIONAL_SIGMA:.4g} (25/3 × 0.5): too few matches to trust its place yet"})
+
+
+class InPlaySchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    status = ma.fields.String(required=True)
+    seats = ma.fields.List(ma.fields.Nested(SeatSchema), required=True)
+    pairing = ma.fields.String(required=True, metadata={"description": "its duplicate deal (a ladder pairing)"})
+    rotation = ma.fields.Integer(required=True, metadata={"description": "which rotation of the deal it is, from 1"})
+    rotations = ma.fields.Integer(required=True, metadata={"description": "the deal's rotations, played one after another"})
 
 
 class RankingsSchema(ma.Schema):
     game = ma.fields.String(required=True)
     rankings = ma.fields.List(ma.fields.Nested(RankingSchema), required=True)
+    in_play = ma.fields.List(ma.fields.Nested(InPlaySchema), required=True, metadata={
+        "description": "the ladder's matches being played (or due) now: one per duplicate deal in play"})
 
 
 @blp.get("/games/<string:game>/rankings")
 @blp.response(200, RankingsSchema)
 @errors(blp, 404)
 def rankings(game: str):
-    """Rank, bot, rating (mu, sigma, ordinal = mu - 3 sigma), matches, wins and faults."""
+    """Rank, bot, rating (mu, sigma, ordinal = mu - 3 sigma), matches, wins, faults, ladder matches,
+    provisional; and the ladder's matches in play."""
     if game not in games.names():
         fail(404, "not_found", f"unknown game {game!r}")
-    return {"game": game, "rankings": ladder(game)}
+    return {"game": game, "rankings": ladder(game), "in_play": in_play(game)}
+
+
+def in_play(game: str) -> list[dict]:
+    """The ladder's matches in play (one per pairing: the rotation being played or due)."""
+    return [{"id": m["id"], "status": m["status"], "seats": seats_of(m), "pairing": m["pairing"],
+             "rotation": m["rotation"], "rotations": m["rotations"]}
+            for m in store().ladder_matches_in_play(game)]
 
 
 def ladder(game: str) -> list[dict]:

@@ -192,7 +192,8 @@ def create_tournament(body):
     bots = body["bots"]
     if len(set(bots)) != len(bots):
         fail(422, "duplicate_bot", "a bot may enter a tournament once")
-    check_entrants(s, game.name, bots, rated=is_rated(body.get("seed"), body["options"]))
+    rated = is_rated("tournament", body.get("seed"), body["options"], by_admin=account is None, clock=body)
+    check_entrants(s, game.name, bots, rated=rated)
     check_consent(s, account, bots, body)
     seats = body.get("seats", game.min_seats)
     if len(bots) < seats:
@@ -214,7 +215,6 @@ def create_tournament(body):
         fail(422, "tournament_too_large", f"this tournament would have {size:,} matches; a tournament of an "
              f"account has at most {MAX_MATCHES:,} (fewer bots, deals or seat rotations)")
     seed = body.get("seed")
-    rated = is_rated(seed, body["options"])
     if seed is None:
         seed = draw_seed()
     try:

@@ -93,6 +93,25 @@ def llr_chart(history: list[list[float]], bounds: tuple[float, float]) -> dict:
 BAR_W, BAR_H = 200, 14
 
 
+#: a ladder row's history line: its size, and the rating points it shows (the latest)
+SPARK_W, SPARK_H, SPARK_POINTS = 90, 18, 40
+
+
+def sparkline(history: list[dict]) -> dict | None:
+    """A bot's ladder history as a small line: its ordinal μ − 3σ after each of its latest
+    `SPARK_POINTS` rated matches (None before two points)."""
+    values = [p["ordinal"] for p in history[-SPARK_POINTS:]]
+    if len(values) < 2:
+        return None
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    step = (SPARK_W - 4) / (len(values) - 1)
+    points = " ".join(f"{round(2 + i * step, 1)},{round(SPARK_H - 2 - (SPARK_H - 4) * (v - low) / span, 1)}"
+                      for i, v in enumerate(values))
+    return {"width": SPARK_W, "height": SPARK_H, "points": points, "first": values[0], "last": values[-1],
+            "count": len(values)}
+
+
 def interval_bars(rows: list[dict]) -> list[dict]:
     """For a ladder's rows (best first), each bot's μ ± 3σ as a bar on the board's common
     scale: where the band starts and ends, μ, and the ordinal μ − 3σ the ladder sorts by.

@@ -13,17 +13,18 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import games
+from core.store.ratings import entrant
 from sdk.clock import seat_times
 from server.api.bots import recent_matches, shown
 from server.api.comparisons import comparison_record
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
 from server.api.matches import is_public, match_step, public_entry
-from server.api.rankings import ladder
+from server.api.rankings import in_play, ladder
 from server.api.tournaments import crosstable_of, match_list_page
 from server.auth import store
 from server.match_table import table_of
 from server.web import bp
-from server.web.chart import interval_bars, llr_chart, rating_chart
+from server.web.chart import SPARK_POINTS, interval_bars, llr_chart, rating_chart, sparkline
 from server.web.owners import signed_in_seats
 from server.web.seating import regions, winners
 
@@ -87,12 +88,17 @@ def rules_page(game: str):
 
 @bp.get("/")
 def leaderboard():
-    """One ladder per game. JSON twin: GET /api/v1/games/{game}/rankings."""
+    """One ladder per game, each bot's ladder history as a line, and the ladder's matches in play
+    (followed by the page's script). JSON twin: GET /api/v1/games/{game}/rankings."""
     boards = []
     for game in games.names():
         rows = ladder(game)
+        playing = in_play(game)
+        names = names_of([s["bot"] for m in playing for s in m["seats"]])
+        histories = store().rating_histories([(r["bot"], r["version"]) for r in rows], SPARK_POINTS)
         boards.append({"game": game, "title": games.get(game).describe().get("title") or game, "rows": rows,
-                       "bars": interval_bars(rows)})
+                       "bars": interval_bars(rows), "lines": [sparkline(h) for h in histories],
+                       "in_play": playing, "names": names})
     return render("web/leaderboard.html", boards=boards)
 
 
@@ -149,7 +155,9 @@ def bot_page(bot_id: str):
     names = names_of([b for m in matches for b in m["seats"]])
     latest = shown(bot)["version"]
     chart = rating_chart([p for p in store().rating_history(bot_id) if p.get("version", 1) == latest])
-    bot = {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id), "versions": store().bot_versions(bot)}
+    ladder_key = entrant(bot_id, latest)
+    bot = {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id), "versions": store().bot_versions(bot),
+           "ladder_matches": store().ladder_match_counts(bot["game"], [ladder_key])[ladder_key]}
     return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
 
 

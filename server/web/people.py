@@ -83,10 +83,10 @@ def person_bot(account: dict, game: str) -> dict:
     name = person_name(account)
     try:
         created, _secret = s.create_bot(account["id"], name, game, "polling", max_concurrent=PERSON_MATCHES,
-                                        accepts="owner", person=True)
+                                        accepts="owner", person=True, ladder=False)
     except NameTaken:  # a bot took the name: the account id makes it the person's own
         created, _secret = s.create_bot(account["id"], f"{name[:40]} {account['id']}", game, "polling",
-                                        max_concurrent=PERSON_MATCHES, accepts="owner", person=True)
+                                        max_concurrent=PERSON_MATCHES, accepts="owner", person=True, ladder=False)
     held = s.claim_person_seat(account["id"], game, created["id"])
     if held != created["id"]:  # another request made one first: keep that one
         s.retire_bot(created["id"])

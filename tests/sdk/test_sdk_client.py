@@ -106,7 +106,8 @@ def test_challenge_queues_a_match_and_match_reads_it(client):
     assert match.seats == [a.id, b.id] and match.game == GAME
     assert match.result is None and not match.over
     assert match.raw["move_timeout_ms"] == 500 and match.raw["max_faults"] == 2
-    assert client.challenge(GAME, [a, b]).rated is True  # no seed: the server draws it
+    assert client.challenge(GAME, [a, b]).rated is False  # a challenge is never rated: the ladder's are
+    assert client.match(queued.id).kind == "challenge"
 
 
 def test_create_tournament_then_read_it_and_its_matches(client):

@@ -21,7 +21,8 @@ def queued_jobs(redis_url) -> list[tuple[str, tuple]]:
 def test_challenge_is_stored_queued_and_enqueued(api, owner, redis_url):
     token, a, b = owner
     body = api.match(token, "toy-high", [a["id"], b["id"]])
-    assert body["status"] == "queued" and body["rated"] is True
+    assert body["status"] == "queued" and body["rated"] is False  # only the ladder's matches are rated
+    assert api.ok(api.get(f"/matches/{body['id']}"), 200)["kind"] == "challenge"
     match = api.store.get_match(body["id"])
     assert match["seats"] == [a["id"], b["id"]] and match["status"] == "queued"
     assert (match["move_timeout_ms"], match["max_faults"]) == (2000, 3)
@@ -29,7 +30,7 @@ def test_challenge_is_stored_queued_and_enqueued(api, owner, redis_url):
     assert queued_jobs(redis_url) == [("worker.jobs.run_match", (body["id"],))]
 
 
-def test_chosen_seed_or_deck_makes_an_unrated_match(api, owner):
+def test_a_challenge_is_unrated_whatever_its_seed_or_deck(api, owner):
     token, a, b = owner
     seeded = api.match(token, "toy-high", [a["id"], b["id"]], seed=7, move_timeout_ms=100, time_bank_ms=0,
                         max_faults=10)

@@ -26,11 +26,18 @@ def test_tournament_is_stored_and_enqueued(api, entrants, redis_url):
     assert r.status_code == 202
     body = r.json()
     assert body["status"] == "queued" and body["seats"] == 2 and body["duplicate"] is True
-    assert body["rated"] is True
+    assert body["rated"] is False  # an account's tournament: only the admin's, on the standard clock, are rated
+    admin = api.post("/tournaments", {"game": "toy-high", "bots": bots, "deals": 2}, token=api.admin_token)
+    assert admin.json()["rated"] is True
+    quick = api.post("/tournaments", {"game": "toy-high", "bots": bots, "move_timeout_ms": 500},
+                     token=api.admin_token)
+    assert quick.json()["rated"] is False  # not the standard clock
+    admin_jobs = [admin.json()["id"], quick.json()["id"]]
     stored = api.store.get_tournament(body["id"])
     assert stored["bots"] == bots and stored["deals"] == 2 and stored["format"] == "round-robin"
     jobs = Queue("cardarena", connection=redis.Redis.from_url(redis_url)).get_jobs()
-    assert [(j.func_name, j.args) for j in jobs] == [("worker.jobs.run_tournament", (body["id"],))]
+    assert [(j.func_name, j.args) for j in jobs] == [("worker.jobs.run_tournament", (t,))
+                                                     for t in (body["id"], *admin_jobs)]
     shown = api.ok(api.get(f"/tournaments/{body['id']}"), 200)
     assert shown["progress"] == {"done": 0, "total": 0} and shown["standings"] == []
     assert shown["seed"] is None and "owner" not in shown

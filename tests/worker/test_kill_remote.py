@@ -98,8 +98,8 @@ def test_kill_9_of_each_process_mid_tournament_with_remote_bots_loses_nothing(ap
                                        block=False, concurrency=4))
             bots += [hook["id"], polled["id"]]
         children(pool, "worker.dispatch")
-        tid = tournament(api, token, bots, game=GAME, seats=2, deals=4,  # no seed: rated
-                         options={"deal_only": True}, move_timeout_ms=5000)
+        # the admin's, no seed, the standard clock: rated (docs/api.md §6)
+        tid = tournament(api, ADMIN_TOKEN, bots, game=GAME, seats=2, deals=4, options={"deal_only": True})
         killed = []
         for victim in ("worker.process", "worker.dispatch", "api", "pool"):
             wait_until(lambda: counter["now"] > 0, "bots thinking")

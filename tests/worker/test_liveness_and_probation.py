@@ -4,8 +4,9 @@
   when a tournament it enters is created; a polling bot is seen when it
   polls. `status` and `last_seen` are on `GET /bots` and `GET /bots/{id}`;
   a new tournament's `warnings` name the entrants that may forfeit.
-* Probation: 5 forfeited rated matches in a row pause a bot from rated play
-  until its owner resumes it; `faults_by_kind` says what it did.
+* Probation: 5 forfeited ladder matches in a row pause a bot from rated play
+  until its owner resumes it (forfeited challenges never do); `faults_by_kind`
+  says what it did.
 """
 
 from __future__ import annotations
@@ -113,26 +114,33 @@ def test_a_new_tournament_warns_of_dead_and_silent_entrants(api, worker_pool):
 
 
 @pytest.mark.slow
-def test_five_rated_forfeits_in_a_row_pause_a_bot_until_its_owner_resumes_it(api, worker_pool):
+def test_forfeited_challenges_pause_nobody_and_a_paused_bot_waits_for_its_owner(api, worker_pool):
+    """Issue 29's attack: five forfeits forced in challenges (a clock the bot cannot meet) paused
+    it. Challenges are unrated now and never count towards a pause; only the ladder's forfeits do
+    (tests/worker/test_ladder.py), and a paused bot then waits for its owner."""
     token = api.account("author")
     mute = api.bot(token, "mute", GAME, kind="polling")  # never polls: every decision times out
     rival = _python_bot(api)
     rules = {"move_timeout_ms": 100, "time_bank_ms": 0, "max_faults": 1}  # a house bot's clock: the admin sets it
     for _ in range(5):
-        match_id = api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], **rules)["id"]  # no seed: rated
-        assert sdk.Client(api.live.url).wait_match(match_id, timeout=60).status == "finished"
+        match_id = api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], **rules)["id"]
+        match = sdk.Client(api.live.url).wait_match(match_id, timeout=60)
+        assert match.status == "finished" and match.rated is False and match.result["forfeits"] == [0]
     bot = api.ok(api.get(f"/bots/{mute['id']}"), 200)
-    assert bot["paused"] is True and bot["faults_by_kind"] == {"timeout": 5}
-    refused = api.post("/matches", {"game": GAME, "bots": [mute["id"], rival], **rules}, token=ADMIN_TOKEN)
+    assert bot["paused"] is False and bot["faults_by_kind"] == {"timeout": 5}
+    assert bot["rating"]["sigma"] == pytest.approx(25 / 3)  # nor did they move its rating
+    api.store.r.hset(f"bot:{mute['id']}", "forfeit_streak", 5)  # as five forfeited ladder matches leave it
+    assert api.ok(api.get(f"/bots/{mute['id']}"), 200)["paused"] is True
+    rated = {"game": GAME, "bots": [mute["id"], rival], "deals": 1}  # the admin's, standard clock: rated
+    refused = api.post("/tournaments", rated, token=ADMIN_TOKEN)
     assert refused.status_code == 422 and refused.json()["error"]["code"] == "paused_bot"
     assert f"POST /bots/{mute['id']}/resume" in refused.json()["error"]["message"]
-    # an unrated match (a seed) is still open to it; only its owner may resume it
-    api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], seed=1, **rules)
+    api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], **rules)  # unrated play is still open to it
     other = api.account("other")
     assert api.post(f"/bots/{mute['id']}/resume", {}, token=other).status_code == 403
     resumed = sdk.Client(api.live.url, token=token).resume_bot(mute["id"])
     assert resumed.paused is False
-    api.match(ADMIN_TOKEN, GAME, [mute["id"], rival], **rules)  # rated again
+    api.ok(api.post("/tournaments", rated, token=ADMIN_TOKEN), 202)  # rated again
     page = api.session.get(f"{api.live.url}/bots/{mute['id']}", timeout=10).text
     assert "timeout" in page
 

@@ -145,6 +145,19 @@ def test_the_heartbeat_pings_only_quiet_active_webhook_bots_and_at_most_its_batc
     assert set(heartbeat.cycle()) | set(first) == {b.id for b in quiet}  # the scan goes on from there
 
 
+def test_the_heartbeat_pings_bots_on_the_ladder_or_entered_in_something_unfinished(api):
+    client = Client(api.live.url)
+    client.create_account("author")
+    on, _ = _unserved(client, "on")
+    idle, _ = _unserved(client, "idle")
+    entered, _ = _unserved(client, "entered")
+    for bot in (idle, entered):
+        client.update_bot(bot, ladder=False)
+    rival = client.register_bot("rival", GAME, kind="polling", ladder=False)
+    client.challenge(GAME, [entered, rival], seed=1)  # queued: not over
+    assert set(Heartbeat(api.store, every_s=0).cycle()) == {on.id, entered.id}  # idle, off the ladder: left alone
+
+
 def test_status_follows_the_last_call_within_the_windows():
     now = 1_000_000_000
     hook = {"kind": "webhook", "last_seen": now - 89_000}

@@ -93,7 +93,8 @@ def test_in_process_webhook_and_polling_bots_play_a_tournament_with_correct_stan
     hosted = serve(RandomBot(), port=port, secret=hook["secret"], block=False)
     poller = connect(RandomBot(), api.live.url, secret=poll["secret"], wait=1, block=False)
     try:
-        tid = tournament(api, token, [heuristic, rand, hook["id"], poll["id"]], deals=2)
+        # the admin's on the standard clock, so rated (an account's is not: docs/api.md §6)
+        tid = tournament(api, ADMIN_TOKEN, [heuristic, rand, hook["id"], poll["id"]], deals=2)
         done = wait_finished(api, tid)
     finally:
         poller.stop(timeout=10)
@@ -219,12 +220,11 @@ def test_kill_9_of_workers_during_a_tournament_loses_nothing(api, redis_url, for
     still finishes exactly once, the interrupted ones resuming from their logs."""
     from worker.pool import WorkerPool
 
-    token = api.account("organiser")
     bots = [python_bot(api, f"slow{i}", "tests.worker.e2e_bots:Slow") for i in range(3)]
     OUTPUT.mkdir(exist_ok=True)
     with WorkerPool(redis_url, n=2, sweep_every_s=0.3, log_path=str(OUTPUT / "worker-kill.log"),
                     grace_s=5.0, env={"CARDARENA_LEASE_MS": "1500"}, fork=fork) as pool:
-        tid = tournament(api, token, bots, deals=4)  # 3 pairs × 4 deals × 2 rotations = 24 matches
+        tid = tournament(api, ADMIN_TOKEN, bots, deals=4)  # 3 pairs × 4 deals × 2 rotations = 24 matches, rated
         interrupted, tried = [], []
         while len(interrupted) < 2:  # two workers killed in the middle of a match
             assert len(tried) < 10, "no kill landed in the middle of a match"

@@ -760,7 +760,38 @@
     });
   }
 
+  // ---- the leaderboard: each game's ladder matches in play, refreshed from its JSON twin --------
+  function ladderInPlay(board) {
+    var list = board.querySelector("ul.in-play");
+    if (!list) return;
+    function refresh() {
+      fetch(board.dataset.ladder, {headers: {"Accept": "application/json"}}).then(function (r) {
+        return r.ok ? r.json() : null;
+      }).then(function (data) {
+        if (!data) return;
+        var known = {};
+        list.querySelectorAll("a[href^='/bots/']").forEach(function (a) {
+          known[a.getAttribute("href").slice(6)] = a.textContent;
+        });
+        data.rankings.forEach(function (row) { known[row.bot] = row.name || row.bot; });
+        list.textContent = "";
+        data.in_play.forEach(function (m) {
+          var a = el("a", null, [m.id]);
+          a.href = "/matches/" + encodeURIComponent(m.id);
+          var who = m.seats.map(function (s) { return known[s.bot] || s.bot; }).join(" v ");
+          var li = el("li", null, [a, " · ", el("span", "mstatus", [m.status]),
+                                   " · rotation " + m.rotation + "/" + m.rotations + " · " + who]);
+          li.setAttribute("data-match", m.id);
+          list.appendChild(li);
+        });
+        if (!data.in_play.length) list.appendChild(el("li", "empty", ["None now."]));
+      }).catch(function () {});
+    }
+    setInterval(refresh, 5000);
+  }
+
   var page = pageData();
+  document.querySelectorAll("section.board[data-ladder]").forEach(ladderInPlay);
   var r = document.getElementById("replay");
   if (r) replay(r, page);
   var l = document.getElementById("live");

@@ -1,0 +1,250 @@
+"""The matchmaker: the ladder plays on its own (docs/api.md §6 "The ladder is the platform's").
+
+Nobody schedules the ladder. Each game keeps up to `CARDARENA_LADDER_MATCHES`
+(default 8; 0 turns the ladder off) ladder pairings in play: a pairing is
+one duplicate deal at one table of `Game.ladder_seats` bots, every rotation
+played one after the other (twins), on the standard clock
+(`sdk.clock.DEFAULT_TIME`), with a seed drawn from the CSPRNG, rated, and
+private until its last rotation is over (as a tournament's twins). Since
+twins never overlap, a pairing is one ladder match in play at a time.
+
+Who plays (`candidates`): bots of the game that are on the ladder (`ladder`
+not false), not retired, `online`, not `paused`, with room — a free slot
+(webhook and polling bots: `max_concurrent`, no match waiting for a slot)
+and fewer ladder pairings in play than half their slots (at least one). So
+the ladder takes a bot's slots fairly with tournaments: it never takes a
+slot a tournament's match is waiting for, and never more than half of them.
+
+Whom it pairs (`choose_tables`, the one selection function, which
+bench/ladder.py runs too): first the bot with the fewest ladder matches in
+the last hour (ties: the larger σ, then at random); then, seat by seat,
+opponents near it by ordinal — one at random among the `NEAREST` nearest
+eligible — never two bots of one account at a table (each bot the admin
+registered, a house bot, counts as its own account). So an account cannot
+pick its opponents, the deal or the clock: the rating of a bot can only
+come from bots of similar strength of other accounts, and throwaway bots
+that lose on purpose lose to everybody alike (tests/worker/test_farming.py).
+
+kill -9 safe: a game's pairings are made under a lease (`lease:ladder:{game}`,
+core/store/jobs.py), and each is written whole with its matches in one
+transaction that checks the lease is still this matchmaker's
+(core/store/ladder.py `create_pairing`): a dead matchmaker made a pairing
+once or not at all, and any other (the next cycle, another machine's pool)
+carries on. It runs as a thread of the worker pool (worker/pool.py): there
+is nothing more to start.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import random
+import secrets
+import threading
+from dataclasses import dataclass
+
+import games
+from core import liveness
+from core.store.bots import is_paused, on_ladder
+from core.store.keys import now_ms
+from core.store.ladder import HOUR_MS, ladder_lease
+from core.store.slots import DEFAULT_MAX_CONCURRENT, SLOTTED
+
+log = logging.getLogger("cardarena.matchmaker")
+
+#: the environment variable: ladder matches in play per game (0: the ladder is off)
+LADDER_MATCHES_ENV = "CARDARENA_LADDER_MATCHES"
+#: its default
+LADDER_MATCHES = 8
+#: seconds between cycles
+TICK_S = 1.0
+#: how long a game's lease lasts unless released (ms): a dead matchmaker's is free again then
+LEASE_MS = 15_000
+#: an opponent is drawn at random among this many nearest by ordinal
+NEAREST = 3
+#: the share of a bot's slots the ladder may hold at once (at least one)
+LADDER_SHARE = 0.5
+
+
+def ladder_matches(value: int | str | None = None) -> int:
+    """Ladder matches in play per game: `value`, else `CARDARENA_LADDER_MATCHES`, else 8."""
+    raw = os.environ.get(LADDER_MATCHES_ENV) if value is None else value
+    if raw is None or raw == "":
+        return LADDER_MATCHES
+    n = int(raw)
+    if n < 0:
+        raise ValueError(f"{LADDER_MATCHES_ENV} is 0 (off) or more, not {n}")
+    return n
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A bot the matchmaker may seat now."""
+
+    id: str
+    #: whose it is: no two bots of one account at a table
+    account: str
+    ordinal: float
+    sigma: float
+    #: ladder matches it was given in the last hour
+    recent: int
+    #: ladder pairings it may still join now
+    room: int = 1
+
+
+def choose_tables(candidates: list[Candidate], seats: int, wanted: int, rng: random.Random,
+                  nearest: int | None = None) -> list[tuple[str, ...]]:
+    """Up to `wanted` tables of `seats` bots among `candidates` (the policy: see the module).
+
+    Each table is the focus — the bot with the fewest recent ladder matches, ties
+    to the larger σ, then at random — and, seat by seat, an opponent drawn at
+    random among the `nearest` closest to the focus by ordinal whose account is
+    not at the table yet. A table counts `seats` matches (its rotations) for each
+    of its bots, so the next focus is somebody else. A focus that cannot be
+    seated (too few other accounts left) sits this round out.
+    """
+    nearest = NEAREST if nearest is None else nearest
+    room = {c.id: c.room for c in candidates}
+    recent = {c.id: c.recent for c in candidates}
+    left_out: set[str] = set()
+    tables: list[tuple[str, ...]] = []
+    while len(tables) < wanted:
+        free = [c for c in candidates if room[c.id] > 0]
+        focuses = [c for c in free if c.id not in left_out]
+        if len(free) < seats or not focuses:
+            break
+        focus = min(focuses, key=lambda c: (recent[c.id], -c.sigma, rng.random()))
+        table = _opponents(focus, free, seats, rng, nearest)
+        if table is None:
+            left_out.add(focus.id)
+            continue
+        for c in table:
+            room[c.id] -= 1
+            recent[c.id] += seats
+        tables.append(tuple(c.id for c in table))
+    return tables
+
+
+def _opponents(focus: Candidate, free: list[Candidate], seats: int, rng: random.Random,
+               nearest: int) -> list[Candidate] | None:
+    """The focus and `seats - 1` opponents near it by ordinal, of accounts all different."""
+    noise = {c.id: rng.random() for c in free}
+    pool = sorted((c for c in free if c.id != focus.id),
+                  key=lambda c: (abs(c.ordinal - focus.ordinal), noise[c.id]))
+    table, accounts = [focus], {focus.account}
+    while len(table) < seats:
+        eligible = [c for c in pool if c.account not in accounts]
+        if not eligible:
+            return None
+        pick = rng.choice(eligible[:nearest])
+        table.append(pick)
+        accounts.add(pick.account)
+        pool.remove(pick)
+    return table
+
+
+def account_of(bot: dict) -> str:
+    """Whose a bot is for the matchmaker: its account; each house bot (the admin's) its own."""
+    owner = bot.get("owner") or "admin"
+    return f"admin:{bot['id']}" if owner == "admin" else owner
+
+
+def ladder_room(bot: dict) -> int:
+    """The most ladder pairings a bot is in at once: `LADDER_SHARE` of its slots, at least 1."""
+    return max(1, math.ceil(int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT) * LADDER_SHARE))
+
+
+def candidates(store, game: str, in_play: list[dict], now: int | None = None) -> list[Candidate]:
+    """The bots of `game` the matchmaker may seat now, given the game's pairings `in_play`."""
+    now = now_ms() if now is None else now
+    bots = [b for b in store.list_bots(game)
+            if not b.get("retired") and on_ladder(b) and not is_paused(b)
+            and liveness.judge(b, now)[0] == "online"]
+    if not bots:
+        return []
+    laddering: dict[str, int] = {}
+    for pairing in in_play:
+        for bot_id in set(pairing["bots"]):
+            laddering[bot_id] = laddering.get(bot_id, 0) + 1
+    slots = store.slot_use([b["id"] for b in bots if b["kind"] in SLOTTED])
+    recent = store.ladder_recent([b["id"] for b in bots], now - HOUR_MS)
+    out = []
+    for bot in bots:
+        room = ladder_room(bot) - laddering.get(bot["id"], 0)
+        if bot["id"] in slots:
+            used, waited = slots[bot["id"]]
+            cap = int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
+            if waited or used >= cap:
+                room = 0
+            room = min(room, cap - used)
+        if room > 0:
+            rating = bot["rating"]
+            out.append(Candidate(bot["id"], account_of(bot), rating["ordinal"], rating["sigma"],
+                                 recent[bot["id"]], room))
+    return out
+
+
+class Matchmaker:
+    """Keeps each game's ladder pairings topped up, a cycle at a time (`cycle`) or in a thread."""
+
+    def __init__(self, store, per_game: int | None = None, tick_s: float = TICK_S,
+                 game_names: list[str] | None = None, rng: random.Random | None = None) -> None:
+        self.store, self.tick_s = store, tick_s
+        self.per_game = ladder_matches(per_game)
+        self.game_names = game_names
+        self.rng = rng or random.SystemRandom()
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def cycle(self) -> dict[str, list[dict]]:
+        """One pass over every game: the pairings made, by game."""
+        return {game: self.fill(game) for game in (self.game_names or games.names())}
+
+    def fill(self, game: str) -> list[dict]:
+        """Top the game's ladder up to `per_game` pairings in play, under its lease."""
+        store = self.store
+        token = store.take_lease(*ladder_lease(game), ttl_ms=LEASE_MS)
+        if token is None:  # another matchmaker is at it
+            return []
+        made: list[dict] = []
+        try:
+            for pairing in store.pairings_in_play(game):  # the net under core/conclusion.py's settling
+                store.settle_pairing(game, pairing["id"])
+            in_play = store.pairings_in_play(game)
+            wanted = self.per_game - len(in_play)
+            if wanted <= 0:
+                return made
+            seats = games.get(game).ladder_seats
+            for table in choose_tables(candidates(store, game, in_play), seats, wanted, self.rng):
+                table = list(table)
+                self.rng.shuffle(table)  # who sits first
+                order = list(range(seats))
+                self.rng.shuffle(order)  # the rotations' playing order: nobody counts on going first
+                pairing = store.create_pairing(game, table, secrets.randbits(63), order, token)
+                if pairing is None:  # the lease lapsed and another matchmaker has it
+                    break
+                made.append(pairing)
+            if made:
+                log.info("ladder %s: %d pairings made (%s)", game, len(made),
+                         "; ".join(" v ".join(p["bots"]) for p in made))
+        finally:
+            store.release_lease(*ladder_lease(game), token)
+        return made
+
+    def start(self) -> Matchmaker:
+        self.thread = threading.Thread(target=self._run, name="matchmaker", daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self.stopping.wait(self.tick_s):
+            try:
+                self.cycle()
+            except Exception:  # Redis away for a moment: the next cycle will do
+                log.exception("a matchmaker cycle failed")
