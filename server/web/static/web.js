@@ -608,6 +608,7 @@
           clear();
           say("");
           prompt.textContent = "Played. Waiting for the others…";
+          refresh();  // the table with the move just played, whether or not the stream says so
           return;
         }
         var text = res.body && res.body.error ? res.body.error.message : "HTTP " + res.status;
@@ -644,7 +645,9 @@
       if (!st.decision) {
         var waiting = st.to_act === null ? "" : st.to_act === me ? "you (the referee is dealing your turn)" : page.names[st.to_act];
         prompt.textContent = st.status === "queued" ? "Waiting for the match to start…" : "Waiting for " + waiting + "…";
-        if (st.to_act === me) later = setTimeout(refresh, 1000);  // published any moment now
+        // published any moment now; otherwise the stream says when the table moves, and a look
+        // every 10 s covers a step it missed (a reconnecting stream, a busy server)
+        later = setTimeout(refresh, st.to_act === me ? 1000 : 10000);
       }
     }
 
