@@ -234,19 +234,32 @@ def answer_turn(body, match_id: str, turn: int):
         if any(s.find_decision(other, match_id, turn) for other in others):
             fail(403, "not_your_turn", f"turn {turn} of match {match_id} is another seat's")
         fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
-    decision = record["decision"]
-    ms = max(0, now_ms() - int(record["sent_at"])) if "sent_at" in record else None
+    g.turn_traffic_useful = True  # an answer to a pending decision, whatever its judgement
     if "error" in body:
-        entry = answered(s, decision, ms, failure=fault("bot_error", body["error"]))
+        entry = settle_answer(s, record, match_id, failure=fault("bot_error", body["error"]),
+                              debug=debug_text(body.get("debug")))
     else:
-        entry = answered(s, decision, ms, action=body["action"])
-    if not s.settle(match_id, entry, debug=debug_text(body.get("debug"))):  # the deadline (or an admin) got there first
-        fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
-    g.turn_traffic_useful = True
-    kind = fault_kind(entry["fault"]) if "fault" in entry else None
-    if kind == "timeout":  # past the deadline by the time it was judged: the referee's timeout
-        fail(409, "not_pending", f"turn {turn} of match {match_id}: {entry['fault']}")
-    if kind == "illegal":
-        fail(422, "illegal_action", f"{reprs_as_json(entry['fault'])} (recorded as a fault; the referee "
-                                    f"played {json.dumps(entry['action'], ensure_ascii=False)})")
+        entry = settle_answer(s, record, match_id, action=body["action"], debug=debug_text(body.get("debug")))
     return {"match_id": match_id, "turn": turn, "action": entry["action"]}
+
+
+def settle_answer(s, record: dict, match_id: str, *, action=None, failure: str | None = None,
+                  debug: str | None = None, for_you: str = "") -> dict:
+    """A pending decision's answer judged (core/answers.py) and settled, once; the entry. The
+    one path of every answer the API takes — a polling bot's here, a person's click at the
+    page's table (server/web/people.py): 409 `not_pending` when the deadline (or an admin) got
+    there first, or it came too late; 422 `illegal_action` for an action not listed (recorded
+    as a fault, the referee playing its own choice). Each is charged the time from the
+    decision's publication to now."""
+    turn = record["turn"] if "turn" in record else record["decision"]["turn"]
+    ms = max(0, now_ms() - int(record["sent_at"])) if "sent_at" in record else None
+    entry = answered(s, record["decision"], ms, action=action, failure=failure)
+    if not s.settle(match_id, entry, debug=debug):
+        fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
+    kind = fault_kind(entry["fault"]) if "fault" in entry else None
+    played = f"played {json.dumps(entry['action'], ensure_ascii=False)}{for_you}"
+    if kind == "timeout":  # past the deadline by the time it was judged: the referee's timeout
+        fail(409, "not_pending", f"turn {turn} of match {match_id}: {entry['fault']}; the referee {played}")
+    if kind == "illegal":
+        fail(422, "illegal_action", f"{reprs_as_json(entry['fault'])} (recorded as a fault; the referee {played})")
+    return entry

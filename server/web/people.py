@@ -35,17 +35,15 @@ import time
 from flask import current_app, g, jsonify, redirect, request, url_for
 
 import games
-from core.answers import answered
 from core.store.bots import NameTaken, accepts_of
 from core.store.keys import now_ms
 from core.store.matches import OVER
 from games.seats import rotate
 from sdk.clock import DEFAULT_TIME, seat_times
-from sdk.faults import fault_kind
 from server.api.bots import recent_matches
 from server.api.common import check_consent, check_entrants, enqueue
-from server.api.json_text import reprs_as_json
 from server.api.matches import MAX_QUEUED, draw_seed, is_public, match_step, public_entry
+from server.api.turns import settle_answer
 from server.auth import check_csrf, csrf_token, session_account, store
 from server.errors import fail
 from server.match_table import faces_of, seat_table_of
@@ -418,18 +416,7 @@ def person_answer(match_id: str, turn: int):
     record = s.pending_record(bot["id"], match_id, turn)
     if record is None:
         fail(409, "not_pending", f"turn {turn} is not yours to play now: it was played, or its time ran out")
-    decision = record["decision"]
-    ms = max(0, now_ms() - int(record["sent_at"])) if "sent_at" in record else None
-    entry = answered(s, decision, ms, action=action)
-    if not s.settle(match_id, entry):  # the deadline got there first
-        fail(409, "not_pending", f"turn {turn} has already been played")
-    kind = fault_kind(entry["fault"]) if "fault" in entry else None
-    if kind == "timeout":
-        fail(409, "not_pending", f"too late — {entry['fault']}; the referee played "
-             f"{json.dumps(entry['action'], ensure_ascii=False)} for you")
-    if kind == "illegal":
-        fail(422, "illegal_action", f"{reprs_as_json(entry['fault'])} (recorded as a fault; the referee "
-             f"played {json.dumps(entry['action'], ensure_ascii=False)} for you)")
+    entry = settle_answer(s, record, match_id, action=action, for_you=" for you")
     return jsonify({"match_id": match_id, "turn": turn, "action": entry["action"]})
 
 
