@@ -90,10 +90,13 @@ def wait_up(url: str) -> None:
 def running_platform(workers: int) -> Iterator[tuple[str, str]]:
     """A private Redis, `cardarena serve` and `cardarena worker -n workers`, up; the API's URL
     and the Redis URL.
-    Everything is stopped on the way out (bench/remote.py starts its platform here too)."""
+    Everything is stopped on the way out (bench/remote.py and bench/fairshare.py start their
+    platform here too). The ladder is off (`CARDARENA_LADDER_MATCHES` 0, unless set): its
+    matchmaker would pair the benches' bots — idle ones too — into matches nobody measures."""
     with EmbeddedRedis() as redis_server:
         port = free_port()
-        env = {**os.environ, "REDIS_URL": redis_server.url, "CARDARENA_ADMIN_TOKEN": ADMIN}
+        env = {"CARDARENA_LADDER_MATCHES": "0", **os.environ, "REDIS_URL": redis_server.url,
+               "CARDARENA_ADMIN_TOKEN": ADMIN}
         api = start(["serve", "--port", str(port)], env)
         pool = start(["worker", "-n", str(workers)], env)
         url = f"http://127.0.0.1:{port}"
