@@ -10,7 +10,8 @@ ladders. Its bots are on the ladder: the pool's matchmaker pairs them meanwhile
 `CARDARENA_LADDER_MATCHES`), and the ladders it prints count their ladder
 matches; with `--stay` the ladder keeps playing while you browse. Everything it started is stopped on the way out, on Ctrl-C and
 SIGTERM too (core/signals.py); `--stay` keeps the platform up for
-browsing until then, and only then prints the URLs to browse.
+browsing until then, and only then prints the URLs to browse, where to play
+(`/play`) and the token of the demo's account to sign in with (`/signin`).
 
 Isolation: by default the demo runs on a fresh embedded Redis of its own,
 whatever `REDIS_URL` says, and throws it away at the end. `--redis-url URL`
@@ -423,4 +424,10 @@ def browse(base: Base, results: dict[str, tuple], console) -> None:
         console.print(f"  {'':<16} {base.url}/games/{game}/rules")
     console.print(f"  API docs         {base.url}/docs")
     console.print(f"  OpenAPI          {base.url}/api/v1/openapi.json")
+    console.print(f"  play a bot       {base.url}/play")
+    console.print(f"  sign in          {base.url}/signin")
+    console.print("Play at a table yourself: sign in on the page above with the token of the demo's account "
+                  "\"demo\" (it owns the hosted and polling bots; the admin token is for the API only):",
+                  soft_wrap=True)
+    console.print(f"  {base.user.token}", markup=False, highlight=False)
     console.print(f"{base.logs}\nThe platform stays up: browse the URLs above. [bold]Ctrl-C[/bold] stops it.")

@@ -353,7 +353,14 @@ def get_bot(bot_id: str):
 def update_bot(body, bot_id: str):
     """Change its `max_concurrent` (from its next match), a webhook bot's `url` (pinged now),
     who it `accepts` matches from, or whether it is on the `ladder` (its owner or the admin)."""
-    bot = _owned_or_403(bot_id, "change")
+    return apply_update(_owned_or_403(bot_id, "change"), body)
+
+
+def apply_update(bot: dict, body: dict) -> dict:
+    """Change a bot its owner (or the admin) may change, from `body` as `BotPatchSchema` loaded
+    it: checked and stored, a new webhook URL pinged; the bot as `shown` after. The one path of
+    `PATCH /bots/{id}` and of the bot page's switches (server/web/pages.py `switch_bot`)."""
+    bot_id = bot["id"]
     url = body.get("url")
     if url is not None:
         if bot["kind"] != "webhook":

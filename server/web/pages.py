@@ -8,20 +8,20 @@ shows as "?" instead of turning every page that names it into a 500.
 
 from __future__ import annotations
 
-from flask import Response, abort, jsonify, render_template, request
+from flask import Response, abort, jsonify, redirect, render_template, request, url_for
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 import games
 from core.store.ratings import entrant
 from sdk.clock import seat_times
-from server.api.bots import recent_matches, shown
+from server.api.bots import BotPatchSchema, apply_update, recent_matches, shown
 from server.api.comparisons import comparison_record
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
 from server.api.matches import is_public, match_step, public_entry
 from server.api.rankings import in_play, ladder
 from server.api.tournaments import crosstable_of, match_list_page
-from server.auth import store
+from server.auth import check_csrf, session_account, store
 from server.match_table import table_of
 from server.web import bp
 from server.web.chart import SPARK_POINTS, interval_bars, llr_chart, rating_chart, sparkline
@@ -158,7 +158,46 @@ def bot_page(bot_id: str):
     ladder_key = entrant(bot_id, latest)
     bot = {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id), "versions": store().bot_versions(bot),
            "ladder_matches": store().ladder_match_counts(bot["game"], [ladder_key])[ladder_key]}
-    return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart)
+    switchable = not bot.get("retired") and _owns(session_account(), bot)
+    saved = request.args.get("saved") == "1" and switchable
+    return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart, switchable=switchable,
+                  saved=saved)
+
+
+def _owns(account: dict | None, bot: dict) -> bool:
+    """Whether the account signed in on the page may change the bot: its owner's. (The admin
+    changes any bot through the API: pages sign in with account tokens only.)"""
+    return account is not None and bot.get("owner") == account["id"]
+
+
+#: the bot page's switch values -> PATCH /bots/{id}'s
+LADDER_VALUES = {"on": True, "off": False}
+
+
+@bp.post("/bots/<string:bot_id>/switches")
+def switch_bot(bot_id: str):
+    """Its owner switches the bot on or off the ladder and chooses whom it accepts matches from
+    (the form's `ladder` on|off, `accepts` everyone|owner, `csrf`): checked and stored as
+    `PATCH /api/v1/bots/{id}` does (server/api/bots.py `apply_update`), then 303 back to the page."""
+    account = check_csrf()
+    bot = store().get_bot(bot_id)
+    if bot is None:
+        abort(404, f"There is no bot {bot_id!r}.")
+    if not _owns(account, bot):
+        abort(403, "Only the bot's owner may switch it.")
+    if bot.get("retired"):
+        abort(409, "This bot is retired: there is nothing to switch.")
+    form = {}
+    if "ladder" in request.form:
+        form["ladder"] = LADDER_VALUES.get(request.form["ladder"], request.form["ladder"])
+    if "accepts" in request.form:
+        form["accepts"] = request.form["accepts"]
+    try:
+        changes = BotPatchSchema().load(form)
+    except ValidationError as exc:
+        abort(422, "; ".join(f"{k}: {' '.join(v) if isinstance(v, list) else v}" for k, v in exc.messages.items()))
+    apply_update(bot, changes)
+    return redirect(url_for("web.bot_page", bot_id=bot_id, saved=1, _anchor="switches"), 303)
 
 
 @bp.get("/comparisons/<string:cid>")
