@@ -131,7 +131,8 @@ def test_the_api_service_waits_in_greenlets_as_cardarena_serve_does(redis_client
     `GET /games` answers meanwhile."""
     from core.redis_server import free_port
     from core.store.quotas import polls_key
-    from tests.server.test_api_waiting import GAME, Held, server_connections, store_on, wait_until
+    from tests.server.test_api_waiting import GAME, Held, server_connections, store_on
+    from tests.waiting import wait_answering, wait_until
 
     command = SERVICES["api"]["command"]
     assert command[command.index("--worker-class") + 1] == "gevent"
@@ -153,15 +154,7 @@ def test_the_api_service_waits_in_greenlets_as_cardarena_serve_does(redis_client
     held = []
     try:
         base = f"http://127.0.0.1:{port}/api/v1"
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None
-            try:
-                requests.get(base + "/games", timeout=5)
-                break
-            except requests.ConnectionError:
-                assert time.monotonic() < deadline, "gunicorn did not start"
-                time.sleep(0.1)
+        wait_answering(base + "/games", proc, "gunicorn")
         held = [Held(port, "/api/v1/bots/me/turns?wait=20", secret)
                 for _, secrets in accounts for secret in secrets for _ in range(4)]
         held += [Held(port, f"/api/v1/matches/{watched}/events", source=f"127.0.0.{2 + i % 2}") for i in range(32)]

@@ -29,16 +29,9 @@ from core.store.quotas import polls_key, streams_key
 from tests.server.driving import make_bots
 from tests.server.test_api_limits import error_code, limited_server
 from tests.sse import EventStream
+from tests.waiting import wait_until
 
 GAME = "toy-high"
-
-
-def wait_until(condition, seconds: float = 30, what: str = "the condition") -> None:
-    """Poll `condition` (a cheap read) until true, failing after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} never came"
-        time.sleep(0.05)
 
 
 # -- bots per account ------------------------------------------------------------------------------

@@ -33,17 +33,11 @@ import requests
 from core.redis_server import free_port
 from core.store import Store, secret_key
 from core.store.quotas import polls_key, streams_key
+from tests.waiting import wait_answering, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "duck-soup"  # a real game: the server process knows only the registered ones
 ADMIN = "test-admin-token-waiting-0123456789"
-
-
-def wait_until(condition, seconds: float = 60, what: str = "the condition") -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} never came"
-        time.sleep(0.05)
 
 
 @contextmanager
@@ -58,15 +52,7 @@ def served(redis_url: str, *args: str):
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (out / f"serve-{port}.log").read_text()
-            try:
-                requests.get(base + "/api/v1/games", timeout=5)
-                break
-            except requests.ConnectionError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.1)
+        wait_answering(base + "/api/v1/games", proc, "the server", log=(out / f"serve-{port}.log").read_text)
         yield base, proc
     finally:
         proc.terminate()
