@@ -66,7 +66,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games  # noqa: E402
-from core.ratings import new_ratings  # noqa: E402
+from core.ratings import deal_ratings, new_ratings  # noqa: E402
 from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, ordinal  # noqa: E402
 from games.rng import derive_seed  # noqa: E402
 from games.seats import rotate  # noqa: E402
@@ -120,7 +120,8 @@ def kendall_tau(order: list[int]) -> float:
     return (2 * concordant - pairs) / pairs
 
 
-def ladder_run(field: Field, budget: int, every: int, rng: random.Random) -> list[tuple[int, float]]:
+def ladder_run(field: Field, budget: int, every: int, rng: random.Random,
+               per_match: bool = False) -> list[tuple[int, float]]:
     """The ladder from scratch: τ of its ordinal order after every `every` matches."""
     ratings = {b: (DEFAULT_MU, DEFAULT_SIGMA) for b in range(FIELD)}
     recent = dict.fromkeys(range(FIELD), 0)
@@ -139,17 +140,22 @@ def ladder_run(field: Field, budget: int, every: int, rng: random.Random) -> lis
             in_play.append((table, rng.getrandbits(63), order))
             for b in table:
                 recent[b] += field.seats
-        table, seed, order = in_play.pop(0)  # the oldest pairing ends: its rotations rated in order
+        table, seed, order = in_play.pop(0)  # the oldest pairing ends
+        rotations = []
         for r in order:
             seats = rotate(table, r)
             ranks = field.play(seats, seed, r)
-            after = new_ratings([{"mu": ratings[b][0], "sigma": ratings[b][1]} for b in seats], ranks)
-            ratings.update(zip(seats, after, strict=True))
+            if per_match:  # the old way: each rotation rated on its own as it ends
+                after = new_ratings([{"mu": ratings[b][0], "sigma": ratings[b][1]} for b in seats], ranks)
+                ratings.update(zip(seats, after, strict=True))
+            rotations.append((seats, ranks))
             played += 1
             if played >= next_mark:
                 order_now = sorted(range(FIELD), key=lambda b: -ordinal(*ratings[b]))
                 points.append((played, kendall_tau(order_now)))
                 next_mark += every
+        if not per_match:  # the platform's way: the whole deal in one update, at its end
+            ratings.update(deal_ratings(ratings, rotations))
     return points
 
 
@@ -203,12 +209,25 @@ def sharpen() -> None:
     core.ratings.model = lambda: sharp
 
 
-def measure(game: str, budget: int, every: int, seed: int, sharp: bool = False) -> dict:
+def with_tau(tau: float) -> None:
+    """`--tau`: the ladder's ratings with openskill's dynamics τ set to `tau` (an experiment)."""
+    from openskill.models import PlackettLuce
+
+    import core.ratings
+
+    chosen = PlackettLuce(tau=tau)
+    core.ratings.model = lambda: chosen
+
+
+def measure(game: str, budget: int, every: int, seed: int, sharp: bool = False, per_match: bool = False,
+            tau: float | None = None) -> dict:
     if sharp:
         sharpen()
+    if tau is not None:
+        with_tau(tau)
     started = time.perf_counter()
     field = Field(game)
-    ladder = ladder_run(field, budget, every, random.Random(derive_seed(seed, "ladder", game)))
+    ladder = ladder_run(field, budget, every, random.Random(derive_seed(seed, "ladder", game)), per_match)
     rr = round_robin_run(field, budget, every, derive_seed(seed, "round-robin", game))
     return {"game": game, "seats": field.seats, "ladder": ladder, "rr": rr,
             "seconds": time.perf_counter() - started}
@@ -223,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="games measured at once (processes)")
     parser.add_argument("--sharp", action="store_true",
                         help="an experiment: openskill with τ = 0 and γ = 1/k (not the platform's model)")
+    parser.add_argument("--per-match", action="store_true",
+                        help="the old rating: each rotation on its own as it ends (not the platform's)")
+    parser.add_argument("--tau", type=float, default=None, help="an experiment: openskill's dynamics τ")
     args = parser.parse_args(argv)
     print(f"bench/ladder.py: {FIELD} bots per game (heuristic with ε = k/11), {args.matches} matches a side, "
           f"τ every {args.every}; target: the ladder reaches τ ≥ {TARGET} (and stays) in fewer matches "
@@ -231,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(measure, args.games, [args.matches] * len(args.games),
                                 [args.every] * len(args.games), [args.seed] * len(args.games),
-                                [args.sharp] * len(args.games)))
+                                [args.sharp] * len(args.games), [args.per_match] * len(args.games),
+                                [args.tau] * len(args.games)))
     verdicts = []
     for r in results:
         print(f"\n{r['game']} ({r['seats']} seats, {r['seconds']:.0f} s)")
