@@ -19,8 +19,9 @@ Two ways to spend the same number of matches, side by side from scratch:
   ordinal, each bot a house bot of its own), with
   `CARDARENA_LADDER_MATCHES` = 8 pairings in play and each bot in at most
   `ladder_room` of them; each pairing is one duplicate deal (every
-  rotation); `core.ratings.new_ratings` (openskill Plackett–Luce) rates each
-  match in the order its pairing ends, as the platform's queue does; the
+  rotation); `core.ratings.deal_ratings` (openskill Plackett–Luce) rates
+  each pairing once as it ends — its bots ranked by the match points summed
+  over its rotations, one update — as the platform's queue does; the
   ladder's order is the platform's: the ordinal μ − 3σ. Simulated in this
   process: matches are played by the engine directly (no Redis, workers or
   referee: bots here cannot fault), the oldest pairing in play ends first,
@@ -31,23 +32,33 @@ Two ways to spend the same number of matches, side by side from scratch:
   order within a cycle, as many cycles as the matches allow; its order is
   the standings' match points (`sdk.standings`), ties broken by nothing.
 
-`--sharp` rates the ladder with openskill set for fixed code instead (τ = 0,
-γ = 1/k: σ keeps shrinking): an experiment, not the platform's model. It
-steadies the ladder's order late in a run (in one run at seed 1 it met the
-target for double and double-carre, not for duck-soup and soupe-gertrude),
-but it keeps early evidence so well that throwaway bots' random spread
-lifted a weak farmer above the weakest honest bot in 2 of 8 runs of
-tests/worker/test_farming.py's attack (0 of 8 with the platform's model), so
-the platform keeps openskill's defaults.
+Experiments, not the platform's code: `--per-match` rates each rotation on
+its own as it ends (the platform's way before deal rating); `--sharp` rates
+with τ = 0, γ = 1/k (σ keeps shrinking: steadier late, but throwaway bots'
+random spread lifted a weak farmer above the weakest honest bot in 2 of 8
+runs of tests/worker/test_farming.py's attack); `--tau X` sets openskill's
+dynamics τ; `--nearest N` draws opponents among the N nearest (the
+platform's: 3).
 
-Measured on the 2-core machine (seed 1, 4,000 matches a side, τ every 40),
-matches to τ ≥ 0.9 for good, ladder against round-robin: double 360 / 480
-(met), duck-soup 120 / 200 (met), double-carre 1,440 / 800 (not met),
-soupe-gertrude 2,840 / 560 (not met). The ladder's order hovers around
-τ 0.95–1.0 after a few hundred matches, but openskill's online updates keep
-moving close neighbours (σ stops shrinking near 1.5–2), so a dip below 0.9
-late in the run resets its "for good"; the round-robin's cumulative points
-settle at 1.0.
+Measured on the 2-core machine (seed 1, 4,000 matches a side, τ every 40,
+one run each), matches to τ ≥ 0.9 for good, ladder / round-robin:
+
+| rating | double | double-carre | duck-soup | soupe-gertrude |
+|---|---|---|---|---|
+| per deal (the platform's) | 240 / 480 | 1,120 / 800 | 240 / 200 | 1,760 / 560 |
+| `--per-match` (before) | 360 / 480 | 1,440 / 800 | 120 / 200 | 2,840 / 560 |
+| per deal, `--tau 0` | 240 / 480 | 880 / 800 | 360 / 200 | 1,760 / 560 |
+| per deal, `--nearest 2` | 760 / 480 | 600 / 800 | 320 / 200 | 480 / 560 |
+| per deal, `--nearest 6` | 360 / 480 | 960 / 800 | 360 / 200 | 800 / 560 |
+
+Rating a deal as a whole helps three games of four (and, over seeds 1–4 at
+1,500 matches, double-carre in 3 of 4 and soupe-gertrude in 2 of 4), but
+the target is met for double only. The ladder reaches τ 0.9–0.97 within a
+few hundred matches (τ 0.909 is 3 of the 66 pairs swapped), then close
+neighbours keep swapping: openskill's online update weighs recent deals
+most and σ stops shrinking, while the round-robin's cumulative points
+settle. "For good" on one seed is noisy (the round-robin's own figure moves
+from 300 to 780 between seeds 1 and 2 for double-carre).
 
 Printed per game: Kendall's τ between each order and the true one against
 matches played, and the matches each needs to reach τ ≥ 0.9 and stay there
@@ -66,7 +77,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games  # noqa: E402
-from core.ratings import new_ratings  # noqa: E402
+from core.ratings import deal_ratings, new_ratings  # noqa: E402
 from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, ordinal  # noqa: E402
 from games.rng import derive_seed  # noqa: E402
 from games.seats import rotate  # noqa: E402
@@ -120,7 +131,8 @@ def kendall_tau(order: list[int]) -> float:
     return (2 * concordant - pairs) / pairs
 
 
-def ladder_run(field: Field, budget: int, every: int, rng: random.Random) -> list[tuple[int, float]]:
+def ladder_run(field: Field, budget: int, every: int, rng: random.Random,
+               per_match: bool = False, nearest: int | None = None) -> list[tuple[int, float]]:
     """The ladder from scratch: τ of its ordinal order after every `every` matches."""
     ratings = {b: (DEFAULT_MU, DEFAULT_SIGMA) for b in range(FIELD)}
     recent = dict.fromkeys(range(FIELD), 0)
@@ -131,7 +143,7 @@ def ladder_run(field: Field, budget: int, every: int, rng: random.Random) -> lis
         busy = {b: sum(1 for t, _, _ in in_play if b in t) for b in range(FIELD)}
         cands = [Candidate(str(b), f"house:{b}", ordinal(*ratings[b]), ratings[b][1], recent[b], room - busy[b])
                  for b in range(FIELD) if room - busy[b] > 0]
-        for table in choose_tables(cands, field.seats, LADDER_MATCHES - len(in_play), rng):
+        for table in choose_tables(cands, field.seats, LADDER_MATCHES - len(in_play), rng, nearest):
             table = [int(b) for b in table]
             rng.shuffle(table)
             order = list(range(field.seats))
@@ -139,17 +151,22 @@ def ladder_run(field: Field, budget: int, every: int, rng: random.Random) -> lis
             in_play.append((table, rng.getrandbits(63), order))
             for b in table:
                 recent[b] += field.seats
-        table, seed, order = in_play.pop(0)  # the oldest pairing ends: its rotations rated in order
+        table, seed, order = in_play.pop(0)  # the oldest pairing ends
+        rotations = []
         for r in order:
             seats = rotate(table, r)
             ranks = field.play(seats, seed, r)
-            after = new_ratings([{"mu": ratings[b][0], "sigma": ratings[b][1]} for b in seats], ranks)
-            ratings.update(zip(seats, after, strict=True))
+            if per_match:  # the old way: each rotation rated on its own as it ends
+                after = new_ratings([{"mu": ratings[b][0], "sigma": ratings[b][1]} for b in seats], ranks)
+                ratings.update(zip(seats, after, strict=True))
+            rotations.append((seats, ranks))
             played += 1
             if played >= next_mark:
                 order_now = sorted(range(FIELD), key=lambda b: -ordinal(*ratings[b]))
                 points.append((played, kendall_tau(order_now)))
                 next_mark += every
+        if not per_match:  # the platform's way: the whole deal in one update, at its end
+            ratings.update(deal_ratings(ratings, rotations))
     return points
 
 
@@ -203,12 +220,26 @@ def sharpen() -> None:
     core.ratings.model = lambda: sharp
 
 
-def measure(game: str, budget: int, every: int, seed: int, sharp: bool = False) -> dict:
+def with_tau(tau: float) -> None:
+    """`--tau`: the ladder's ratings with openskill's dynamics τ set to `tau` (an experiment)."""
+    from openskill.models import PlackettLuce
+
+    import core.ratings
+
+    chosen = PlackettLuce(tau=tau)
+    core.ratings.model = lambda: chosen
+
+
+def measure(game: str, budget: int, every: int, seed: int, sharp: bool = False, per_match: bool = False,
+            tau: float | None = None, nearest: int | None = None) -> dict:
     if sharp:
         sharpen()
+    if tau is not None:
+        with_tau(tau)
     started = time.perf_counter()
     field = Field(game)
-    ladder = ladder_run(field, budget, every, random.Random(derive_seed(seed, "ladder", game)))
+    ladder = ladder_run(field, budget, every, random.Random(derive_seed(seed, "ladder", game)), per_match,
+                        nearest)
     rr = round_robin_run(field, budget, every, derive_seed(seed, "round-robin", game))
     return {"game": game, "seats": field.seats, "ladder": ladder, "rr": rr,
             "seconds": time.perf_counter() - started}
@@ -223,6 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="games measured at once (processes)")
     parser.add_argument("--sharp", action="store_true",
                         help="an experiment: openskill with τ = 0 and γ = 1/k (not the platform's model)")
+    parser.add_argument("--per-match", action="store_true",
+                        help="the old rating: each rotation on its own as it ends (not the platform's)")
+    parser.add_argument("--tau", type=float, default=None, help="an experiment: openskill's dynamics τ")
+    parser.add_argument("--nearest", type=int, default=None,
+                        help="an experiment: opponents drawn among this many nearest (the platform's: 3)")
     args = parser.parse_args(argv)
     print(f"bench/ladder.py: {FIELD} bots per game (heuristic with ε = k/11), {args.matches} matches a side, "
           f"τ every {args.every}; target: the ladder reaches τ ≥ {TARGET} (and stays) in fewer matches "
@@ -231,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(measure, args.games, [args.matches] * len(args.games),
                                 [args.every] * len(args.games), [args.seed] * len(args.games),
-                                [args.sharp] * len(args.games)))
+                                [args.sharp] * len(args.games), [args.per_match] * len(args.games),
+                                [args.tau] * len(args.games), [args.nearest] * len(args.games)))
     verdicts = []
     for r in results:
         print(f"\n{r['game']} ({r['seats']} seats, {r['seconds']:.0f} s)")

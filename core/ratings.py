@@ -10,6 +10,14 @@ the lock go, so a worker that finds the lock taken can leave its match to it.
 The model is Plackett–Luce (openskill's default), which rates k-seat
 matches with ties as well as two-seat ones; a seat's rating is (μ, σ) and the
 ladder orders by the ordinal μ − 3σ.
+
+A duplicate deal is rated once, as a whole (`deal_ratings`): its bots ranked
+by the match points they summed over the deal's rotations, in one openskill
+update. Duplicate play exists to cancel the luck of the cards; rating each
+rotation on its own would put that luck back into the ratings (bench/ladder.py
+measures the difference). A lone match is a deal of one rotation: rated as
+its ranks say. The queue therefore holds one event per deal: its finished
+rotations' ids (core/store/ratings.py `queue_for_rating`).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
+from games.ranking import match_points, ranks_of
 from sdk.clock import DEFAULT_TIME, TimeRules
 
 log = logging.getLogger("cardarena.worker")
@@ -73,24 +82,50 @@ def new_ratings(current: list[dict], ranks: list[int]) -> list[tuple[float, floa
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
+def deal_ranks(rotations: list[tuple[list[str], list[int]]]) -> tuple[list[str], list[int]]:
+    """One ranking for a whole duplicate deal: its `rotations` (each: the entrant in each seat,
+    and that rotation's ranks) summed into each entrant's match points, ranked highest first
+    (ties share a rank). A rotation with an entrant in two seats counts for nothing. With one
+    rotation, its own ranks."""
+    totals: dict[str, float] = {}
+    for seats, ranks in rotations:
+        if not ranks or len(set(seats)) != len(seats) or len(seats) != len(ranks):
+            continue
+        for seat, who in enumerate(seats):
+            totals[who] = totals.get(who, 0.0) + match_points(list(ranks), seat)
+    entrants = list(totals)
+    return entrants, ranks_of([round(totals[e], 9) for e in entrants])
+
+
+def deal_ratings(current: dict[str, tuple[float, float]],
+                 rotations: list[tuple[list[str], list[int]]]) -> dict[str, tuple[float, float]]:
+    """(μ, σ) after one duplicate deal, by entrant: `deal_ranks` rated in one openskill update
+    from each entrant's `current` (μ, σ). Nothing when fewer than two entrants played it out.
+    The platform's queue (`rate_queue`) and bench/ladder.py both rate through here."""
+    entrants, ranks = deal_ranks(rotations)
+    if len(entrants) < 2:
+        return {}
+    before = [{"mu": current[e][0], "sigma": current[e][1]} for e in entrants]
+    return dict(zip(entrants, new_ratings(before, ranks), strict=True))
+
+
 def rate_queue(store, game: str, limit: int = 1000) -> int:
     """Rate the queued matches in order (the caller holds the lock); how many were applied.
 
-    Reads every queued match and its bots' ratings in two round trips, then
-    applies one match per Lua step, carrying the new ratings forward in
-    memory: most of a match's rating is then a single write.
+    Each event is a deal (`deal_ratings`: its finished rotations in one update).
+    Reads every queued deal's rotations and their bots' ratings in a few round
+    trips, then applies one deal per Lua step, carrying the new ratings forward
+    in memory: most of a deal's rating is then a single write.
     """
     events = store.rating_events(game, limit=limit)
     if not events:
         return 0
-    matches = store.match_ranks(events)
-    current = store.bot_ratings(game, sorted({b for _, seats, _ in matches for b in seats}))
+    deals = store.rating_deals(events)
+    current = store.bot_ratings(game, sorted({b for deal in deals for _, seats, _ in deal for b in seats}))
     applied = 0
-    for match_id, (status, seats, ranks) in zip(events, matches, strict=True):
-        ratings: dict[str, tuple[float, float]] = {}
-        if status == "finished" and ranks and len(set(seats)) == len(seats) > 1:
-            before = [{"mu": current[b][0], "sigma": current[b][1]} for b in seats]
-            ratings = dict(zip(seats, new_ratings(before, ranks), strict=True))
+    for match_id, deal in zip(events, deals, strict=True):
+        rotations = [(seats, ranks) for status, seats, ranks in deal if status == "finished" and ranks]
+        ratings = deal_ratings(current, rotations)
         if not store.apply_rating_event(game, match_id, ratings):  # no ratings: just dequeued
             break
         current.update(ratings)

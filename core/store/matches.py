@@ -521,11 +521,12 @@ class Matches:
                     mark_active(pipe, self.queue, "match", match_id)  # its follow-ups: core/conclusion.py
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
-                    for mid, seat_records in counted:
+                    for _, seat_records in counted:
                         for record in once_per_bot(seat_records):  # a bot's versions: one match
                             count_result(pipe, record, kind == "ladder")  # pauses: ladder forfeits only
-                        if seat_records and rated:  # records come only with a finished match
-                            queue_for_rating(pipe, game, mid)
+                    deal = [mid for mid, seat_records in counted if seat_records]  # records: finished
+                    if deal and rated:  # the deal's finished rotations, rated as one (core/ratings.py)
+                        queue_for_rating(pipe, game, deal)
                     if tournament:  # the deal's rotations in the order they were played
                         self.count_tournament_match(pipe, tournament, match_id,
                                                     [seat_records for _, seat_records in counted])

@@ -3,9 +3,11 @@
 Keys:
     rating:{game}           hash entrant -> {"mu", "sigma"}
     ladder:{game}           sorted set entrant -> ordinal (mu - 3 sigma)
-    ratings:queue:{game}    list of finished rated match ids, oldest first
+    ratings:queue:{game}    list of finished rated deals, oldest first: each its finished
+                            matches' ids joined by "," (a lone match: its id)
     ratings:lock:{game}     the lock the rating worker holds while consuming
     bot:{id}:ratings        list of {"mu", "sigma", "ordinal", "match", "at", "version"?}
+                            ("match": the deal's last finished match)
                             (every version's points, in the order they were rated)
 
 A rating belongs to an *entrant*, a version of a bot (core/store/versions.py):
@@ -62,10 +64,17 @@ def rating_queue_key(game: str) -> str:
     return f"ratings:queue:{game}"
 
 
-def queue_for_rating(pipe, game: str, match_id: str) -> None:
-    """On `pipe` (the transaction concluding the match): queue a finished rated match for
-    the rating worker."""
-    pipe.rpush(rating_queue_key(game), match_id)
+def queue_for_rating(pipe, game: str, match_ids: list[str]) -> None:
+    """On `pipe` (the transaction concluding the match): queue a finished rated deal — its
+    finished matches, in playing order (a lone match: itself) — for the rating worker, which
+    rates it in one update (core/ratings.py `deal_ratings`). The ids travel in the event
+    itself: a match's twins are gone from Redis once it is archived."""
+    pipe.rpush(rating_queue_key(game), ",".join(match_ids))
+
+
+def deal_of(event: str) -> list[str]:
+    """The match ids of a queued rating event (`queue_for_rating`)."""
+    return event.split(",")
 
 
 def is_provisional(sigma: float) -> bool:
@@ -86,6 +95,7 @@ class Ratings:
     script: object
     bot_records: object
     ladder_match_counts: object
+    match_ranks: object
 
     def bot_rating(self, game: str, key: str) -> dict:
         """An entrant's rating {mu, sigma, ordinal} (a bot id: its version 1), the default
@@ -157,8 +167,15 @@ class Ratings:
             row["ladder_matches"] = played[entrant(row["bot"], row["version"])]
         return out
 
+    def rating_deals(self, events: list[str]) -> list[list[tuple[str | None, list, list | None]]]:
+        """For each queued event, its matches' (status, entrants, ranks) (`match_ranks`), in one
+        round trip."""
+        ids = [deal_of(e) for e in events]
+        flat = iter(self.match_ranks([m for deal in ids for m in deal]))
+        return [[next(flat) for _ in deal] for deal in ids]
+
     def rating_events(self, game: str, limit: int = 100) -> list[str]:
-        """The oldest queued match ids, in order (not removed)."""
+        """The oldest queued events (deals, `queue_for_rating`), in order (not removed)."""
         return [text(m) for m in self.r.lrange(rating_queue_key(game), 0, limit - 1)]
 
     def ack_rating_event(self, game: str, match_id: str) -> None:
@@ -177,7 +194,7 @@ class Ratings:
         args = [match_id]
         for key, (mu, sigma) in ratings.items():
             bot_id, version = entrant_version(key)
-            point = {**rating_dict(mu, sigma), "match": match_id, "at": at, "version": version}
+            point = {**rating_dict(mu, sigma), "match": deal_of(match_id)[-1], "at": at, "version": version}
             keys.append(f"bot:{bot_id}:ratings")
             args += [key, json.dumps({"mu": mu, "sigma": sigma}), repr(ordinal(mu, sigma)),
                      json.dumps(point, separators=(",", ":"))]

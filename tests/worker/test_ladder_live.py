@@ -84,10 +84,16 @@ def test_the_ladder_page_shows_matches_in_play_provisional_bots_and_each_bots_hi
     done, playing = made
     for mid, ranks in zip(done["matches"], ([1, 2], [2, 1]), strict=True):
         finish(api.store, mid, ranks)
+    earlier = [f"m_earlier_{r}" for r in range(2)]  # an earlier rated deal of the same two bots
+    for r, mid in enumerate(earlier):
+        api.store.create_match(GAME, done["bots"][r:] + done["bots"][:r], seed=1, options={}, rated=True,
+                               match_id=mid, twins=earlier, kind="ladder")
+    for mid in earlier:
+        finish(api.store, mid, [1, 2])
     page = api.session.get(f"{api.live.url}/", timeout=10).text
     board = page.split(f'id="game-{GAME}"')[1].split("</section>")[0]
     assert board.count('class="badge provisional"') == 2  # the two rated bots, both still provisional
-    assert board.count('<svg class="spark"') == 2  # their ladder history (two rated matches each)
+    assert board.count('<svg class="spark"') == 2  # their ladder history (two rated deals each)
     assert f'data-match="{playing["matches"][0]}"' in board and "rotation 1/2" in board  # live: in play now
     bot_page = api.session.get(f"{api.live.url}/bots/{done['bots'][0]}", timeout=10).text
     assert 'id="ladder"' in bot_page and "yes: paired against bots of similar strength" in bot_page

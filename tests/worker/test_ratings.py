@@ -283,3 +283,36 @@ def test_workers_finishing_matches_while_others_rate_lose_no_update(store, redis
     for bot in bots:
         last = histories[bot][-1]
         assert stored(store, [bot])[bot] == (last["mu"], last["sigma"])
+
+
+def finish_deal(store, seatings: list[list[str]], ranks: list[list[int]], tag: str) -> list[str]:
+    """A duplicate deal (twins), each rotation concluded as the runner concludes one."""
+    ids = [f"m_{tag}_{r}" for r in range(len(seatings))]
+    for mid, seats in zip(ids, seatings, strict=True):
+        store.create_match(GAME, seats, seed=1, options={}, rated=True, match_id=mid, twins=ids)
+    for mid, seats, rk in zip(ids, seatings, ranks, strict=True):
+        result = {"scores": [float(-r) for r in rk], "ranks": rk}
+        assert store.conclude_match(mid, "finished", result,
+                                    records=[record(b, r, rk) for b, r in zip(seats, rk, strict=True)])
+    return ids
+
+
+@pytest.mark.parametrize(("second", "expected"), [([2, 1], [1, 2]), ([1, 2], [1, 1])])
+def test_a_duplicate_deal_is_rated_once_by_the_match_points_summed_over_its_rotations(store, second, expected):
+    a, b = make_bots(store, 2)
+    # a wins the first rotation; the second (seats swapped) is a's win again, or b's (a split deal: a tie)
+    ids = finish_deal(store, [[a, b], [b, a]], [[1, 2], second], "deal")
+    assert store.rating_events(GAME) == [",".join(ids)]  # one event: the whole deal
+    assert update_ratings(store, GAME) == 1
+    assert_same_ratings(stored(store, [a, b]), sequential([([a, b], expected)]))
+    assert [p["match"] for p in store.rating_history(a)] == [ids[-1]]
+
+
+def test_a_deal_of_four_seats_ranks_its_bots_by_their_summed_points(store):
+    from core.ratings import deal_ranks
+
+    bots = make_bots(store, 4)
+    rotations = [(bots[r:] + bots[:r], [1, 2, 3, 4]) for r in range(4)]  # each bot wins one rotation
+    assert deal_ranks(rotations) == (bots, [1, 1, 1, 1])
+    rotations[0] = (bots, [1, 1, 3, 4])  # bots[1] shares bots[0]'s win: half a point moves
+    assert deal_ranks(rotations) == (bots, [4, 1, 2, 2])
