@@ -60,9 +60,10 @@ def wait_finished(api, tid: str) -> dict:
 
 
 def wait_rated(api, bots: list[str]) -> None:
-    """Until every bot's rating history has one point per match it played."""
+    """Until every bot's rating history has one point per deal it played (a duplicate deal of a
+    two-seat game: two matches, rated once as a whole)."""
     def rated():
-        return all(len(api.ok(api.get(f"/bots/{b}/ratings"), 200)["history"])
+        return all(2 * len(api.ok(api.get(f"/bots/{b}/ratings"), 200)["history"])
                    == api.ok(api.get(f"/bots/{b}"), 200)["matches"] for b in bots)
 
     poll("every match to be rated", rated)
@@ -203,7 +204,7 @@ def test_bot_page_shows_recent_matches_and_its_rating_chart(api, worker_pool, pa
     record = api.ok(api.get(f"/bots/{bot}"), 200)
     recent = api.ok(api.get(f"/bots/{bot}/matches"), 200)["matches"]
     history = api.ok(api.get(f"/bots/{bot}/ratings"), 200)["history"]
-    assert record["matches"] == len(recent) == len(history) == 8
+    assert record["matches"] == len(recent) == 2 * len(history) == 8  # a point per deal
 
     page.goto(f"{api.live.url}/bots/{bot}")
     assert page.inner_text("h1.botname") == "heuristic"
@@ -222,7 +223,7 @@ def test_bot_page_shows_recent_matches_and_its_rating_chart(api, worker_pool, pa
 
     chart = page.locator("svg.chart")
     assert chart.is_visible()
-    assert chart.locator("circle.dot").count() == len(history) + 1  # the starting rating, then each match
+    assert chart.locator("circle.dot").count() == len(history) + 1  # the starting rating, then each deal
     assert chart.locator("polygon.band").count() == 1 and chart.locator("polyline.mu").count() == 1
     box = chart.bounding_box()
     assert box["width"] > 300 and box["height"] > 100
