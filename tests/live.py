@@ -2,7 +2,7 @@
 
 * `app` (session): `create_app` on the session's real Redis, rate limits off,
   the admin token `ADMIN_TOKEN` below.
-* `live_server` (session): that app under waitress (the production server)
+* `live_server` (session): that app under waitress (a threaded WSGI server; `cardarena serve` runs gevent's)
   in a background thread on a free 127.0.0.1 port; `.url`, `.api` (the
   `/api/v1` base), `.app`, `.store`.
 * `api` (function): an `ApiClient` on the live server over a freshly
