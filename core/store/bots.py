@@ -110,6 +110,12 @@ PROBATION = 5
 FAULT_MATCHES = 100
 
 
+def public_record(raw: dict) -> dict:
+    """`bot_record` from the bot's hash as Redis gives it (HGETALL, not empty)."""
+    bot = load_fields(raw)
+    return {k: bot[k] for k in PUBLIC_FIELDS if k in bot}
+
+
 def is_paused(bot: dict) -> bool:
     """Whether the bot is paused from rated play (its record: `forfeit_streak`)."""
     return int(bot.get("forfeit_streak") or 0) >= PROBATION
@@ -209,12 +215,7 @@ class Bots:
         pipe = self.r.pipeline(transaction=False)
         for bot_id in bot_ids:
             pipe.hgetall(f"bot:{bot_id}")
-        out = {}
-        for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True):
-            if raw:
-                bot = load_fields(raw)
-                out[bot_id] = {k: bot[k] for k in PUBLIC_FIELDS if k in bot}
-        return out
+        return {bot_id: public_record(raw) for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True) if raw}
 
     def get_bot(self, bot_id: str) -> dict | None:
         """The bot's public fields plus its `rating` (its latest version's), or None."""
