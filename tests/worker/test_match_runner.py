@@ -434,11 +434,13 @@ def test_a_run_after_a_remote_turn_goes_on_from_the_referee_its_process_kept(sto
         if decision["turn"] == 0:  # nothing recorded yet: nothing kept
             assert mid not in match_runner._kept
             continue
-        rules, last, ref = match_runner._kept[mid]
+        found = match_runner._kept[mid]
+        ref, last = found.ref, found.last
         kept.append(ref)
         assert ref.turn == decision["turn"] and last == store.match_log(mid)[ref.turn - 1]
+        assert found.seats == match["seats"]
         if len(kept) == 3:  # a kept referee that does not match the log is not used
-            match_runner._kept[mid] = (rules, {**last, "action": {"forged": True}}, ref)
+            found.last = {**last, "action": {"forged": True}}
     assert status == "finished" and runs == DECISIONS // 2
     assert len(kept) == DECISIONS // 2 - 1
     assert kept[1] is kept[0] and kept[2] is kept[1]  # one referee, run after run
