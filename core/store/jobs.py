@@ -71,10 +71,12 @@ if match and redis.call('SET', 'lease:match:' .. match, ARGV[1], 'NX', 'PX', ARG
 end
 return {item, 0}
 """
-RELEASE_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+#: KEYS[1] the lease; ARGV[1] token: given back if this token's
+RELEASE_STEP = """
+local released = 0
+if redis.call('GET', KEYS[1]) == ARGV[1] then released = redis.call('DEL', KEYS[1]) end
 """
+RELEASE_LUA = RELEASE_STEP + "return released\n"
 
 
 def queue_name(name: str | None = None) -> str:

@@ -49,7 +49,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result, public_record
-from core.store.jobs import RELEASE_LUA, lease_key, mark_active
+from core.store.jobs import RELEASE_STEP, lease_key, mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
 from core.store.slots import SLOTS_STEP, slots_step
@@ -95,6 +95,12 @@ end
 """
 #: KEYS[1] the match hash; ARGV[1] now (JSON): the start step alone (`start_match`)
 START_LUA = "local match_key, started_at = KEYS[1], ARGV[1]\n" + START_STEP + "return {attempts, changed}\n"
+#: core/store/jobs.py's release step (KEYS[1] the match's lease, ARGV[1] its token), then the
+#: length of the log (KEYS[2]); -1 if the match (KEYS[3]) is archived (`release_and_log_length`)
+RELEASE_AND_LENGTH_LUA = RELEASE_STEP + f"""
+if redis.call('HEXISTS', KEYS[3], '{ARCHIVED}') == 1 then return -1 end
+return redis.call('LLEN', KEYS[2])
+"""
 #: core/store/slots.py's slots step, then, only if the slots are taken, the start step
 #: (`take_slots_and_start`): KEYS and ARGV the slots step's, then the match hash and now (JSON)
 #: last. {full, attempts, changed}: {i, 0, 0} when bot i is full (the match is not started).
@@ -355,12 +361,9 @@ class Matches:
         """Give the match's lease held by `token` back (`release_lease`), then the length of its
         log (`log_length`), in one round trip, in this order: an answer settled after it is
         then either counted here or followed by a run that finds the lease free."""
-        pipe = self.r.pipeline(transaction=False)
-        self.script(RELEASE_LUA)(keys=[lease_key("match", match_id)], args=[token], client=pipe)
-        pipe.llen(log_key(match_id))
-        pipe.hget(f"match:{match_id}", ARCHIVED)
-        _, length, archived = pipe.execute()
-        return len(self.archived_document(match_id)["log"]) if archived else int(length)
+        length = self.script(RELEASE_AND_LENGTH_LUA)(
+            keys=[lease_key("match", match_id), log_key(match_id), f"match:{match_id}"], args=[token])
+        return len(self.archived_document(match_id)["log"]) if int(length) < 0 else int(length)
 
     def match_status(self, match_id: str) -> str | None:
         raw = self.r.hget(f"match:{match_id}", "status")
