@@ -81,7 +81,8 @@ class Kept:
     """A referee a worker process keeps between runs of its match (see above)."""
 
     rules: tuple  # the match's, as `rebuild` reads them: a referee of other rules is not reused
-    seats: list[str]  # its seats' bots: a continuation reads them with the match (`Store.read_run`)
+    #: its record: a continuation reads only its status again, with its seats' bots (`Store.read_run`)
+    match: dict
     last: dict  # the last entry it recorded: the log's entry `ref.turn - 1`, or it is not reused
     ref: MatchReferee
 
@@ -140,8 +141,10 @@ class MatchRunner:
         kept = _kept.get(self.match_id)
         self.start = None  # what the run read as it started (`Store.read_run`), once the lease is held
         if taken is not None and kept is not None:  # a continuation: everything in one round trip
-            self.start = self.store.read_run(self.match_id, kept.seats, max(kept.ref.turn - 1, 0))
+            self.start = self.store.read_run(self.match_id, kept.match["seats"], kept.ref.turn - 1, kept.match)
             match = self.start and self.start.match
+            if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
+                match = self.store.get_match(self.match_id)
         else:
             match = self.store.get_match(self.match_id)
         if match is None or match["status"] in ("finished", "aborted"):
@@ -154,19 +157,19 @@ class MatchRunner:
         with Lease(self.store, "match", self.match_id, token=taken) as lease:
             if not lease.held:
                 return "busy"
-            # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
-            # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
-            # each seat's bot as the version the match pinned is reached (core/store/versions.py)
-            if self.start is None or self.start.match["seats"] != match["seats"]:
+            if self.start is None:  # read once the lease is held: nobody else moves the match now
                 since = kept.ref.turn - 1 if kept is not None and kept.ref.turn > 0 else 0
-                self.start = self.store.read_run(self.match_id, match["seats"], since)
+                self.start = self.store.read_run(self.match_id, match["seats"], since, match)
                 if self.start is None:
                     return "missing"
                 match = self.start.match
                 if match["status"] in ("finished", "aborted"):  # ended under us: what follows, again
-                    match_concluded(self.store, match)
+                    match_concluded(self.store, self.store.get_match(self.match_id))
                     return match["status"]
+            # each seat's bot as the version the match pinned is reached (core/store/versions.py)
             self.seat_bots = self.store.pinned_bots(match, self.start.bots)
+            # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
+            # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
             full, attempts = self.store.take_slots_and_start(
                 self.match_id, [b for b in self.seat_bots if b is not None])
             if full is not None:
@@ -338,7 +341,7 @@ class MatchRunner:
         entry it recorded is in the log (`rebuild`)."""
         if self.ref.turn == 0 or self.buffer or self.last_entry is None:
             return
-        _kept[self.match_id] = Kept(self.rules, list(self.match["seats"]), self.last_entry, self.ref)
+        _kept[self.match_id] = Kept(self.rules, self.match, self.last_entry, self.ref)
         _kept.move_to_end(self.match_id)
         while len(_kept) > REFEREES_KEPT:
             _kept.popitem(last=False)

@@ -110,10 +110,17 @@ PROBATION = 5
 FAULT_MATCHES = 100
 
 
-def public_record(raw: dict) -> dict:
-    """`bot_record` from the bot's hash as Redis gives it (HGETALL, not empty)."""
-    bot = load_fields(raw)
-    return {k: bot[k] for k in PUBLIC_FIELDS if k in bot}
+#: the fields of a bot's record a match runner uses (core/store/matches.py `read_run`): how to
+#: reach it, and its slots
+RUNNER_FIELDS = ("id", "kind", "owner", "url", "entrypoint", "max_concurrent", "version")
+
+
+def runner_record(values: list) -> dict | None:
+    """A bot's `RUNNER_FIELDS` from their values as Redis gives them (HMGET), the fields it
+    has; None if there is no such bot."""
+    if values[0] is None:
+        return None
+    return {k: json.loads(v) for k, v in zip(RUNNER_FIELDS, values, strict=True) if v is not None}
 
 
 def is_paused(bot: dict) -> bool:
@@ -215,7 +222,12 @@ class Bots:
         pipe = self.r.pipeline(transaction=False)
         for bot_id in bot_ids:
             pipe.hgetall(f"bot:{bot_id}")
-        return {bot_id: public_record(raw) for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True) if raw}
+        out = {}
+        for bot_id, raw in zip(bot_ids, pipe.execute(), strict=True):
+            if raw:
+                bot = load_fields(raw)
+                out[bot_id] = {k: bot[k] for k in PUBLIC_FIELDS if k in bot}
+        return out
 
     def get_bot(self, bot_id: str) -> dict | None:
         """The bot's public fields plus its `rating` (its latest version's), or None."""

@@ -48,7 +48,7 @@ import games
 from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
-from core.store.bots import count_result, public_record
+from core.store.bots import RUNNER_FIELDS, count_result, runner_record
 from core.store.jobs import RELEASE_STEP, lease_key, mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
@@ -146,7 +146,7 @@ class RunStart:
     """What a run of a match reads as it starts (`Matches.read_run`)."""
 
     match: dict
-    #: its seats' bots' latest records, by id (core/store/bots.py `bot_record`)
+    #: its seats' bots' latest records (their `RUNNER_FIELDS`), by id
     bots: dict[str, dict]
     #: the log's entries from entry `since` on
     since: int
@@ -335,26 +335,38 @@ class Matches:
             return self.archived_document(match_id)["match"]
         return load_fields(raw)
 
-    def read_run(self, match_id: str, seats: list[str], since: int) -> RunStart | None:
+    def read_run(self, match_id: str, seats: list[str], since: int, match: dict | None = None) -> RunStart | None:
         """What a run of the match reads as it starts, in one round trip (one snapshot): its
-        record (`get_match`), its seats' bots (`bot_records` of `seats`, its seats as known
-        already), its log from entry `since` (`log_since`) and its waiting record
-        (core/store/waits.py `waiting_on`); None if there is no such match."""
+        record (`get_match`), its seats' bots (their `RUNNER_FIELDS`, core/store/bots.py), its
+        log from entry `since` (`log_since`) and its waiting record (core/store/waits.py
+        `waiting_on`); None if there is no such match. `seats` are its seats, known already;
+        with `match`, its record read before, only its status is read again: nothing else of
+        a match changes before it ends (its start, attempts and end are no runner's concern)."""
         from core.store.waits import waiting_key, waiting_record  # waits.py imports this module
 
         bot_ids = list(dict.fromkeys(seats))
         pipe = self.r.pipeline()
-        pipe.hgetall(f"match:{match_id}")
+        if match is None:
+            pipe.hgetall(f"match:{match_id}")
+        else:
+            pipe.hmget(f"match:{match_id}", "status", ARCHIVED)
         for bot_id in bot_ids:
-            pipe.hgetall(f"bot:{bot_id}")
+            pipe.hmget(f"bot:{bot_id}", RUNNER_FIELDS)
         pipe.lrange(log_key(match_id), since, -1)
         pipe.hgetall(waiting_key(match_id))
         raw, *bots, entries, waiting = pipe.execute()
+        if match is not None:
+            status, archived = raw
+            raw = {b"status": status, ARCHIVED.encode(): archived} if status else {}
+            if archived is None:
+                raw.pop(ARCHIVED.encode(), None)
         if not raw:
             return None
         if ARCHIVED.encode() in raw:  # over: only its record is read
             return RunStart(self.archived_document(match_id)["match"], {}, since, [], None)
-        return RunStart(load_fields(raw), {b: public_record(r) for b, r in zip(bot_ids, bots, strict=True) if r},
+        found = {**match, "status": json.loads(raw[b"status"])} if match is not None else load_fields(raw)
+        records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
+        return RunStart(found, {b: r for b, r in records.items() if r is not None},
                         since, [json.loads(e) for e in entries], waiting_record(waiting))
 
     def release_and_log_length(self, match_id: str, token: str) -> int:

@@ -438,7 +438,7 @@ def test_a_run_after_a_remote_turn_goes_on_from_the_referee_its_process_kept(sto
         ref, last = found.ref, found.last
         kept.append(ref)
         assert ref.turn == decision["turn"] and last == store.match_log(mid)[ref.turn - 1]
-        assert found.seats == match["seats"]
+        assert found.match["seats"] == match["seats"]
         if len(kept) == 3:  # a kept referee that does not match the log is not used
             found.last = {**last, "action": {"forged": True}}
     assert status == "finished" and runs == DECISIONS // 2
