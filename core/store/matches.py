@@ -336,16 +336,17 @@ class Matches:
         return load_fields(raw)
 
     def read_run(self, match_id: str, seats: list[str], since: int, match: dict | None = None) -> RunStart | None:
-        """What a run of the match reads as it starts, in one round trip (one snapshot): its
+        """What a run of the match reads as it starts, in one round trip: its
         record (`get_match`), its seats' bots (their `RUNNER_FIELDS`, core/store/bots.py), its
         log from entry `since` (`log_since`) and its waiting record (core/store/waits.py
         `waiting_on`); None if there is no such match. `seats` are its seats, known already;
         with `match`, its record read before, only its status is read again: nothing else of
-        a match changes before it ends (its start, attempts and end are no runner's concern)."""
+        a match changes before it ends (its start, attempts and end are no runner's concern).
+        No transaction: each read is one the runner made in a round trip of its own before."""
         from core.store.waits import waiting_key, waiting_record  # waits.py imports this module
 
         bot_ids = list(dict.fromkeys(seats))
-        pipe = self.r.pipeline()
+        pipe = self.r.pipeline(transaction=False)
         if match is None:
             pipe.hgetall(f"match:{match_id}")
         else:
