@@ -60,7 +60,7 @@ from sdk.referee import MatchReferee
 from sdk.standings import seat_records
 from sdk.watchdog import Watchdog, watchdog
 from worker.drivers import Driver, Reply, driver_for
-from worker.lease import Lease
+from worker.lease import TTL_MS, Lease
 
 log = logging.getLogger("cardarena.worker")
 
@@ -115,10 +115,14 @@ class Context:
 
 
 class MatchRunner:
-    def __init__(self, store, match_id: str, lease_token: str | None = None) -> None:
+    def __init__(self, store, match_id: str, lease_token: str | None = None, next_token: str | None = None) -> None:
         self.store = store
         self.match_id = match_id
         self.lease_token = lease_token  # the match's lease, taken with its run (`Store.take_run`)
+        #: with `next_token`, a run that ends waiting takes the queue's next run (`Store.take_run`
+        #: for that token) as it gives its lease back: `looked_next`, and `next_run` what it took
+        self.next_token = next_token
+        self.looked_next, self.next_run = False, None
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -185,8 +189,12 @@ class MatchRunner:
             except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
                 self.asked_turn = asked.turn
                 self.keep()
-                self.log_length = lease.give_back(
-                    lambda token: self.store.release_and_log_length(self.match_id, token))
+                given = lease.give_back(lambda token: self.store.release_and_log_length(
+                    self.match_id, token, self.asked_turn, self.next_token, TTL_MS))
+                if given is None:  # the lease was lost: another runner has the match
+                    self.log_length = None
+                else:
+                    self.log_length, self.looked_next, self.next_run = given
                 return "asked"
             except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
                 match_concluded(self.store, self.store.get_match(self.match_id))

@@ -49,7 +49,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import RUNNER_FIELDS, count_result, runner_record
-from core.store.jobs import RELEASE_STEP, lease_key, mark_active
+from core.store.jobs import RELEASE_STEP, TAKE_STEP, lease_key, mark_active, runs_key, taken_run
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
 from core.store.slots import SLOTS_STEP, slots_step
@@ -96,10 +96,16 @@ end
 #: KEYS[1] the match hash; ARGV[1] now (JSON): the start step alone (`start_match`)
 START_LUA = "local match_key, started_at = KEYS[1], ARGV[1]\n" + START_STEP + "return {attempts, changed}\n"
 #: core/store/jobs.py's release step (KEYS[1] the match's lease, ARGV[1] its token), then the
-#: length of the log (KEYS[2]); -1 if the match (KEYS[3]) is archived (`release_and_log_length`)
+#: length of the log (KEYS[2]), -1 if the match (KEYS[3]) is archived; then, if ARGV[2] is not
+#: empty and the log holds no more than ARGV[4] entries, jobs.py's take step (KEYS[4] the runs
+#: list, ARGV[2] the new token, ARGV[3] its ttl). {length, taken} (`release_and_log_length`).
 RELEASE_AND_LENGTH_LUA = RELEASE_STEP + f"""
-if redis.call('HEXISTS', KEYS[3], '{ARCHIVED}') == 1 then return -1 end
-return redis.call('LLEN', KEYS[2])
+if redis.call('HEXISTS', KEYS[3], '{ARCHIVED}') == 1 then return {{-1, false}} end
+local length = redis.call('LLEN', KEYS[2])
+if ARGV[2] == '' or length > tonumber(ARGV[4]) then return {{length, false}} end
+local runs_key, new_token, ttl = KEYS[4], ARGV[2], ARGV[3]
+""" + TAKE_STEP + """
+return {length, taken}
 """
 #: core/store/slots.py's slots step, then, only if the slots are taken, the start step
 #: (`take_slots_and_start`): KEYS and ARGV the slots step's, then the match hash and now (JSON)
@@ -158,6 +164,7 @@ class RunStart:
 class Matches:
     r: object
     script: object
+    queue: str
     current_versions: object
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
@@ -370,13 +377,21 @@ class Matches:
         return RunStart(found, {b: r for b, r in records.items() if r is not None},
                         since, [json.loads(e) for e in entries], waiting_record(waiting))
 
-    def release_and_log_length(self, match_id: str, token: str) -> int:
+    def release_and_log_length(self, match_id: str, token: str, asked_turn: int = 0, next_token: str | None = None,
+                               ttl_ms: int = 0) -> tuple[int, bool, tuple[str | None, int] | None]:
         """Give the match's lease held by `token` back (`release_lease`), then the length of its
         log (`log_length`), in one round trip, in this order: an answer settled after it is
-        then either counted here or followed by a run that finds the lease free."""
-        length = self.script(RELEASE_AND_LENGTH_LUA)(
-            keys=[lease_key("match", match_id), log_key(match_id), f"match:{match_id}"], args=[token])
-        return len(self.archived_document(match_id)["log"]) if int(length) < 0 else int(length)
+        then either counted here or followed by a run that finds the lease free. With
+        `next_token`, and if the log holds no more than `asked_turn` entries (this run's match
+        waits), the queue's next run is taken too (`take_run` for `next_token`, `ttl_ms`).
+        (the length, whether the next run was looked for, `take_run`'s answer if it was)."""
+        length, taken = self.script(RELEASE_AND_LENGTH_LUA)(
+            keys=[lease_key("match", match_id), log_key(match_id), f"match:{match_id}", runs_key(self.queue)],
+            args=[token, next_token or "", ttl_ms, asked_turn])
+        if int(length) < 0:
+            return len(self.archived_document(match_id)["log"]), False, None
+        looked = next_token is not None and int(length) <= asked_turn
+        return int(length), looked, taken_run(taken)
 
     def match_status(self, match_id: str) -> str | None:
         raw = self.r.hget(f"match:{match_id}", "status")

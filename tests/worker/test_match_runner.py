@@ -469,7 +469,7 @@ def test_a_run_taken_with_its_lease_reads_its_match_at_once_and_goes_on_from_the
             match_runner._kept.pop(mid)
         taken = store.take_run(f"token{runs}", TTL_MS)
         assert taken == (mid, decision["turn"] + 1)
-        status = run_continuation(store, mid, f"token{runs}")
+        status, _ = run_continuation(store, mid, f"token{runs}")
         assert not store.lease_held("match", mid)
         if status == "waiting":
             refs.append(match_runner._kept[mid].ref)
@@ -479,3 +479,26 @@ def test_a_run_taken_with_its_lease_reads_its_match_at_once_and_goes_on_from_the
     assert refs[5] is not refs[0]
     assert mid not in match_runner._kept or match_runner._kept[mid].ref.turn < DECISIONS
     assert_result_is_the_replay(store, mid)
+
+
+def test_a_run_that_ends_waiting_takes_the_next_run_with_its_lease_as_it_gives_its_own_back(store):
+    from core.answers import answered
+    from core.store.jobs import lease_key
+    from worker.jobs import run_continuation
+    from worker.lease import TTL_MS
+
+    seats = [store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]["id"]
+             for _ in range(2)]
+    mids = [store.create_match(GAME, seats, SEED, {}, time_bank_ms=0)["id"] for _ in range(2)]
+    for mid in mids:
+        assert MatchRunner(store, mid).run() == "waiting"
+        decision = store.waiting_on(mid)["decision"]
+        assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][0]))
+    assert store.take_run("first", TTL_MS) == (mids[0], 1)
+    status, runner = run_continuation(store, mids[0], "first", "second")
+    assert status == "waiting" and runner.looked_next and runner.next_run == (mids[1], 1)
+    assert store.r.get(lease_key("match", mids[0])) is None
+    assert store.r.get(lease_key("match", mids[1])) == b"second"  # taken with its lease
+    status, runner = run_continuation(store, mids[1], "second", "third")
+    assert status == "waiting" and runner.looked_next and runner.next_run is None  # none queued
+    assert store.take_run("fourth", TTL_MS) is None and not store.lease_held("match", mids[1])
