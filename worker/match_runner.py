@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
+from core.store.runs import read_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
@@ -81,7 +82,7 @@ class Kept:
     """A referee a worker process keeps between runs of its match (see above)."""
 
     rules: tuple  # the match's, as `rebuild` reads them: a referee of other rules is not reused
-    #: its record: a continuation reads only its status again, with its seats' bots (`Store.read_run`)
+    #: its record: a continuation reads only its status again, with its seats' bots (`read_run`)
     match: dict
     last: dict  # the last entry it recorded: the log's entry `ref.turn - 1`, or it is not reused
     ref: MatchReferee
@@ -143,9 +144,9 @@ class MatchRunner:
     def run_once(self) -> str:
         taken, self.lease_token = self.lease_token, None
         kept = _kept.get(self.match_id)
-        self.start = None  # what the run read as it started (`Store.read_run`), once the lease is held
+        self.start = None  # what the run read as it started (`read_run`), once the lease is held
         if taken is not None and kept is not None:  # a continuation: everything in one round trip
-            self.start = self.store.read_run(self.match_id, kept.match["seats"], kept.ref.turn - 1, kept.match)
+            self.start = read_run(self.store, self.match_id, kept.match["seats"], kept.ref.turn - 1, kept.match)
             match = self.start and self.start.match
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)
@@ -163,7 +164,7 @@ class MatchRunner:
                 return "busy"
             if self.start is None:  # read once the lease is held: nobody else moves the match now
                 since = kept.ref.turn - 1 if kept is not None and kept.ref.turn > 0 else 0
-                self.start = self.store.read_run(self.match_id, match["seats"], since, match)
+                self.start = read_run(self.store, self.match_id, match["seats"], since, match)
                 if self.start is None:
                     return "missing"
                 match = self.start.match

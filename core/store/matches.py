@@ -42,13 +42,12 @@ worker retried after a crash can never count a match twice.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import games
 from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
-from core.store.bots import RUNNER_FIELDS, count_result, runner_record
+from core.store.bots import count_result
 from core.store.jobs import RELEASE_STEP, TAKE_STEP, lease_key, mark_active, runs_key, taken_run
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
@@ -145,20 +144,6 @@ def bot_matches_key(bot_id: str) -> str:
 
 def game_matches_key(game: str) -> str:
     return f"matches:game:{game}"
-
-
-@dataclass
-class RunStart:
-    """What a run of a match reads as it starts (`Matches.read_run`)."""
-
-    match: dict
-    #: its seats' bots' latest records (their `RUNNER_FIELDS`), by id
-    bots: dict[str, dict]
-    #: the log's entries from entry `since` on
-    since: int
-    log: list[dict]
-    #: core/store/waits.py `waiting_on`
-    waiting: dict | None
 
 
 class Matches:
@@ -341,41 +326,6 @@ class Matches:
         if ARCHIVED.encode() in raw:
             return self.archived_document(match_id)["match"]
         return load_fields(raw)
-
-    def read_run(self, match_id: str, seats: list[str], since: int, match: dict | None = None) -> RunStart | None:
-        """What a run of the match reads as it starts, in one round trip: its
-        record (`get_match`), its seats' bots (their `RUNNER_FIELDS`, core/store/bots.py), its
-        log from entry `since` (`log_since`) and its waiting record (core/store/waits.py
-        `waiting_on`); None if there is no such match. `seats` are its seats, known already;
-        with `match`, its record read before, only its status is read again: nothing else of
-        a match changes before it ends (its start, attempts and end are no runner's concern).
-        No transaction: each read is one the runner made in a round trip of its own before."""
-        from core.store.waits import waiting_key, waiting_record  # waits.py imports this module
-
-        bot_ids = list(dict.fromkeys(seats))
-        pipe = self.r.pipeline(transaction=False)
-        if match is None:
-            pipe.hgetall(f"match:{match_id}")
-        else:
-            pipe.hmget(f"match:{match_id}", "status", ARCHIVED)
-        for bot_id in bot_ids:
-            pipe.hmget(f"bot:{bot_id}", RUNNER_FIELDS)
-        pipe.lrange(log_key(match_id), since, -1)
-        pipe.hgetall(waiting_key(match_id))
-        raw, *bots, entries, waiting = pipe.execute()
-        if match is not None:
-            status, archived = raw
-            raw = {b"status": status, ARCHIVED.encode(): archived} if status else {}
-            if archived is None:
-                raw.pop(ARCHIVED.encode(), None)
-        if not raw:
-            return None
-        if ARCHIVED.encode() in raw:  # over: only its record is read
-            return RunStart(self.archived_document(match_id)["match"], {}, since, [], None)
-        found = {**match, "status": json.loads(raw[b"status"])} if match is not None else load_fields(raw)
-        records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
-        return RunStart(found, {b: r for b, r in records.items() if r is not None},
-                        since, [json.loads(e) for e in entries], waiting_record(waiting))
 
     def release_and_log_length(self, match_id: str, token: str, asked_turn: int = 0, next_token: str | None = None,
                                ttl_ms: int = 0) -> tuple[int, bool, tuple[str | None, int] | None]:
