@@ -7,7 +7,8 @@ Keys:
     slots:waiting      set of the bots that have matches waiting (the recovery sweep's list)
 
 A match runner takes the slots of all its remote bots at once, or none
-(`take_slots`, one Lua step): a match never holds one bot's slot while waiting
+(`take_slots`, one Lua step; with the match's start in the same step:
+core/store/matches.py `take_slots_and_start`): a match never holds one bot's slot while waiting
 for another's, so two matches can never wait on each other — a bot in two
 tournaments with one slot plays them in turn. A match that finds a bot full
 waits in that bot's queue and its job ends: no worker waits for a slot. The
