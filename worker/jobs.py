@@ -2,7 +2,7 @@
 
     run_tournament(tid)  expand the round-robin (or gauntlet) into matches, one run_match job each
     run_match(mid)       referee one match (worker/match_runner.py)
-    run_continuation(store, mid, token)  a match's next run after a remote turn (no RQ job:
+    run_continuation(store, mid, token[, next_token])  a match's next run after a remote turn (no RQ job:
                          taken from the store's runs by worker/process.py)
     run_comparison(cid)  schedule a comparison's deals (core/comparisons.py)
 
@@ -63,10 +63,13 @@ def run_match(match_id: str) -> str:
     return MatchRunner(store, match_id).run()
 
 
-def run_continuation(store: Store, match_id: str, lease_token: str) -> str:
+def run_continuation(store: Store, match_id: str, lease_token: str,
+                     next_token: str | None = None) -> tuple[str, MatchRunner]:
     """A match's next run once its remote turn was settled (core/store/jobs.py `runs`),
-    its lease taken with it."""
-    return MatchRunner(store, match_id, lease_token).run()
+    its lease taken with it: its status, and the runner that made it (with `next_token`, the
+    queue's next run it took as it ended, if it looked: `looked_next`, `next_run`)."""
+    runner = MatchRunner(store, match_id, lease_token, next_token)
+    return runner.run(), runner
 
 
 def tournament_match_id(tid: str, index: int) -> str:

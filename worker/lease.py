@@ -82,11 +82,25 @@ class Lease:
     def __exit__(self, *exc) -> None:
         if self.token is None:
             return
-        r = renewer()
-        with r.lock:
-            r.held.pop(id(self), None)
+        self.stop_renewing()
         if not self.lost.is_set():
             try:
                 self.store.release_lease(self.kind, self.ident, self.token)
             except Exception:
                 pass  # it expires by itself
+        self.token = None
+
+    def stop_renewing(self) -> None:
+        r = renewer()
+        with r.lock:
+            r.held.pop(id(self), None)
+
+    def give_back(self, release):
+        """Give the lease back now with `release(token)` (a release that reads something in the
+        same round trip), its answer; None, and nothing done, if the lease is not held. Its
+        errors go on up (the lease then expires by itself)."""
+        if not self.held:
+            return None
+        self.stop_renewing()
+        token, self.token = self.token, None
+        return release(token)

@@ -54,13 +54,14 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
+from core.store.runs import read_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
 from sdk.standings import seat_records
 from sdk.watchdog import Watchdog, watchdog
 from worker.drivers import Driver, Reply, driver_for
-from worker.lease import Lease
+from worker.lease import TTL_MS, Lease
 
 log = logging.getLogger("cardarena.worker")
 
@@ -74,8 +75,21 @@ FLUSH_AFTER_S = 0.2
 PLATFORM_ERRORS = (redis.exceptions.RedisError,)
 #: matches whose referee a worker process keeps between runs (see above)
 REFEREES_KEPT = 256
-#: match id -> (its rules, the last entry recorded, its referee), least recently kept first
-_kept: OrderedDict[str, tuple[tuple, dict, MatchReferee]] = OrderedDict()
+
+
+@dataclass
+class Kept:
+    """A referee a worker process keeps between runs of its match (see above)."""
+
+    rules: tuple  # the match's, as `rebuild` reads them: a referee of other rules is not reused
+    #: its record: a continuation reads only its status again, with its seats' bots (`read_run`)
+    match: dict
+    last: dict  # the last entry it recorded: the log's entry `ref.turn - 1`, or it is not reused
+    ref: MatchReferee
+
+
+#: match id -> its kept referee, least recently kept first
+_kept: OrderedDict[str, Kept] = OrderedDict()
 
 
 class Asked(Exception):
@@ -102,10 +116,14 @@ class Context:
 
 
 class MatchRunner:
-    def __init__(self, store, match_id: str, lease_token: str | None = None) -> None:
+    def __init__(self, store, match_id: str, lease_token: str | None = None, next_token: str | None = None) -> None:
         self.store = store
         self.match_id = match_id
         self.lease_token = lease_token  # the match's lease, taken with its run (`Store.take_run`)
+        #: with `next_token`, a run that ends waiting takes the queue's next run (`Store.take_run`
+        #: for that token) as it gives its lease back: `looked_next`, and `next_run` what it took
+        self.next_token = next_token
+        self.looked_next, self.next_run = False, None
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -118,12 +136,22 @@ class MatchRunner:
                 return status
             # the answer may have been settled while this run still held the lease, its next run
             # then finding it busy: this run goes on itself (else that run, already queued, does)
-            if self.store.log_length(self.match_id) <= self.asked_turn:
+            if self.log_length is None:  # the lease was lost, not given back
+                self.log_length = self.store.log_length(self.match_id)
+            if self.log_length <= self.asked_turn:
                 return "waiting"
 
     def run_once(self) -> str:
         taken, self.lease_token = self.lease_token, None
-        match = self.store.get_match(self.match_id)
+        kept = _kept.get(self.match_id)
+        self.start = None  # what the run read as it started (`read_run`), once the lease is held
+        if taken is not None and kept is not None:  # a continuation: everything in one round trip
+            self.start = read_run(self.store, self.match_id, kept.match["seats"], kept.ref.turn - 1, kept.match)
+            match = self.start and self.start.match
+            if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
+                match = self.store.get_match(self.match_id)
+        else:
+            match = self.store.get_match(self.match_id)
         if match is None or match["status"] in ("finished", "aborted"):
             if taken is not None:
                 self.store.release_lease("match", self.match_id, taken)
@@ -134,17 +162,26 @@ class MatchRunner:
         with Lease(self.store, "match", self.match_id, token=taken) as lease:
             if not lease.held:
                 return "busy"
+            if self.start is None:  # read once the lease is held: nobody else moves the match now
+                since = kept.ref.turn - 1 if kept is not None and kept.ref.turn > 0 else 0
+                self.start = read_run(self.store, self.match_id, match["seats"], since, match)
+                if self.start is None:
+                    return "missing"
+                match = self.start.match
+                if match["status"] in ("finished", "aborted"):  # ended under us: what follows, again
+                    match_concluded(self.store, self.store.get_match(self.match_id))
+                    return match["status"]
+            # each seat's bot as the version the match pinned is reached (core/store/versions.py)
+            self.seat_bots = self.store.pinned_bots(match, self.start.bots)
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
             # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
-            # each seat's bot as the version the match pinned is reached (core/store/versions.py)
-            self.seat_bots = self.store.seat_bots(match)
-            full = self.store.take_slots(self.match_id, [b for b in self.seat_bots if b is not None])
+            full, attempts = self.store.take_slots_and_start(
+                self.match_id, [b for b in self.seat_bots if b is not None])
             if full is not None:
                 log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
                          full.get("max_concurrent"))
                 self.store.job_done("match", self.match_id)
                 return "waiting"
-            attempts = self.store.start_match(self.match_id)
             if attempts > MAX_ATTEMPTS:
                 self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
                 return "aborted"
@@ -153,6 +190,12 @@ class MatchRunner:
             except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
                 self.asked_turn = asked.turn
                 self.keep()
+                given = lease.give_back(lambda token: self.store.release_and_log_length(
+                    self.match_id, token, self.asked_turn, self.next_token, TTL_MS))
+                if given is None:  # the lease was lost: another runner has the match
+                    self.log_length = None
+                else:
+                    self.log_length, self.looked_next, self.next_run = given
                 return "asked"
             except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
                 match_concluded(self.store, self.store.get_match(self.match_id))
@@ -215,7 +258,7 @@ class MatchRunner:
         """Publish the remote seat's decision, unless a run before this one did (it died after
         asking): that answer, or the deadline, settles the turn."""
         turn = self.ref.turn
-        pending = self.store.waiting_on(self.match_id)
+        pending = self.waiting_read.pop() if self.waiting_read else self.store.waiting_on(self.match_id)
         if pending is not None and pending["turn"] == turn:
             if not self.store.has_deadline(self.match_id, turn):  # claimed by a clock that died
                 self.store.judge_later(self.match_id, turn, pending["deadline_at"])
@@ -252,9 +295,11 @@ class MatchRunner:
         self.rebuild()
         return False
 
-    def catch_up(self) -> int:
-        """Apply the entries the log holds past what we played (an answer the API appended); how many."""
-        entries = self.store.log_since(self.match_id, self.ref.turn)
+    def catch_up(self, entries: list[dict] | None = None) -> int:
+        """Apply the entries the log holds past what we played (an answer the API appended), or
+        those given (read already); how many."""
+        if entries is None:
+            entries = self.store.log_since(self.match_id, self.ref.turn)
         for entry in entries:
             self.ref.record(entry)
         if entries:
@@ -276,12 +321,17 @@ class MatchRunner:
         self.buffer: list[dict] = []
         self.notes: list[tuple[int, int, str]] = []  # the buffered turns' debug text (core/store/debug.py)
         self.flushed = time.monotonic()
+        # what the run read as it started serves its first rebuild only: a later one reads again
+        start, self.start = self.start, None
+        self.waiting_read = [start.waiting] if start is not None else []  # `ask_remote`'s, once
         kept = _kept.pop(self.match_id, None)
-        if kept is not None and kept[0] == self.rules:  # this process's referee of the log's first turns
-            rules, last, ref = kept
-            entries = self.store.log_since(self.match_id, ref.turn - 1)
-            if entries and entries[0] == last:
-                self.ref, self.last_entry = ref, last
+        if kept is not None and kept.rules == self.rules and kept.ref.turn > 0:
+            # this process's referee of the log's first turns
+            since = kept.ref.turn - 1
+            entries = start.log if start is not None and start.since == since else \
+                self.store.log_since(self.match_id, since)
+            if entries and entries[0] == kept.last:
+                self.ref, self.last_entry = kept.ref, kept.last
                 for entry in entries[1:]:
                     self.ref.record(entry)
                     self.last_entry = entry
@@ -290,14 +340,17 @@ class MatchRunner:
                                 match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0,
                                 match.get("seat_clocks"))
         self.last_entry = None
-        self.catch_up()
+        if start is not None and start.since == 0:
+            self.catch_up(start.log)
+        else:
+            self.catch_up()
 
     def keep(self) -> None:
         """Leave the referee to this process's next run of the match: it asked a remote bot, every
         entry it recorded is in the log (`rebuild`)."""
         if self.ref.turn == 0 or self.buffer or self.last_entry is None:
             return
-        _kept[self.match_id] = (self.rules, self.last_entry, self.ref)
+        _kept[self.match_id] = Kept(self.rules, self.match, self.last_entry, self.ref)
         _kept.move_to_end(self.match_id)
         while len(_kept) > REFEREES_KEPT:
             _kept.popitem(last=False)

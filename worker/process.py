@@ -15,8 +15,9 @@ Beside RQ's queue, a worker takes the matches' next runs (core/store/jobs.py
 `runs`: one each time a remote bot's turn is settled) and runs them itself,
 with no RQ job: RQ's bookkeeping of a job costs more than such a run. It
 waits on the runs list (an RQ job queued pushes a nudge there), takes each
-run with its match's lease in one step, and looks in RQ's queue between runs,
-so neither kind waits behind the other for long. A run that raises is logged
+run with its match's lease in one step — a run that ends waiting for a remote
+bot takes the next in the step that gives its own lease back — and looks in
+RQ's queue between runs, so neither kind waits behind the other for long. A run that raises is logged
 and left to the sweep (its match is active, unleased, not queued: enqueued
 again; `MAX_ATTEMPTS` failed runs in a row abort it), as RQ's retries did;
 kill -9 in a run is a dead worker's match, as for any job. A run counts as a
@@ -84,6 +85,8 @@ def worker_class(base):
         job_runs = RUNS_PER_JOB if issubclass(base, SimpleWorker) else 0
         beat_at = 0.0
         look_in_queue = True  # whether RQ's queue may hold a job
+        #: (token, `take_run`'s answer for it) when the last run took the next as it ended
+        next_run: tuple[str, tuple[str | None, int] | None] | None = None
 
         def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
             if not hasattr(self, "store"):
@@ -95,10 +98,13 @@ def worker_class(base):
                     self.heartbeat()
                     if self.should_run_maintenance_tasks:
                         self.run_maintenance_tasks()
-                if self._stop_requested or self.done >= MAX_JOBS * RUNS_PER_JOB:
+                if self.next_run is not None:  # taken already, its lease held: run whatever happens
+                    (token, taken), self.next_run = self.next_run, None
+                elif self._stop_requested or self.done >= MAX_JOBS * RUNS_PER_JOB:
                     return None  # the pool starts a fresh worker after a retired one
-                token = secrets.token_hex(8)
-                taken = self.store.take_run(token, TTL_MS)
+                else:
+                    token = secrets.token_hex(8)
+                    taken = self.store.take_run(token, TTL_MS)
                 if taken is not None and taken[0] is not None:
                     self.run_next(taken[0], token)
                     continue
@@ -115,13 +121,19 @@ def worker_class(base):
                         self.done += self.job_runs
                         return result
                     self.look_in_queue = False
-                if taken is None and not self.store.wait_for_runs(WAIT_S):
+                if taken is None and not self.store.wait_for_runs(WAIT_S):  # none, just now
                     self.look_in_queue = True  # a while with no run: a job RQ queued itself (a retry)
 
         def run_next(self, match_id: str, token: str) -> None:
+            """Make the run; as it ends waiting it takes the next (`next_run`), unless this worker
+            is to stop or retire after it."""
             self._state = WorkerStatus.BUSY  # a stop signal now waits for the run's end
+            last = self._stop_requested or self.done + 1 >= MAX_JOBS * RUNS_PER_JOB
+            next_token = None if last else secrets.token_hex(8)
             try:
-                run_continuation(self.store, match_id, token)
+                _, runner = run_continuation(self.store, match_id, token, next_token)
+                if runner.looked_next:
+                    self.next_run = (next_token, runner.next_run)
             except Exception:  # the sweep enqueues it again; failed runs in a row abort it
                 log.exception("a run of match %s failed", match_id)
             finally:

@@ -110,6 +110,23 @@ PROBATION = 5
 FAULT_MATCHES = 100
 
 
+#: the fields of a bot's record a match runner uses (core/store/runs.py): how to reach it, its slots
+RUNNER_FIELDS = ("id", "kind", "owner", "url", "entrypoint", "max_concurrent", "version")
+
+
+def read_runner_record(pipe, bot_id: str) -> None:
+    """On `pipe`: read the bot's `RUNNER_FIELDS` (`runner_record` decodes the reply)."""
+    pipe.hmget(f"bot:{bot_id}", RUNNER_FIELDS)
+
+
+def runner_record(values: list) -> dict | None:
+    """A bot's `RUNNER_FIELDS` from `read_runner_record`'s reply, the fields it has; None if
+    there is no such bot."""
+    if values[0] is None:
+        return None
+    return {k: json.loads(v) for k, v in zip(RUNNER_FIELDS, values, strict=True) if v is not None}
+
+
 def is_paused(bot: dict) -> bool:
     """Whether the bot is paused from rated play (its record: `forfeit_streak`)."""
     return int(bot.get("forfeit_streak") or 0) >= PROBATION

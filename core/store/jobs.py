@@ -59,22 +59,30 @@ RENEW_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
-#: KEYS[1] the runs list; ARGV[1] a lease token, ARGV[2] its ttl ms. The next run with its match's
-#: lease taken, in one step: {item, 1}; {item, 0} if another runner holds the match (that run goes
-#: on itself: this one is dropped) or the item is a nudge; nil if there is none.
-TAKE_RUN_LUA = """
-local item = redis.call('LPOP', KEYS[1])
-if not item then return false end
-local match = string.match(item, '^(.+):%d+$')
-if match and redis.call('SET', 'lease:match:' .. match, ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return {item, 1}
+#: The take step: `runs_key` the runs list, `new_token` a lease token, `ttl` its ttl ms, set before
+#: it. The next run with its match's lease taken, in one step: it leaves `taken` {item, 1}; {item, 0}
+#: if another runner holds the match (that run goes on itself: this one is dropped) or the item is
+#: a nudge; false if there is none.
+TAKE_STEP = """
+local taken = false
+local item = redis.call('LPOP', runs_key)
+if item then
+  local match = string.match(item, '^(.+):%d+$')
+  if match and redis.call('SET', 'lease:match:' .. match, new_token, 'NX', 'PX', ttl) then
+    taken = {item, 1}
+  else
+    taken = {item, 0}
+  end
 end
-return {item, 0}
 """
-RELEASE_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+#: KEYS[1] the runs list; ARGV[1] a lease token, ARGV[2] its ttl ms: the take step alone (`take_run`)
+TAKE_RUN_LUA = "local runs_key, new_token, ttl = KEYS[1], ARGV[1], ARGV[2]\n" + TAKE_STEP + "return taken\n"
+#: KEYS[1] the lease; ARGV[1] token: given back if this token's
+RELEASE_STEP = """
+local released = 0
+if redis.call('GET', KEYS[1]) == ARGV[1] then released = redis.call('DEL', KEYS[1]) end
 """
+RELEASE_LUA = RELEASE_STEP + "return released\n"
 
 
 def queue_name(name: str | None = None) -> str:
@@ -156,6 +164,14 @@ def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = N
             pipe.execute()
 
 
+def taken_run(taken) -> tuple[str | None, int] | None:
+    """`Jobs.take_run`'s answer from the take step's `taken`."""
+    if not taken:
+        return None
+    match_id, _, step = text(taken[0]).rpartition(":")
+    return (match_id, int(step)) if int(taken[1]) else (None, 0)
+
+
 def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
     """On `pipe`: `kind:ident` has work left to run to its end — a concluded match's
     follow-ups (core/conclusion.py), which the recovery sweep finishes if their process dies."""
@@ -219,11 +235,7 @@ class Jobs:
         """The next of the queue's runs: (match id, its log length when enqueued) with the match's
         lease taken for `token`; (None, 0) for a nudge or a match another runner holds; None if
         there is none."""
-        got = self.script(TAKE_RUN_LUA)(keys=[runs_key(self.queue)], args=[token, ttl_ms])
-        if not got:
-            return None
-        match_id, _, step = text(got[0]).rpartition(":")
-        return (match_id, int(step)) if int(got[1]) else (None, 0)
+        return taken_run(self.script(TAKE_RUN_LUA)(keys=[runs_key(self.queue)], args=[token, ttl_ms]))
 
     def wait_for_runs(self, timeout_s: float) -> bool:
         """Block until the runs list holds something (True), at most `timeout_s` (False); the

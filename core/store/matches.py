@@ -48,9 +48,10 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
-from core.store.jobs import mark_active
+from core.store.jobs import RELEASE_STEP, TAKE_STEP, lease_key, mark_active, runs_key, taken_run
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
+from core.store.slots import SLOTS_STEP, slots_step
 from core.store.versions import match_versions
 from sdk.clock import DEFAULT_TIME
 from sdk.standings import once_per_bot
@@ -77,17 +78,41 @@ return 1
 """
 
 
-#: KEYS[1] the match hash; ARGV[1] now (JSON). One step, so a match an admin stopped meanwhile
-#: is never marked running again.
-START_LUA = """
-local attempts = redis.call('HINCRBY', KEYS[1], 'attempts', 1)
-local status = redis.call('HGET', KEYS[1], 'status')
-if status == '"finished"' or status == '"aborted"' or status == '"running"' then return {attempts, 0} end
-redis.call('HSET', KEYS[1], 'status', '"running"')
-local started = redis.call('HGET', KEYS[1], 'started')
-if not started or started == 'null' then redis.call('HSET', KEYS[1], 'started', ARGV[1]) end
-return {attempts, 1}
+#: The start step: `match_key` the match hash, `started_at` now (JSON), set before it. One
+#: step, so a match an admin stopped meanwhile is never marked running again. It leaves
+#: `attempts` (runs started, this one included) and `changed` (1 if it was marked running now).
+START_STEP = """
+local attempts = redis.call('HINCRBY', match_key, 'attempts', 1)
+local status = redis.call('HGET', match_key, 'status')
+local changed = 0
+if status ~= '"finished"' and status ~= '"aborted"' and status ~= '"running"' then
+  redis.call('HSET', match_key, 'status', '"running"')
+  local started = redis.call('HGET', match_key, 'started')
+  if not started or started == 'null' then redis.call('HSET', match_key, 'started', started_at) end
+  changed = 1
+end
 """
+#: KEYS[1] the match hash; ARGV[1] now (JSON): the start step alone (`start_match`)
+START_LUA = "local match_key, started_at = KEYS[1], ARGV[1]\n" + START_STEP + "return {attempts, changed}\n"
+#: core/store/jobs.py's release step (KEYS[1] the match's lease, ARGV[1] its token), then the
+#: length of the log (KEYS[2]), -1 if the match (KEYS[3]) is archived; then, if ARGV[2] is not
+#: empty and the log holds no more than ARGV[4] entries, jobs.py's take step (KEYS[4] the runs
+#: list, ARGV[2] the new token, ARGV[3] its ttl). {length, taken} (`release_and_log_length`).
+RELEASE_AND_LENGTH_LUA = RELEASE_STEP + f"""
+if redis.call('HEXISTS', KEYS[3], '{ARCHIVED}') == 1 then return {{-1, false}} end
+local length = redis.call('LLEN', KEYS[2])
+if ARGV[2] == '' or length > tonumber(ARGV[4]) then return {{length, false}} end
+local runs_key, new_token, ttl = KEYS[4], ARGV[2], ARGV[3]
+""" + TAKE_STEP + """
+return {length, taken}
+"""
+#: core/store/slots.py's slots step, then, only if the slots are taken, the start step
+#: (`take_slots_and_start`): KEYS and ARGV the slots step's, then the match hash and now (JSON)
+#: last. {full, attempts, changed}: {i, 0, 0} when bot i is full (the match is not started).
+START_WITH_SLOTS_LUA = ("local n = (#KEYS - 2) / 2\n" + SLOTS_STEP
+                        + "if full > 0 then return {full, 0, 0} end\n"
+                        + "local match_key, started_at = KEYS[#KEYS], ARGV[#ARGV]\n" + START_STEP
+                        + "return {0, attempts, changed}\n")
 
 
 def run_ended(pipe, match_id: str) -> None:
@@ -124,6 +149,7 @@ def game_matches_key(game: str) -> str:
 class Matches:
     r: object
     script: object
+    queue: str
     current_versions: object
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
@@ -301,6 +327,22 @@ class Matches:
             return self.archived_document(match_id)["match"]
         return load_fields(raw)
 
+    def release_and_log_length(self, match_id: str, token: str, asked_turn: int = 0, next_token: str | None = None,
+                               ttl_ms: int = 0) -> tuple[int, bool, tuple[str | None, int] | None]:
+        """Give the match's lease held by `token` back (`release_lease`), then the length of its
+        log (`log_length`), in one round trip, in this order: an answer settled after it is
+        then either counted here or followed by a run that finds the lease free. With
+        `next_token`, and if the log holds no more than `asked_turn` entries (this run's match
+        waits), the queue's next run is taken too (`take_run` for `next_token`, `ttl_ms`).
+        (the length, whether the next run was looked for, `take_run`'s answer if it was)."""
+        length, taken = self.script(RELEASE_AND_LENGTH_LUA)(
+            keys=[lease_key("match", match_id), log_key(match_id), f"match:{match_id}", runs_key(self.queue)],
+            args=[token, next_token or "", ttl_ms, asked_turn])
+        if int(length) < 0:
+            return len(self.archived_document(match_id)["log"]), False, None
+        looked = next_token is not None and int(length) <= asked_turn
+        return int(length), looked, taken_run(taken)
+
     def match_status(self, match_id: str) -> str | None:
         raw = self.r.hget(f"match:{match_id}", "status")
         return json.loads(raw) if raw else None
@@ -374,17 +416,34 @@ class Matches:
         (an admin may stop it between the runner's read and this call: "aborted" must stay),
         and the number of times a runner has started it, this one included (a crash loop is
         cut short)."""
-        key = f"match:{match_id}"
-        attempts, changed = self.script(START_LUA)(keys=[key], args=[json.dumps(now_iso())])
+        attempts, changed = self.script(START_LUA)(keys=[f"match:{match_id}"], args=[json.dumps(now_iso())])
         if changed:  # a match's next runs (one per remote decision) change nothing anyone watches
-            owner, tournament = (json.loads(v) if v else None for v in self.r.hmget(key, "owner", "tournament"))
-            with self.r.pipeline() as pipe:
-                if owner:
-                    pipe.srem(queued_key(owner), match_id)
-                events.match_changed(pipe, match_id, tournament)
-                pipe.execute()
+            self.match_started(match_id)
         return int(attempts)
 
+    def take_slots_and_start(self, match_id: str, bots: list[dict]) -> tuple[dict | None, int]:
+        """`take_slots` (core/store/slots.py), then, if they are taken, `start_match`, in one step
+        (a match runner's start, one round trip): (None, the number of starts, this one
+        included) or (the first full bot, 0: the match waits in its queue, not started)."""
+        slotted, keys, args = slots_step(match_id, bots)
+        full, attempts, changed = self.script(START_WITH_SLOTS_LUA)(
+            keys=[*keys, f"match:{match_id}"], args=[*args, json.dumps(now_iso())])
+        if full:
+            return slotted[int(full) - 1], 0
+        if changed:
+            self.match_started(match_id)
+        return None, int(attempts)
+
+    def match_started(self, match_id: str) -> None:
+        """What follows the start step that marked the match running: it leaves its owner's
+        queued matches, and its watchers are told."""
+        key = f"match:{match_id}"
+        owner, tournament = (json.loads(v) if v else None for v in self.r.hmget(key, "owner", "tournament"))
+        with self.r.pipeline() as pipe:
+            if owner:
+                pipe.srem(queued_key(owner), match_id)
+            events.match_changed(pipe, match_id, tournament)
+            pipe.execute()
 
     def end_run(self, match_id: str) -> None:
         """A run of the match ended cleanly: see `run_ended`."""

@@ -7,7 +7,8 @@ Keys:
     slots:waiting      set of the bots that have matches waiting (the recovery sweep's list)
 
 A match runner takes the slots of all its remote bots at once, or none
-(`take_slots`, one Lua step): a match never holds one bot's slot while waiting
+(`take_slots`, one Lua step; with the match's start in the same step:
+core/store/matches.py `take_slots_and_start`): a match never holds one bot's slot while waiting
 for another's, so two matches can never wait on each other — a bot in two
 tournaments with one slot plays them in turn. A match that finds a bot full
 waits in that bot's queue and its job ends: no worker waits for a slot. The
@@ -31,16 +32,17 @@ DEFAULT_MAX_CONCURRENT = 4
 #: the kinds of bot whose matches take slots: those running on their authors' machines
 SLOTTED = ("webhook", "polling")
 
-#: KEYS: each bot's playing set, then each bot's waiting set, then `slots:waiting`; ARGV: the
-#: match id, the prefix of a match's lease key, now (s), then each bot's max_concurrent and id.
-#: A slot is free again when its match has neither a lease (a runner on it) nor a waiting
-#: record (between runs, a remote bot's turn pending: core/store/waits.py `waiting_key`).
-#: Returns 0 when the slots are taken; else the 1-based index of the first full bot, the match
-#: having joined its queue in the same step (so a release can never slip between the check and
-#: the wait and leave it waiting for nothing).
-TAKE_SLOTS_LUA = """
-local n = (#KEYS - 1) / 2
+#: The slots step: KEYS[1..n] each bot's playing set, KEYS[n+1..2n] each bot's waiting set,
+#: KEYS[2n+1] `slots:waiting`; ARGV: the match id, the prefix of a match's lease key, now (s),
+#: then each bot's max_concurrent and id; `n` set before it. A slot is free again when its match
+#: has neither a lease (a runner on it) nor a waiting record (between runs, a remote bot's turn
+#: pending: core/store/waits.py `waiting_key`). It leaves `full` 0 when the slots are taken;
+#: else the 1-based index of the first full bot, the match having joined its queue in the same
+#: step (so a release can never slip between the check and the wait and leave it waiting for
+#: nothing).
+SLOTS_STEP = """
 local match = ARGV[1]
+local full = 0
 for i = 1, n do
   if redis.call('SISMEMBER', KEYS[i], match) == 0 then
     for _, other in ipairs(redis.call('SMEMBERS', KEYS[i])) do
@@ -51,18 +53,21 @@ for i = 1, n do
     end
     if redis.call('SCARD', KEYS[i]) >= tonumber(ARGV[2 + 2 * i]) then
       redis.call('ZADD', KEYS[n + i], 'NX', ARGV[3], match)
-      redis.call('SADD', KEYS[#KEYS], ARGV[3 + 2 * i])
-      return i
+      redis.call('SADD', KEYS[2 * n + 1], ARGV[3 + 2 * i])
+      full = i
+      break
     end
   end
 end
-for i = 1, n do
-  redis.call('SADD', KEYS[i], match)
-  redis.call('ZREM', KEYS[n + i], match)
+if full == 0 then
+  for i = 1, n do
+    redis.call('SADD', KEYS[i], match)
+    redis.call('ZREM', KEYS[n + i], match)
+  end
 end
-return 0
 """
-
+#: the slots step alone (`take_slots`): 0 when the slots are taken, else the first full bot's index
+TAKE_SLOTS_LUA = "local n = (#KEYS - 1) / 2\n" + SLOTS_STEP + "return full\n"
 
 class Slots:
     r: object
@@ -74,13 +79,9 @@ class Slots:
         """Take one slot of each slotted bot among `bots` (records, seats in order) for the
         match, all or none: None when taken, else the first full bot (the match now waits
         in its queue; `release_slots` of one of its matches wakes it)."""
-        slotted = list({b["id"]: b for b in bots if b.get("kind") in SLOTTED}.values())
+        slotted, keys, args = slots_step(match_id, bots)
         if not slotted:
             return None
-        keys = [playing_key(b["id"]) for b in slotted] + [waiting_key(b["id"]) for b in slotted] + [WAITING_BOTS]
-        args: list = [match_id, lease_key("match", ""), time.time()]
-        for bot in slotted:
-            args += [int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT), bot["id"]]
         full = self.script(TAKE_SLOTS_LUA)(keys=keys, args=args)
         return slotted[int(full) - 1] if full else None
 
@@ -148,6 +149,16 @@ class Slots:
 
 
 WAITING_BOTS = "slots:waiting"
+
+
+def slots_step(match_id: str, bots: list[dict]) -> tuple[list[dict], list[str], list]:
+    """The slotted bots among `bots` (records, each once), and `SLOTS_STEP`'s keys and arguments."""
+    slotted = list({b["id"]: b for b in bots if b.get("kind") in SLOTTED}.values())
+    keys = [playing_key(b["id"]) for b in slotted] + [waiting_key(b["id"]) for b in slotted] + [WAITING_BOTS]
+    args: list = [match_id, lease_key("match", ""), time.time()]
+    for bot in slotted:
+        args += [int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT), bot["id"]]
+    return slotted, keys, args
 
 
 def playing_key(bot_id: str) -> str:

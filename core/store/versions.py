@@ -103,10 +103,13 @@ class Versions:
     def seat_bots(self, match: dict) -> list[dict | None]:
         """Each seat's bot record as the version the match pinned is reached, in seat order
         (None for a bot that no longer exists), in two round trips."""
-        seats = list(match["seats"])
-        bots = self.bot_records(list(dict.fromkeys(seats)))
+        return self.pinned_bots(match, self.bot_records(list(dict.fromkeys(match["seats"]))))
+
+    def pinned_bots(self, match: dict, bots: dict[str, dict]) -> list[dict | None]:
+        """`seat_bots` from the seats' latest records (`bots`, by id, read already): one
+        more round trip only for a seat pinned to an older version."""
         return [None if b not in bots else self._as_version(bots[b], v)
-                for b, v in zip(seats, match_versions(match), strict=True)]
+                for b, v in zip(match["seats"], match_versions(match), strict=True)]
 
     def _as_version(self, bot: dict, version: int | None) -> dict:
         latest = version_of(bot)

@@ -181,6 +181,16 @@ def drop_waits(connection, queue: str) -> None:
     connection.delete(deadlines_key(queue), calls_key(queue), late_key(queue))
 
 
+def waiting_record(raw: dict) -> dict | None:
+    """`waiting_on`'s answer from the match's waiting hash as Redis gives it (HGETALL)."""
+    if not raw or b"record" not in raw:
+        return None
+    record = json.loads(raw[b"record"])
+    if b"called_at" in raw:
+        record["called_at"] = int(raw[b"called_at"])
+    return record
+
+
 def _member(match_id: str, turn: int) -> str:
     return f"{match_id}:{turn}"
 
@@ -215,13 +225,7 @@ class Waits:
 
     def waiting_on(self, match_id: str) -> dict | None:
         """The match's last remote turn asked (its record, with `called_at` if a call started), or None."""
-        raw = self.r.hgetall(waiting_key(match_id))
-        if not raw or b"record" not in raw:
-            return None
-        record = json.loads(raw[b"record"])
-        if b"called_at" in raw:
-            record["called_at"] = int(raw[b"called_at"])
-        return record
+        return waiting_record(self.r.hgetall(waiting_key(match_id)))
 
     def start_call(self, match_id: str, turn: int, called_at: int, deadline_ms: int, caller: str,
                    item: str | bytes, account: str | None = None, share: int = 0) -> str:

@@ -434,13 +434,71 @@ def test_a_run_after_a_remote_turn_goes_on_from_the_referee_its_process_kept(sto
         if decision["turn"] == 0:  # nothing recorded yet: nothing kept
             assert mid not in match_runner._kept
             continue
-        rules, last, ref = match_runner._kept[mid]
+        found = match_runner._kept[mid]
+        ref, last = found.ref, found.last
         kept.append(ref)
         assert ref.turn == decision["turn"] and last == store.match_log(mid)[ref.turn - 1]
+        assert found.match["seats"] == match["seats"]
         if len(kept) == 3:  # a kept referee that does not match the log is not used
-            match_runner._kept[mid] = (rules, {**last, "action": {"forged": True}}, ref)
+            found.last = {**last, "action": {"forged": True}}
     assert status == "finished" and runs == DECISIONS // 2
     assert len(kept) == DECISIONS // 2 - 1
     assert kept[1] is kept[0] and kept[2] is kept[1]  # one referee, run after run
     assert kept[3] is not kept[2]  # the forged one was dropped: rebuilt from the log
     assert_result_is_the_replay(store, mid)
+
+
+def test_a_run_taken_with_its_lease_reads_its_match_at_once_and_goes_on_from_the_kept_referee(store):
+    """The runs a worker takes (`take_run`: the lease with it) of a match of two polling bots: each
+    reads match, bots, log and waiting record in one step, goes on from the referee the process
+    kept, gives the lease back; one with no referee kept (another process's) replays the log."""
+    from core.answers import answered
+    from worker import match_runner
+    from worker.jobs import run_continuation
+    from worker.lease import TTL_MS
+
+    seats = [store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]["id"]
+             for _ in range(2)]
+    mid = store.create_match(GAME, seats, SEED, {}, time_bank_ms=0)["id"]
+    status, refs, runs = MatchRunner(store, mid).run(), [], 0
+    while status == "waiting":
+        runs += 1
+        decision = store.waiting_on(mid)["decision"]
+        assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][-1]))
+        if runs == 6:  # as if another process ran the match so far
+            match_runner._kept.pop(mid)
+        taken = store.take_run(f"token{runs}", TTL_MS)
+        assert taken == (mid, decision["turn"] + 1)
+        status, _ = run_continuation(store, mid, f"token{runs}")
+        assert not store.lease_held("match", mid)
+        if status == "waiting":
+            refs.append(match_runner._kept[mid].ref)
+            assert refs[-1].turn == decision["turn"] + 1 == store.waiting_on(mid)["turn"]
+    assert status == "finished" and runs == DECISIONS
+    assert all(ref is refs[0] for ref in refs[:5]) and all(ref is refs[5] for ref in refs[5:])
+    assert refs[5] is not refs[0]
+    assert mid not in match_runner._kept or match_runner._kept[mid].ref.turn < DECISIONS
+    assert_result_is_the_replay(store, mid)
+
+
+def test_a_run_that_ends_waiting_takes_the_next_run_with_its_lease_as_it_gives_its_own_back(store):
+    from core.answers import answered
+    from core.store.jobs import lease_key
+    from worker.jobs import run_continuation
+    from worker.lease import TTL_MS
+
+    seats = [store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]["id"]
+             for _ in range(2)]
+    mids = [store.create_match(GAME, seats, SEED, {}, time_bank_ms=0)["id"] for _ in range(2)]
+    for mid in mids:
+        assert MatchRunner(store, mid).run() == "waiting"
+        decision = store.waiting_on(mid)["decision"]
+        assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][0]))
+    assert store.take_run("first", TTL_MS) == (mids[0], 1)
+    status, runner = run_continuation(store, mids[0], "first", "second")
+    assert status == "waiting" and runner.looked_next and runner.next_run == (mids[1], 1)
+    assert store.r.get(lease_key("match", mids[0])) is None
+    assert store.r.get(lease_key("match", mids[1])) == b"second"  # taken with its lease
+    status, runner = run_continuation(store, mids[1], "second", "third")
+    assert status == "waiting" and runner.looked_next and runner.next_run is None  # none queued
+    assert store.take_run("fourth", TTL_MS) is None and not store.lease_held("match", mids[1])
