@@ -10,7 +10,8 @@ timeout safely (one of them wins), and the match's next run enqueued.
 Limits: this traffic is outside the per-minute budget (server/app.py), so a
 fast tournament never rate-limits a bot into forfeits; a request that brings
 or settles a decision sets `g.turn_traffic_useful` and is never counted, the
-rest (empty quick polls, refused answers) are. Waits are capped: `LONG_POLLS_PER_BOT` per bot and
+rest (empty quick polls, refused answers) are, against `TURN_WASTE_LIMIT`
+(server/turn_waste.py). Waits are capped: `LONG_POLLS_PER_BOT` per bot and
 `LONG_POLLS_PER_ACCOUNT` per account, across processes (core/store/quotas.py),
 `LONG_POLL_SLOTS` per process (under a threaded server, below its threads); beyond any of them the
 poll is refused at once (429 `too_many_polls`, 429 `too_many_waiting`, 503
