@@ -5,12 +5,14 @@ Keys:
                                 (epoch ms: the answer's latency is counted from sent_at)
     bot:{id}:wake               pub/sub channel: a decision was published
     bot:{id}:polls              sorted set of the bot's long-polls in progress, scored by
-                                when each must have ended (epoch ms): the per-bot cap
+                                when each must have ended (epoch ms): the per-bot cap, taken
+                                with the account's (core/store/quotas.py `take_places`)
 
 The match runner publishes a decision (`pend`, on the pipeline of
 `Store.await_answer`, core/store/waits.py) and its run ends; a bot
-long-poll registers on its wake channel *before* reading what is pending,
-so a decision published between the two still wakes it. No sleep loop: the
+long-poll registers on its wake channel (`listen_decisions`) *before* reading
+what is pending, so a decision published between the two still wakes it, and
+only then waits (`wait_decisions(listening=…)`): one read before the wait. No sleep loop: the
 poll waits on the process' one pub/sub listener (core/store/wakeups.py),
 which wakes it; it holds no Redis connection while it waits.
 """
@@ -18,22 +20,11 @@ which wakes it; it holds no Redis connection while it waits.
 from __future__ import annotations
 
 import json
-import secrets
 import time
 
 from core.store.keys import now_ms
 from core.store.matches import log_key
-from core.store.wakeups import RECHECK_S, UNSURE_S, wakeups
-
-#: KEYS[1] the bot's polls; ARGV: now ms, end ms, token, cap. A poll whose server died
-#: holds its slot only until its end: the slots never leak.
-TAKE_POLL_LUA = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[1], 60000)
-return 1
-"""
+from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
 
 def decisions_key(bot_id: str) -> str:
@@ -99,32 +90,36 @@ class Decisions:
             return None
         return record
 
-    def wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]] = frozenset()) -> list[dict]:
+    def listen_decisions(self, bot_id: str) -> Subscription:
+        """The bot's wake channel, heard from now on (a context manager): read what is pending
+        after this call, then wait on it with `wait_decisions(listening=…)`."""
+        return wakeups(self.r).listen(wake_channel(bot_id))
+
+    def wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]] = frozenset(),
+                       listening: Subscription | None = None) -> list[dict]:
         """Pending decisions, waiting up to `timeout_s` until there is one not in `skip`
         ((match id, turn) of those the bot holds already); those are left out.
 
         It waits on the process' one listener (core/store/wakeups.py), holding no Redis
         connection and, under gevent, no thread: registered on the bot's wake channel before
         reading, it reads again when woken, when the listener (re)subscribes, and on its own
-        every `RECHECK_S` (`UNSURE_S` while the listener is not subscribed)."""
+        every `RECHECK_S` (`UNSURE_S` while the listener is not subscribed). `listening`: the
+        caller's `listen_decisions`, registered before its own read found nothing (it is not
+        read again before the first wait; the caller closes it)."""
+        if listening is None:
+            with self.listen_decisions(bot_id) as sub:
+                return self._wait_decisions(bot_id, timeout_s, skip, sub, read_first=True)
+        return self._wait_decisions(bot_id, timeout_s, skip, listening, read_first=False)
+
+    def _wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]], sub: Subscription,
+                        read_first: bool) -> list[dict]:
         end = time.monotonic() + max(0.0, timeout_s)
-        listener = wakeups(self.r)
-        with listener.listen(wake_channel(bot_id)) as sub:
-            while True:
-                pending = [d for d in self.pending_decisions(bot_id) if (d["match_id"], d["turn"]) not in skip]
-                remaining = end - time.monotonic()
-                if pending or remaining <= 0:
-                    return pending
-                sub.wait(min(remaining, RECHECK_S if listener.ready() else UNSURE_S))
-
-    def take_poll_slot(self, bot_id: str, seconds: float, cap: int) -> str | None:
-        """A token for one more long-poll of this bot lasting up to `seconds`, or None
-        if it already holds `cap` (atomic, shared by every API process)."""
-        token = secrets.token_hex(8)
-        now = now_ms()
-        end = now + int(seconds * 1000) + 5000  # the poll's end, and slack for a slow answer
-        taken = self.script(TAKE_POLL_LUA)(keys=[polls_key(bot_id)], args=[now, end, token, cap])
-        return token if taken else None
-
-    def release_poll_slot(self, bot_id: str, token: str) -> None:
-        self.r.zrem(polls_key(bot_id), token)
+        listener, read = sub.listener, read_first
+        while True:
+            pending = [d for d in self.pending_decisions(bot_id) if (d["match_id"], d["turn"]) not in skip] \
+                if read else []
+            read = True
+            remaining = end - time.monotonic()
+            if pending or remaining <= 0:
+                return pending
+            sub.wait(min(remaining, RECHECK_S if listener.ready() else UNSURE_S))

@@ -26,14 +26,19 @@ import secrets
 
 from core.store.keys import now_ms
 
-#: KEYS[1] the tenant's places; ARGV: now ms, end ms, token, cap. 1 if taken, 0 if full.
+#: KEYS: places of one tenant or more; ARGV: now ms, end ms, token, then each key's cap. A place
+#: in every key, or in none: 0 if taken, else the (1-based) index of the first key that is full.
 TAKE_LUA = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
+  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then return i end
+end
 local ttl = tonumber(ARGV[2]) - tonumber(ARGV[1])
-if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return 1
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, ARGV[2], ARGV[3])
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+return 0
 """
 
 #: KEYS[1] a caller's wasted turn requests; ARGV[1] the window (ms). {count in the window, ms left}
@@ -71,14 +76,29 @@ class Quotas:
     def take_place(self, key: str, seconds: float, cap: int) -> str | None:
         """A token for one more place in `key` lasting up to `seconds`, or None when `cap`
         places are held already (atomic, shared by every API process)."""
+        token, _ = self.take_places([(key, cap)], seconds)
+        return token
+
+    def take_places(self, caps: list[tuple[str, int]], seconds: float) -> tuple[str | None, str | None]:
+        """One place in each of `caps`' keys (key, cap) under one token, lasting up to `seconds`,
+        or none: (token, None), or (None, the first key holding its cap already). One atomic
+        round trip, shared by every API process (a long-poll's bot and account places at once)."""
         token = secrets.token_hex(8)
         now = now_ms()
         end = now + int(seconds * 1000) + SLACK_MS
-        taken = self.script(TAKE_LUA)(keys=[key], args=[now, end, token, cap])
-        return token if taken else None
+        full = int(self.script(TAKE_LUA)(keys=[key for key, _ in caps],
+                                         args=[now, end, token, *[cap for _, cap in caps]]))
+        return (token, None) if full == 0 else (None, caps[full - 1][0])
 
     def give_place(self, key: str, token: str) -> None:
         self.r.zrem(key, token)
+
+    def give_places(self, keys: list[str], token: str) -> None:
+        """The places `take_places` gave under `token`, back (one round trip)."""
+        pipe = self.r.pipeline(transaction=False)
+        for key in keys:
+            pipe.zrem(key, token)
+        pipe.execute()
 
     def waste_turn(self, who: str, window_ms: int) -> tuple[int, int]:
         """One more wasted turn request of `who` (a request that brought or settled no decision):

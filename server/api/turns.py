@@ -41,6 +41,7 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 from core.answers import answered
+from core.store.decisions import polls_key as bot_polls_key
 from core.store.keys import now_ms
 from core.store.quotas import polls_key
 from sdk.debug import debug_text
@@ -48,7 +49,7 @@ from sdk.faults import fault, fault_kind
 from server import gate
 from server.api.common import errors
 from server.api.json_text import reprs_as_json
-from server.auth import require_bot, store
+from server.auth import SEEN_EVERY_MS, require_bot, store
 from server.errors import fail
 
 blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
@@ -141,30 +142,29 @@ def my_turns(query):
     bot = polling_bot()
     s, wait = store(), query["wait"]
     held = held_decisions(query["held"])
-    pending = unheld(s.pending_decisions(bot["id"]), held)
-    if pending or wait <= 0:
+    if wait <= 0:
+        pending = unheld(s.pending_decisions(bot["id"]), held)
         g.turn_traffic_useful = bool(pending)
         return {"turns": pending}
-    per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
-    token = s.take_poll_slot(bot["id"], wait, per_bot)
-    if token is None:
-        fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
-             {"Retry-After": "1"})
-    try:
-        with account_poll(s, bot, wait):
+    began = now_ms()
+    with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
+        pending = unheld(s.pending_decisions(bot["id"]), held)
+        if pending:
+            g.turn_traffic_useful = True
+            return {"turns": pending}
+        with poll_places(s, bot, wait):
             slots = current_app.extensions["cardarena.poll_slots"]
             if not slots.acquire(blocking=False):
                 fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
                      {"Retry-After": "1"})
             try:
                 gate.leave()  # the work is done: waiting crowds out nobody (server/gate.py)
-                turns = s.wait_decisions(bot["id"], spread(wait), skip=held)
+                turns = s.wait_decisions(bot["id"], spread(wait), skip=held, listening=woken)
             finally:
                 gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
-    finally:
-        s.release_poll_slot(bot["id"], token)
-        s.bot_seen(bot["id"])  # a poll that just ended keeps it online (core/liveness.py)
+    if now_ms() - began >= SEEN_EVERY_MS:  # a poll that just ended keeps it online (core/liveness.py);
+        s.bot_seen(bot["id"])              # one that began less than that ago was noted as it began
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
     return {"turns": turns}
 
@@ -177,21 +177,27 @@ def spread(wait: float) -> float:
 
 
 @contextmanager
-def account_poll(s, bot: dict, wait: float) -> Iterator[None]:
-    """One of the owning account's places for a waiting long-poll, held while the poll waits:
-    many bots of one account together hold at most `LONG_POLLS_PER_ACCOUNT` (429
-    `too_many_waiting`), so one tenant cannot fill the waiting every tenant shares."""
+def poll_places(s, bot: dict, wait: float) -> Iterator[None]:
+    """The bot's place and its owning account's for a waiting long-poll, held while the poll
+    waits, taken and given back together (one round trip each way): a bot holds at most
+    `LONG_POLLS_PER_BOT` (429 `too_many_polls`) and many bots of one account together at most
+    `LONG_POLLS_PER_ACCOUNT` (429 `too_many_waiting`), so one tenant cannot fill the waiting
+    every tenant shares."""
+    per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
     per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
-    key = polls_key(str(bot.get("owner") or "admin"))
-    token = s.take_place(key, wait, per_account)
-    if token is None:
+    keys = [bot_polls_key(bot["id"]), polls_key(str(bot.get("owner") or "admin"))]
+    token, full = s.take_places([(keys[0], per_bot), (keys[1], per_account)], wait)
+    if full == keys[0]:
+        fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
+             {"Retry-After": "1"})
+    if full is not None:
         fail(429, "too_many_waiting", f"an account's bots may wait in at most {per_account} long-polls at "
              "once, together: poll with fewer bots at a time, or answer what they hold first",
              {"Retry-After": "1"})
     try:
         yield
     finally:
-        s.give_place(key, token)
+        s.give_places(keys, token)
 
 
 def polling_bot() -> dict:
