@@ -26,6 +26,24 @@ from core.store.keys import now_ms
 from core.store.matches import log_key
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
+#: KEYS[1] the bot's decisions; ARGV: what comes before and after a match id in its log's key
+#: (`LOG_KEY_AROUND`). Each field and its record, followed by the length of its match's log (the
+#: match named by the field "{match}:{turn}"): a poll's read in one round trip
+PENDING_LUA = """
+local raw = redis.call('HGETALL', KEYS[1])
+local out = {}
+for i = 1, #raw, 2 do
+  local match = string.match(raw[i], '^(.*):%d+$')
+  out[#out + 1] = raw[i]
+  out[#out + 1] = raw[i + 1]
+  out[#out + 1] = match and redis.call('LLEN', ARGV[1] .. match .. ARGV[2]) or 0
+end
+return out
+"""
+
+#: `log_key(m)` is LOG_KEY_AROUND[0] + m + LOG_KEY_AROUND[1]
+LOG_KEY_AROUND = tuple(log_key("\0").split("\0"))
+
 
 def decisions_key(bot_id: str) -> str:
     return f"bot:{bot_id}:decisions"
@@ -53,19 +71,17 @@ class Decisions:
     script: object
 
     def pending_decisions(self, bot_id: str) -> list[dict]:
-        """The bot's decisions not yet answered whose deadline has not passed."""
-        raw = self.r.hgetall(decisions_key(bot_id))
+        """The bot's decisions not yet answered whose deadline has not passed (one round trip;
+        the others are deleted)."""
+        raw = self.script(PENDING_LUA)(keys=[decisions_key(bot_id)], args=list(LOG_KEY_AROUND))
         if not raw:
             return []
         now = now_ms()
-        records = [(field, json.loads(value)) for field, value in raw.items()]
-        pipe = self.r.pipeline(transaction=False)  # each decision's log, in one round trip
-        for _, record in records:
-            pipe.llen(log_key(record["decision"]["match_id"]))
         live, stale = [], []
-        for (field, record), logged in zip(records, pipe.execute(), strict=True):
+        for field, value, logged in zip(raw[::3], raw[1::3], raw[2::3], strict=True):
+            record = json.loads(value)
             decision = record["decision"]
-            answered = logged > decision["turn"]
+            answered = int(logged) > decision["turn"]  # settled: its entry is in the log already
             if record["deadline_at"] <= now or answered:
                 stale.append(field)
             else:

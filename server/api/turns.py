@@ -230,17 +230,11 @@ def answer_turn(body, match_id: str, turn: int):
     """
     bot = polling_bot()
     s = store()
-    match = s.get_matches([match_id], fields=("seats",))[0] if len(match_id) <= 64 else None  # its seats only
-    if match is None:
-        fail(404, "not_found", f"there is no match {match_id!r}")
-    if bot["id"] not in match["seats"]:
-        fail(403, "forbidden", f"bot {bot['id']} does not play in match {match_id}")
-    record = s.pending_record(bot["id"], match_id, turn)
+    # a decision pending for this bot proves its seat (only a seat's own decisions are published to it):
+    # the match is read only to say why there is none
+    record = s.pending_record(bot["id"], match_id, turn) if len(match_id) <= 64 else None
     if record is None:
-        others = [b for b in set(match["seats"]) if b != bot["id"]]
-        if any(s.find_decision(other, match_id, turn) for other in others):
-            fail(403, "not_your_turn", f"turn {turn} of match {match_id} is another seat's")
-        fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
+        not_pending(s, bot["id"], match_id, turn)
     g.turn_traffic_useful = True  # an answer to a pending decision, whatever its judgement
     if "error" in body:
         entry = settle_answer(s, record, match_id, failure=fault("bot_error", body["error"]),
@@ -248,6 +242,20 @@ def answer_turn(body, match_id: str, turn: int):
     else:
         entry = settle_answer(s, record, match_id, action=body["action"], debug=debug_text(body.get("debug")))
     return {"match_id": match_id, "turn": turn, "action": entry["action"]}
+
+
+def not_pending(s, bot_id: str, match_id: str, turn: int) -> None:
+    """Why no decision of that turn is pending for the bot (raises): 404 no such match, 403 not
+    one of its seats or another seat's turn, 409 not pending (answered, past its deadline)."""
+    match = s.get_matches([match_id], fields=("seats",))[0] if len(match_id) <= 64 else None  # its seats only
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    if bot_id not in match["seats"]:
+        fail(403, "forbidden", f"bot {bot_id} does not play in match {match_id}")
+    others = [b for b in set(match["seats"]) if b != bot_id]
+    if any(s.find_decision(other, match_id, turn) for other in others):
+        fail(403, "not_your_turn", f"turn {turn} of match {match_id} is another seat's")
+    fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
 
 
 def settle_answer(s, record: dict, match_id: str, *, action=None, failure: str | None = None,
