@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 
-from core.store.keys import now_ms
+from core.store.keys import now_ms, text
 from core.store.matches import log_key
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
@@ -70,15 +70,19 @@ class Decisions:
     r: object
     script: object
 
-    def pending_decisions(self, bot_id: str) -> list[dict]:
+    def pending_decisions(self, bot_id: str, skip: set[tuple[str, int]] = frozenset()) -> list[dict]:
         """The bot's decisions not yet answered whose deadline has not passed (one round trip;
-        the others are deleted)."""
+        the others are deleted), but for those in `skip` ((match id, turn) of those the bot
+        holds already: not even decoded)."""
         raw = self.script(PENDING_LUA)(keys=[decisions_key(bot_id)], args=list(LOG_KEY_AROUND))
         if not raw:
             return []
         now = now_ms()
         live, stale = [], []
+        skipped = {f"{match_id}:{turn}" for match_id, turn in skip}
         for field, value, logged in zip(raw[::3], raw[1::3], raw[2::3], strict=True):
+            if skipped and text(field) in skipped:
+                continue
             record = json.loads(value)
             decision = record["decision"]
             answered = int(logged) > decision["turn"]  # settled: its entry is in the log already
@@ -132,8 +136,7 @@ class Decisions:
         end = time.monotonic() + max(0.0, timeout_s)
         listener, read = sub.listener, read_first
         while True:
-            pending = [d for d in self.pending_decisions(bot_id) if (d["match_id"], d["turn"]) not in skip] \
-                if read else []
+            pending = self.pending_decisions(bot_id, skip) if read else []
             read = True
             remaining = end - time.monotonic()
             if pending or remaining <= 0:

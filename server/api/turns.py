@@ -143,12 +143,12 @@ def my_turns(query):
     s, wait = store(), query["wait"]
     held = held_decisions(query["held"])
     if wait <= 0:
-        pending = unheld(s.pending_decisions(bot["id"]), held)
+        pending = s.pending_decisions(bot["id"], skip=held)
         g.turn_traffic_useful = bool(pending)
         return {"turns": pending}
     began = now_ms()
     with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
-        pending = unheld(s.pending_decisions(bot["id"]), held)
+        pending = s.pending_decisions(bot["id"], skip=held)
         if pending:
             g.turn_traffic_useful = True
             return {"turns": pending}
@@ -208,11 +208,6 @@ def polling_bot() -> dict:
              f"({'at its url' if bot.get('kind') == 'webhook' else 'in the workers'}), it never polls for "
              "turns. Host it with serve(), or register a polling bot for connect()")
     return bot
-
-
-def unheld(decisions: list[dict], held: set[tuple[str, int]]) -> list[dict]:
-    """The decisions the bot does not hold already."""
-    return [d for d in decisions if (d["match_id"], d["turn"]) not in held] if held else decisions
 
 
 @blp.post("/matches/<string:match_id>/turns/<int:turn>")
