@@ -22,8 +22,11 @@ from __future__ import annotations
 import json
 import time
 
+from redis.exceptions import NoScriptError
+
 from core.store.keys import now_ms, text
 from core.store.matches import log_key
+from core.store.quotas import TAKE_LUA, new_place_token, take_args
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
 #: KEYS[1] the bot's decisions; ARGV: what comes before and after a match id in its log's key
@@ -75,6 +78,40 @@ class Decisions:
         the others are deleted), but for those in `skip` ((match id, turn) of those the bot
         holds already: not even decoded)."""
         raw = self.script(PENDING_LUA)(keys=[decisions_key(bot_id)], args=list(LOG_KEY_AROUND))
+        return self._live_decisions(bot_id, raw, skip)
+
+    def pending_or_poll_places(self, bot_id: str, skip: set[tuple[str, int]], caps: list[tuple[str, int]],
+                               seconds: float) -> tuple[list[dict], str | None, str | None]:
+        """`pending_decisions(bot_id, skip)` and, in the same round trip, a long-poll's places
+        (`take_places(caps, seconds)`, core/store/quotas.py): (pending, token, None) with the
+        places taken, (pending, None, the first key full) without. With something pending the
+        poll does not wait: the places just taken are given back."""
+        token = new_place_token()
+        pending_raw, full = self._scripts_together([
+            (PENDING_LUA, [decisions_key(bot_id)], list(LOG_KEY_AROUND)),
+            (TAKE_LUA, [key for key, _ in caps], take_args(token, seconds, [cap for _, cap in caps]))])
+        pending = self._live_decisions(bot_id, pending_raw, skip)
+        full_key = caps[int(full) - 1][0] if int(full) else None
+        if pending and full_key is None:
+            self.give_places([key for key, _ in caps], token)
+        return pending, (token if full_key is None else None), full_key
+
+    def _scripts_together(self, calls: list[tuple[str, list, list]]) -> list:
+        """Lua scripts (source, keys, args) run in order in one round trip (each atomic, not all
+        together): their replies. One Redis lost (restarted, flushed) is loaded and run then."""
+        pipe = self.r.pipeline(transaction=False)
+        for source, keys, args in calls:  # by SHA: the Script objects in a pipeline would ask first
+            pipe.evalsha(self.script(source).sha, len(keys), *keys, *args)
+        replies = pipe.execute(raise_on_error=False)
+        for i, (reply, (source, keys, args)) in enumerate(zip(replies, calls, strict=True)):
+            if isinstance(reply, NoScriptError):  # not run: run it now (the Script loads it)
+                replies[i] = self.script(source)(keys=keys, args=args)
+            elif isinstance(reply, Exception):
+                raise reply
+        return replies
+
+    def _live_decisions(self, bot_id: str, raw: list, skip: set[tuple[str, int]]) -> list[dict]:
+        """PENDING_LUA's reply: the live decisions not in `skip`, by deadline; the stale deleted."""
         if not raw:
             return []
         now = now_ms()

@@ -72,6 +72,16 @@ def turn_waste_key(who: str) -> str:
     return f"quota:turn_waste:{who}"
 
 
+def new_place_token() -> str:
+    return secrets.token_hex(8)
+
+
+def take_args(token: str, seconds: float, caps: list[int]) -> list:
+    """TAKE_LUA's ARGV: places under `token` lasting up to `seconds` (and `SLACK_MS`), below `caps`."""
+    now = now_ms()
+    return [now, now + int(seconds * 1000) + SLACK_MS, token, *caps]
+
+
 class Quotas:
     def take_place(self, key: str, seconds: float, cap: int) -> str | None:
         """A token for one more place in `key` lasting up to `seconds`, or None when `cap`
@@ -83,11 +93,9 @@ class Quotas:
         """One place in each of `caps`' keys (key, cap) under one token, lasting up to `seconds`,
         or none: (token, None), or (None, the first key holding its cap already). One atomic
         round trip, shared by every API process (a long-poll's bot and account places at once)."""
-        token = secrets.token_hex(8)
-        now = now_ms()
-        end = now + int(seconds * 1000) + SLACK_MS
+        token = new_place_token()
         full = int(self.script(TAKE_LUA)(keys=[key for key, _ in caps],
-                                         args=[now, end, token, *[cap for _, cap in caps]]))
+                                         args=take_args(token, seconds, [cap for _, cap in caps])))
         return (token, None) if full == 0 else (None, caps[full - 1][0])
 
     def give_place(self, key: str, token: str) -> None:

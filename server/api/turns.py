@@ -32,8 +32,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import marshmallow as ma
 from flask import current_app, g
@@ -147,12 +145,26 @@ def my_turns(query):
         g.turn_traffic_useful = bool(pending)
         return {"turns": pending}
     began = now_ms()
+    per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
+    per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
+    places = [bot_polls_key(bot["id"]), polls_key(str(bot.get("owner") or "admin"))]
+    caps = [(places[0], per_bot), (places[1], per_account)]
     with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
-        pending = s.pending_decisions(bot["id"], skip=held)
+        # what is pending, and the poll's places in case it waits (one round trip): a bot holds
+        # at most `LONG_POLLS_PER_BOT` waiting polls, one account's bots together at most
+        # `LONG_POLLS_PER_ACCOUNT`, so one tenant cannot fill the waiting every tenant shares
+        pending, token, full = s.pending_or_poll_places(bot["id"], held, caps, wait)
         if pending:
             g.turn_traffic_useful = True
             return {"turns": pending}
-        with poll_places(s, bot, wait):
+        if full == places[0]:
+            fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
+                 {"Retry-After": "1"})
+        if full is not None:
+            fail(429, "too_many_waiting", f"an account's bots may wait in at most {per_account} long-polls "
+                 "at once, together: poll with fewer bots at a time, or answer what they hold first",
+                 {"Retry-After": "1"})
+        try:
             slots = current_app.extensions["cardarena.poll_slots"]
             if not slots.acquire(blocking=False):
                 fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
@@ -163,6 +175,8 @@ def my_turns(query):
             finally:
                 gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
+        finally:
+            s.give_places(places, token)
     if now_ms() - began >= SEEN_EVERY_MS:  # a poll that just ended keeps it online (core/liveness.py);
         s.bot_seen(bot["id"])              # one that began less than that ago was noted as it began
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
@@ -174,30 +188,6 @@ def spread(wait: float) -> float:
     its last fifth (at most 5 s early), so polls sent together — a crowd's, a reconnecting
     fleet's — do not all come back, and poll again, in the same instant."""
     return wait - random.uniform(0.0, min(wait / 5, 5.0)) if wait >= 5 else wait
-
-
-@contextmanager
-def poll_places(s, bot: dict, wait: float) -> Iterator[None]:
-    """The bot's place and its owning account's for a waiting long-poll, held while the poll
-    waits, taken and given back together (one round trip each way): a bot holds at most
-    `LONG_POLLS_PER_BOT` (429 `too_many_polls`) and many bots of one account together at most
-    `LONG_POLLS_PER_ACCOUNT` (429 `too_many_waiting`), so one tenant cannot fill the waiting
-    every tenant shares."""
-    per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
-    per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
-    keys = [bot_polls_key(bot["id"]), polls_key(str(bot.get("owner") or "admin"))]
-    token, full = s.take_places([(keys[0], per_bot), (keys[1], per_account)], wait)
-    if full == keys[0]:
-        fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
-             {"Retry-After": "1"})
-    if full is not None:
-        fail(429, "too_many_waiting", f"an account's bots may wait in at most {per_account} long-polls at "
-             "once, together: poll with fewer bots at a time, or answer what they hold first",
-             {"Retry-After": "1"})
-    try:
-        yield
-    finally:
-        s.give_places(keys, token)
 
 
 def polling_bot() -> dict:
