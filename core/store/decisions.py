@@ -69,6 +69,19 @@ def pend(pipe, bot_id: str, decision: dict, sent_at: int, deadline_at: int) -> N
     pipe.publish(wake_channel(bot_id), field)
 
 
+def read_pending_record(pipe, bot_id: str, match_id: str, turn: int) -> None:
+    """On `pipe`: the read of `Decisions.pending_record` (its reply is for `live_record`)."""
+    pipe.hget(decisions_key(bot_id), f"{match_id}:{turn}")
+
+
+def live_record(value: bytes | str | None) -> dict | None:
+    """A pending decision's stored record, or None (none, or past its deadline)."""
+    if value is None:
+        return None
+    record = json.loads(value)
+    return None if record["deadline_at"] <= now_ms() else record
+
+
 class Decisions:
     r: object
     script: object
@@ -139,13 +152,7 @@ class Decisions:
     def pending_record(self, bot_id: str, match_id: str, turn: int) -> dict | None:
         """`{"decision", "sent_at", "deadline_at"}` of this bot's pending decision for that turn,
         or None (none, or past its deadline)."""
-        value = self.r.hget(decisions_key(bot_id), f"{match_id}:{turn}")
-        if value is None:
-            return None
-        record = json.loads(value)
-        if record["deadline_at"] <= now_ms():
-            return None
-        return record
+        return live_record(self.r.hget(decisions_key(bot_id), f"{match_id}:{turn}"))
 
     def listen_decisions(self, bot_id: str) -> Subscription:
         """The bot's wake channel, heard from now on (a context manager): read what is pending

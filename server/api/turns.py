@@ -39,6 +39,7 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 from core.answers import answered
+from core.store.decisions import live_record, read_pending_record
 from core.store.decisions import polls_key as bot_polls_key
 from core.store.keys import now_ms
 from core.store.quotas import polls_key
@@ -47,7 +48,7 @@ from sdk.faults import fault, fault_kind
 from server import gate
 from server.api.common import errors
 from server.api.json_text import reprs_as_json
-from server.auth import SEEN_EVERY_MS, require_bot, store
+from server.auth import SEEN_EVERY_MS, require_bot, require_bot_and, store
 from server.errors import fail
 
 blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
@@ -192,7 +193,11 @@ def spread(wait: float) -> float:
 
 def polling_bot() -> dict:
     """The calling bot (`require_bot`), if it is a polling bot; 409 `wrong_kind` otherwise."""
-    bot = require_bot()
+    return only_polling(require_bot())
+
+
+def only_polling(bot: dict) -> dict:
+    """`bot`, if it is a polling bot; 409 `wrong_kind` otherwise."""
     if bot.get("kind") != "polling":
         fail(409, "wrong_kind", f"bot {bot['id']} is a {bot.get('kind')} bot: the referee calls it "
              f"({'at its url' if bot.get('kind') == 'webhook' else 'in the workers'}), it never polls for "
@@ -213,13 +218,19 @@ def answer_turn(body, match_id: str, turn: int):
     answer is 422 with that reason; `{"error": text}` is a `bot_error` fault
     now. Each is charged the time from the decision's publication to now.
     """
-    bot = polling_bot()
     s = store()
-    # a decision pending for this bot proves its seat (only a seat's own decisions are published to it):
-    # the match is read only to say why there is none
-    record = s.pending_record(bot["id"], match_id, turn) if len(match_id) <= 64 else None
+    # a decision pending for this bot proves its seat (only a seat's own decisions are published to it),
+    # read with the credential's check; the match is read only to say why there is none
+    if len(match_id) > 64:  # no such match
+        record = None
+        only_polling(require_bot())
+    else:
+        bot, replies = require_bot_and(lambda pipe, bot_id: read_pending_record(pipe, bot_id, match_id, turn))
+        only_polling(bot)
+        # (None: the bot was known before this view, and its record not read with it)
+        record = s.pending_record(bot["id"], match_id, turn) if replies is None else live_record(replies[0])
     if record is None:
-        not_pending(s, bot["id"], match_id, turn)
+        not_pending(s, require_bot()["id"], match_id, turn)
     g.turn_traffic_useful = True  # an answer to a pending decision, whatever its judgement
     if "error" in body:
         entry = settle_answer(s, record, match_id, failure=fault("bot_error", body["error"]),
