@@ -26,7 +26,7 @@ from redis.exceptions import NoScriptError
 
 from core.store.keys import now_ms, text
 from core.store.matches import log_key
-from core.store.quotas import TAKE_LUA, new_place_token, take_args
+from core.store.quotas import TAKE_LUA, Places, give_on, new_place_token, take_args
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
 #: KEYS[1] the bot's decisions; ARGV: what comes before and after a match id in its log's key
@@ -94,28 +94,33 @@ class Decisions:
         return self._live_decisions(bot_id, raw, skip)
 
     def pending_or_poll_places(self, bot_id: str, skip: set[tuple[str, int]], caps: list[tuple[str, int]],
-                               seconds: float) -> tuple[list[dict], str | None, str | None]:
+                               seconds: float) -> tuple[list[dict], Places | None, str | None]:
         """`pending_decisions(bot_id, skip)` and, in the same round trip, a long-poll's places
-        (`take_places(caps, seconds)`, core/store/quotas.py): (pending, token, None) with the
-        places taken, (pending, None, the first key full) without. With something pending the
+        (`take_places(caps, seconds)`, core/store/quotas.py): (pending, the places, None) with
+        them taken, (pending, None, the first key full) without. With something pending the
         poll does not wait: the places just taken are given back."""
         token = new_place_token()
         pending_raw, full = self._scripts_together([
             (PENDING_LUA, [decisions_key(bot_id)], list(LOG_KEY_AROUND)),
             (TAKE_LUA, [key for key, _ in caps], take_args(token, seconds, [cap for _, cap in caps]))])
         pending = self._live_decisions(bot_id, pending_raw, skip)
-        full_key = caps[int(full) - 1][0] if int(full) else None
-        if pending and full_key is None:
-            self.give_places([key for key, _ in caps], token)
-        return pending, (token if full_key is None else None), full_key
+        if int(full):
+            return pending, None, caps[int(full) - 1][0]
+        places = Places(caps, token)
+        if pending:
+            self.give_places(places)
+        return pending, places, None
 
-    def _scripts_together(self, calls: list[tuple[str, list, list]]) -> list:
+    def _scripts_together(self, calls: list[tuple[str, list, list]], then=None) -> list:
         """Lua scripts (source, keys, args) run in order in one round trip (each atomic, not all
-        together): their replies. One Redis lost (restarted, flushed) is loaded and run then."""
+        together), and `then(pipe)`'s plain commands after them: the scripts' replies. One Redis
+        lost (restarted, flushed) is loaded and run then."""
         pipe = self.r.pipeline(transaction=False)
         for source, keys, args in calls:  # by SHA: the Script objects in a pipeline would ask first
             pipe.evalsha(self.script(source).sha, len(keys), *keys, *args)
-        replies = pipe.execute(raise_on_error=False)
+        if then is not None:
+            then(pipe)
+        replies = pipe.execute(raise_on_error=False)[:len(calls)]
         for i, (reply, (source, keys, args)) in enumerate(zip(replies, calls, strict=True)):
             if isinstance(reply, NoScriptError):  # not run: run it now (the Script loads it)
                 replies[i] = self.script(source)(keys=keys, args=args)
@@ -160,7 +165,7 @@ class Decisions:
         return wakeups(self.r).listen(wake_channel(bot_id))
 
     def wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]] = frozenset(),
-                       listening: Subscription | None = None) -> list[dict]:
+                       listening: Subscription | None = None, places: Places | None = None) -> list[dict]:
         """Pending decisions, waiting up to `timeout_s` until there is one not in `skip`
         ((match id, turn) of those the bot holds already); those are left out.
 
@@ -169,18 +174,30 @@ class Decisions:
         reading, it reads again when woken, when the listener (re)subscribes, and on its own
         every `RECHECK_S` (`UNSURE_S` while the listener is not subscribed). `listening`: the
         caller's `listen_decisions`, registered before its own read found nothing (it is not
-        read again before the first wait; the caller closes it)."""
+        read again before the first wait; the caller closes it). `places`: the long-poll's
+        (`pending_or_poll_places`), given back in the round trip of the read that ends the wait,
+        and taken again should a wake bring nothing (the wait ends, empty, if one is full by then)."""
         if listening is None:
             with self.listen_decisions(bot_id) as sub:
-                return self._wait_decisions(bot_id, timeout_s, skip, sub, read_first=True)
-        return self._wait_decisions(bot_id, timeout_s, skip, listening, read_first=False)
+                return self._wait_decisions(bot_id, timeout_s, skip, sub, True, places)
+        return self._wait_decisions(bot_id, timeout_s, skip, listening, False, places)
 
     def _wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]], sub: Subscription,
-                        read_first: bool) -> list[dict]:
+                        read_first: bool, places: Places | None) -> list[dict]:
         end = time.monotonic() + max(0.0, timeout_s)
         listener, read = sub.listener, read_first
         while True:
-            pending = self.pending_decisions(bot_id, skip) if read else []
+            if not read:
+                pending = []
+            elif places is None or places.token is None:
+                pending = self.pending_decisions(bot_id, skip)
+            else:  # read, and give the places back in the same round trip: most reads end the wait
+                raw, = self._scripts_together([(PENDING_LUA, [decisions_key(bot_id)], list(LOG_KEY_AROUND))],
+                                              then=lambda pipe: give_on(pipe, places))
+                pending = self._live_decisions(bot_id, raw, skip)
+                left = end - time.monotonic()
+                if not pending and left > 0 and not self.take_places_again(places, left):
+                    return []  # a wake that brought nothing, and its places went to other polls meanwhile
             read = True
             remaining = end - time.monotonic()
             if pending or remaining <= 0:

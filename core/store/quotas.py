@@ -76,10 +76,31 @@ def new_place_token() -> str:
     return secrets.token_hex(8)
 
 
+def give_on(pipe, places: Places) -> None:
+    """On `pipe`: `places` given back (their token None from now on)."""
+    for key in places.keys:
+        pipe.zrem(key, places.token)
+    places.token = None
+
+
 def take_args(token: str, seconds: float, caps: list[int]) -> list:
     """TAKE_LUA's ARGV: places under `token` lasting up to `seconds` (and `SLACK_MS`), below `caps`."""
     now = now_ms()
     return [now, now + int(seconds * 1000) + SLACK_MS, token, *caps]
+
+
+class Places:
+    """Places taken under one token (`take_places`): `caps` (key, cap), `token` None once they
+    are given back (or could not be taken again)."""
+
+    __slots__ = ("caps", "token")
+
+    def __init__(self, caps: list[tuple[str, int]], token: str | None) -> None:
+        self.caps, self.token = caps, token
+
+    @property
+    def keys(self) -> list[str]:
+        return [key for key, _ in self.caps]
 
 
 class Quotas:
@@ -101,12 +122,21 @@ class Quotas:
     def give_place(self, key: str, token: str) -> None:
         self.r.zrem(key, token)
 
-    def give_places(self, keys: list[str], token: str) -> None:
-        """The places `take_places` gave under `token`, back (one round trip)."""
+    def give_places(self, places: Places) -> None:
+        """`places` back, unless they are already (one round trip)."""
+        if places.token is None:
+            return
         pipe = self.r.pipeline(transaction=False)
-        for key in keys:
-            pipe.zrem(key, token)
+        give_on(pipe, places)
         pipe.execute()
+
+    def take_places_again(self, places: Places, seconds: float) -> bool:
+        """The places given back, taken again under their token for up to `seconds`; False
+        (and their token None) if one of them is full by now."""
+        token = new_place_token()
+        full = int(self.script(TAKE_LUA)(keys=places.keys, args=take_args(token, seconds, [c for _, c in places.caps])))
+        places.token = None if full else token
+        return not full
 
     def waste_turn(self, who: str, window_ms: int) -> tuple[int, int]:
         """One more wasted turn request of `who` (a request that brought or settled no decision):

@@ -148,17 +148,16 @@ def my_turns(query):
     began = now_ms()
     per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
     per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
-    places = [bot_polls_key(bot["id"]), polls_key(str(bot.get("owner") or "admin"))]
-    caps = [(places[0], per_bot), (places[1], per_account)]
+    caps = [(bot_polls_key(bot["id"]), per_bot), (polls_key(str(bot.get("owner") or "admin")), per_account)]
     with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
         # what is pending, and the poll's places in case it waits (one round trip): a bot holds
         # at most `LONG_POLLS_PER_BOT` waiting polls, one account's bots together at most
         # `LONG_POLLS_PER_ACCOUNT`, so one tenant cannot fill the waiting every tenant shares
-        pending, token, full = s.pending_or_poll_places(bot["id"], held, caps, wait)
+        pending, places, full = s.pending_or_poll_places(bot["id"], held, caps, wait)
         if pending:
             g.turn_traffic_useful = True
             return {"turns": pending}
-        if full == places[0]:
+        if full == caps[0][0]:
             fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
                  {"Retry-After": "1"})
         if full is not None:
@@ -172,12 +171,12 @@ def my_turns(query):
                      {"Retry-After": "1"})
             try:
                 gate.leave()  # the work is done: waiting crowds out nobody (server/gate.py)
-                turns = s.wait_decisions(bot["id"], spread(wait), skip=held, listening=woken)
+                turns = s.wait_decisions(bot["id"], spread(wait), skip=held, listening=woken, places=places)
             finally:
                 gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
         finally:
-            s.give_places(places, token)
+            s.give_places(places)  # if the wait's last read did not (an error, the 503)
     if now_ms() - began >= SEEN_EVERY_MS:  # a poll that just ended keeps it online (core/liveness.py);
         s.bot_seen(bot["id"])              # one that began less than that ago was noted as it began
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
