@@ -63,7 +63,8 @@ BUSY_POLL_S = 0.25
 #: backoff when the server is away: first delay, cap
 BACKOFF_START = 0.5
 BACKOFF_MAX = 30.0
-#: how often (s) to ask whether a quiet match has ended
+#: a match is quiet once no decision of it came for this long (s); then whether it has ended is
+#: asked (`GET /matches/{id}`), again at most this often: a match in play costs no such request
 OVER_CHECK_EVERY = 2.0
 #: the longest a `Retry-After` keeps the loop from polling: decisions have deadlines of seconds
 MAX_RETRY_AFTER = 2.0
@@ -114,7 +115,8 @@ class Poller:
         self.session.headers["User-Agent"] = "cardarena-sdk/1"
         # (match, turn) -> the action chosen, so a repeated decision is not asked twice
         self._chosen: OrderedDict[tuple[str, int], dict | None] = OrderedDict()
-        # matches this bot has played and not yet seen end -> when last checked
+        # matches this bot has played and not yet seen end -> when a decision of it last came, or
+        # it was last checked
         self._open: dict[str, float] = {}
         self._backoff = BACKOFF_START
         self._away_since: float | None = None
@@ -299,7 +301,7 @@ class Poller:
     def _handle(self, decision: dict) -> None:
         key = (decision["match_id"], decision["turn"])
         with self._lock:
-            self._open.setdefault(decision["match_id"], time.monotonic())
+            self._open[decision["match_id"]] = time.monotonic()  # in play: not quiet
             chosen = key in self._chosen
             answer = self._chosen.get(key)
         if chosen:

@@ -18,7 +18,7 @@ Config keys (all optional):
     PING_RATE_LIMIT    webhook URL pings one account may cause (`server.api.bots.pings_a_url`)
     BOTS_PER_ACCOUNT   active bots per account (server/api/bots.py, 100)
     LONG_POLLS_PER_ACCOUNT  long-polls one account's bots may hold at once, together (64)
-    TURN_WASTE_LIMIT   a polling bot's requests that bring or settle no decision
+    TURN_WASTE_LIMIT   a polling bot's requests that bring or settle no decision (server/turn_waste.py)
     LONG_POLL_SLOTS    long-polls this process holds at once: under a threaded server keep it
                        below its threads; under gevent (`cardarena serve`, gunicorn's gevent
                        worker) it defaults to half of 12,000 connections (server/serve.py)
@@ -27,9 +27,10 @@ Config keys (all optional):
 
 Limits key on the verified identity (`server.auth.identity`): an account,
 a bot, the admin; a missing or made-up credential counts against the address.
-A polling bot's turn traffic is outside the per-minute budget: what it does
+A polling bot's turn traffic is outside Flask-Limiter altogether: what it does
 is bounded by the decisions it is sent, and only its requests that bring or
-settle no decision (an empty quick poll, a refused answer) are counted.
+settle no decision (an empty quick poll, a refused answer) are counted, against
+`TURN_WASTE_LIMIT` (server/turn_waste.py: no Redis round trip for a useful one).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import threading
 from pathlib import Path
 
 import redis
-from flask import Flask, g, jsonify, request, send_from_directory
+from flask import Flask, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -47,7 +48,7 @@ from flask_limiter.util import get_remote_address
 from core.jsonsafe import JSONTooComplex, is_json_mimetype, safe_loads
 from core.store import Store, secret_key
 from core.store import schema as data_schema
-from server import headers
+from server import headers, turn_waste
 from server.auth import identity
 from server.errors import Api, fail
 
@@ -108,6 +109,7 @@ def build_app(config: dict | None = None) -> Flask:
     _init_unavailable(app)
     headers.install(app)  # before the limiter: its hooks then run after the limiter's
     _init_limiter(app)
+    turn_waste.install(app, _rate_key)  # after headers too, for the same reason
     api = Api(app, spec_kwargs={"info": {"description": (
         "The referee of cardarena. Credentials travel as `Authorization: Bearer <token>`; "
         "errors are `{\"error\": {\"code\", \"message\"}}`.")}})
@@ -166,23 +168,18 @@ def _rate_key() -> str:
 
 
 def _is_turn_traffic() -> bool:
+    """A polling bot's turn request: no per-minute limit, only its waste budget (server/turn_waste.py)."""
     return request.blueprint == "turns"
 
 
-def _turn_traffic_wasted(response) -> bool:
-    """A turn request that brought or settled no decision (the views say when one did)."""
-    return not g.get("turn_traffic_useful", False)
-
-
 def _init_limiter(app: Flask) -> None:
-    from server.api import accounts, bots, turns
+    from server.api import accounts, bots
 
     limiter = Limiter(
         key_func=_rate_key,
         app=app,
         storage_uri=app.config["REDIS_URL"],
         application_limits=[app.config["TOKEN_RATE_LIMIT"]],
-        application_limits_exempt_when=_is_turn_traffic,
         strategy="fixed-window",
         # under gevent, the store's bounded pool (`_redis_client`) rather than a pool of its own
         storage_options={"connection_pool": app.extensions["cardarena.redis"].connection_pool}
@@ -199,7 +196,7 @@ def _init_limiter(app: Flask) -> None:
     limiter.shared_limit(app.config["PING_RATE_LIMIT"], "webhook-pings", key_func=_rate_key,
                          exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
                          error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
-    limiter.limit(app.config["TURN_WASTE_LIMIT"], deduct_when=_turn_traffic_wasted)(turns.blp)
+    limiter.request_filter(_is_turn_traffic)  # no limit, window read nor header: not one round trip
     try:
         from server.web.sessions import blp as sessions
     except ModuleNotFoundError:  # the web pages are not installed: no page sign-in either

@@ -74,6 +74,17 @@ def current_bot() -> dict | None:
     return g.bot
 
 
+def require_bot_and(reads) -> tuple[dict, list | None]:
+    """`require_bot`, with `reads(pipe, bot_id)` made in the same round trip as the credential's
+    check (core/store/bots.py `bot_for_secret_and`): the bot and their replies — None when the
+    bot was known already in this request (the caller reads them itself)."""
+    replies = None
+    if "bot" not in g:
+        token = bearer()
+        g.bot, replies = store().bot_for_secret_and(token, reads) if token and "." in token else (None, [])
+    return require_bot(), replies
+
+
 def identity() -> str | None:
     """"admin", "bot:{id}" or "account:{id}" for a verified credential; None otherwise."""
     if "identity" not in g:

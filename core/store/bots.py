@@ -291,18 +291,33 @@ class Bots:
 
     def bot_for_secret(self, secret: str | None) -> dict | None:
         """The (not retired) bot whose secret this is, or None."""
+        return self.bot_for_secret_and(secret)[0]
+
+    def bot_for_secret_and(self, secret: str | None, reads=None) -> tuple[dict | None, list]:
+        """`bot_for_secret`, with `reads(pipe, bot_id)` — reads only: they are made before the
+        secret is checked — queued in the same round trip as the bot's record: (the bot or None,
+        their replies; [] unless the secret is the bot's, so a caller who proves nothing learns
+        nothing)."""
         if not secret or not isinstance(secret, str) or len(secret) > 200:
-            return None
+            return None, []
         bot_id, sep, _ = secret.partition(".")
         if not sep:
-            return None
-        bot = self._bot_record(bot_id)
+            return None, []
+        replies: list = []
+        if reads is None or len(bot_id) > 64:
+            bot = self._bot_record(bot_id)
+        else:
+            pipe = self.r.pipeline(transaction=False)
+            pipe.hgetall(f"bot:{bot_id}")
+            reads(pipe, bot_id)
+            raw, *replies = pipe.execute()
+            bot = load_fields(raw) if raw else None
         if bot is None or bot.get("retired"):
-            return None
+            return None, []
         expected = self._derive_secret(bot_id, bot["nonce"])
         if not hmac.compare_digest(expected.encode(), secret.encode("utf-8", "surrogatepass")):
-            return None
-        return {k: bot[k] for k in PUBLIC_FIELDS if k in bot}  # as `bot_record`: no second read
+            return None, []
+        return {k: bot[k] for k in PUBLIC_FIELDS if k in bot}, replies  # as `bot_record`: no second read
 
     def retire_bot(self, bot_id: str) -> None:
         """Retire a bot: it plays no new match, its past matches stay, its name is free again."""

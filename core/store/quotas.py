@@ -7,6 +7,11 @@ Keys:
                                 scored the same way
     quota:registering:{account} lock: one registration of the account at a time, so its bots
                                 are counted and created without a race past the cap
+    quota:turn_waste:{who}      count of the polling turn requests of one caller ("bot:{id}", or
+                                "ip:{address}" without a credential) that brought or settled no
+                                decision, in its current window (`TURN_WASTE_LIMIT`,
+                                server/turn_waste.py): the window starts at its first and the key
+                                expires with it
 
 An account's polls and an address's streams may land on several API processes
 (gunicorn), so the count lives in Redis, not in one process's memory. A place
@@ -21,14 +26,30 @@ import secrets
 
 from core.store.keys import now_ms
 
-#: KEYS[1] the tenant's places; ARGV: now ms, end ms, token, cap. 1 if taken, 0 if full.
+#: KEYS: places of one tenant or more; ARGV: now ms, end ms, token, then each key's cap. A place
+#: in every key, or in none: 0 if taken, else the (1-based) index of the first key that is full.
 TAKE_LUA = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
+  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then return i end
+end
 local ttl = tonumber(ARGV[2]) - tonumber(ARGV[1])
-if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return 1
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, ARGV[2], ARGV[3])
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+return 0
+"""
+
+#: KEYS[1] a caller's wasted turn requests; ARGV[1] the window (ms). {count in the window, ms left}
+WASTE_LUA = """
+local n = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {n, left}
 """
 
 #: slack past a place's planned end for a slow answer before it lapses on its own
@@ -47,18 +68,82 @@ def registering_key(account_id: str) -> str:
     return f"quota:registering:{account_id}"
 
 
+def turn_waste_key(who: str) -> str:
+    return f"quota:turn_waste:{who}"
+
+
+def new_place_token() -> str:
+    return secrets.token_hex(8)
+
+
+def give_on(pipe, places: Places) -> None:
+    """On `pipe`: `places` given back (their token None from now on)."""
+    for key in places.keys:
+        pipe.zrem(key, places.token)
+    places.token = None
+
+
+def take_args(token: str, seconds: float, caps: list[int]) -> list:
+    """TAKE_LUA's ARGV: places under `token` lasting up to `seconds` (and `SLACK_MS`), below `caps`."""
+    now = now_ms()
+    return [now, now + int(seconds * 1000) + SLACK_MS, token, *caps]
+
+
+class Places:
+    """Places taken under one token (`take_places`): `caps` (key, cap), `token` None once they
+    are given back (or could not be taken again)."""
+
+    __slots__ = ("caps", "token")
+
+    def __init__(self, caps: list[tuple[str, int]], token: str | None) -> None:
+        self.caps, self.token = caps, token
+
+    @property
+    def keys(self) -> list[str]:
+        return [key for key, _ in self.caps]
+
+
 class Quotas:
     def take_place(self, key: str, seconds: float, cap: int) -> str | None:
         """A token for one more place in `key` lasting up to `seconds`, or None when `cap`
         places are held already (atomic, shared by every API process)."""
-        token = secrets.token_hex(8)
-        now = now_ms()
-        end = now + int(seconds * 1000) + SLACK_MS
-        taken = self.script(TAKE_LUA)(keys=[key], args=[now, end, token, cap])
-        return token if taken else None
+        token, _ = self.take_places([(key, cap)], seconds)
+        return token
+
+    def take_places(self, caps: list[tuple[str, int]], seconds: float) -> tuple[str | None, str | None]:
+        """One place in each of `caps`' keys (key, cap) under one token, lasting up to `seconds`,
+        or none: (token, None), or (None, the first key holding its cap already). One atomic
+        round trip, shared by every API process (a long-poll's bot and account places at once)."""
+        token = new_place_token()
+        full = int(self.script(TAKE_LUA)(keys=[key for key, _ in caps],
+                                         args=take_args(token, seconds, [cap for _, cap in caps])))
+        return (token, None) if full == 0 else (None, caps[full - 1][0])
 
     def give_place(self, key: str, token: str) -> None:
         self.r.zrem(key, token)
+
+    def give_places(self, places: Places) -> None:
+        """`places` back, unless they are already (one round trip)."""
+        if places.token is None:
+            return
+        pipe = self.r.pipeline(transaction=False)
+        give_on(pipe, places)
+        pipe.execute()
+
+    def take_places_again(self, places: Places, seconds: float) -> bool:
+        """The places given back, taken again under their token for up to `seconds`; False
+        (and their token None) if one of them is full by now."""
+        token = new_place_token()
+        full = int(self.script(TAKE_LUA)(keys=places.keys, args=take_args(token, seconds, [c for _, c in places.caps])))
+        places.token = None if full else token
+        return not full
+
+    def waste_turn(self, who: str, window_ms: int) -> tuple[int, int]:
+        """One more wasted turn request of `who` (a request that brought or settled no decision):
+        how many its window holds now, with this one, and the ms left until the window ends
+        (one round trip; the window starts at its first)."""
+        count, left = self.script(WASTE_LUA)(keys=[turn_waste_key(who)], args=[int(window_ms)])
+        return int(count), int(left)
 
     def registering(self, account_id: str):
         """A lock held while one of the account's bots is counted and created (a context manager):

@@ -10,7 +10,8 @@ timeout safely (one of them wins), and the match's next run enqueued.
 Limits: this traffic is outside the per-minute budget (server/app.py), so a
 fast tournament never rate-limits a bot into forfeits; a request that brings
 or settles a decision sets `g.turn_traffic_useful` and is never counted, the
-rest (empty quick polls, refused answers) are. Waits are capped: `LONG_POLLS_PER_BOT` per bot and
+rest (empty quick polls, refused answers) are, against `TURN_WASTE_LIMIT`
+(server/turn_waste.py). Waits are capped: `LONG_POLLS_PER_BOT` per bot and
 `LONG_POLLS_PER_ACCOUNT` per account, across processes (core/store/quotas.py),
 `LONG_POLL_SLOTS` per process (under a threaded server, below its threads); beyond any of them the
 poll is refused at once (429 `too_many_polls`, 429 `too_many_waiting`, 503
@@ -31,8 +32,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import marshmallow as ma
 from flask import current_app, g
@@ -40,6 +39,8 @@ from flask_smorest import Blueprint
 from marshmallow import validate
 
 from core.answers import answered
+from core.store.decisions import live_record, read_pending_record
+from core.store.decisions import polls_key as bot_polls_key
 from core.store.keys import now_ms
 from core.store.quotas import polls_key
 from sdk.debug import debug_text
@@ -47,7 +48,7 @@ from sdk.faults import fault, fault_kind
 from server import gate
 from server.api.common import errors
 from server.api.json_text import reprs_as_json
-from server.auth import require_bot, store
+from server.auth import SEEN_EVERY_MS, require_bot, require_bot_and, store
 from server.errors import fail
 
 blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
@@ -140,30 +141,44 @@ def my_turns(query):
     bot = polling_bot()
     s, wait = store(), query["wait"]
     held = held_decisions(query["held"])
-    pending = unheld(s.pending_decisions(bot["id"]), held)
-    if pending or wait <= 0:
+    if wait <= 0:
+        pending = s.pending_decisions(bot["id"], skip=held)
         g.turn_traffic_useful = bool(pending)
         return {"turns": pending}
+    began = now_ms()
     per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
-    token = s.take_poll_slot(bot["id"], wait, per_bot)
-    if token is None:
-        fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
-             {"Retry-After": "1"})
-    try:
-        with account_poll(s, bot, wait):
+    per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
+    caps = [(bot_polls_key(bot["id"]), per_bot), (polls_key(str(bot.get("owner") or "admin")), per_account)]
+    with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
+        # what is pending, and the poll's places in case it waits (one round trip): a bot holds
+        # at most `LONG_POLLS_PER_BOT` waiting polls, one account's bots together at most
+        # `LONG_POLLS_PER_ACCOUNT`, so one tenant cannot fill the waiting every tenant shares
+        pending, places, full = s.pending_or_poll_places(bot["id"], held, caps, wait)
+        if pending:
+            g.turn_traffic_useful = True
+            return {"turns": pending}
+        if full == caps[0][0]:
+            fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
+                 {"Retry-After": "1"})
+        if full is not None:
+            fail(429, "too_many_waiting", f"an account's bots may wait in at most {per_account} long-polls "
+                 "at once, together: poll with fewer bots at a time, or answer what they hold first",
+                 {"Retry-After": "1"})
+        try:
             slots = current_app.extensions["cardarena.poll_slots"]
             if not slots.acquire(blocking=False):
                 fail(503, "busy", "the server holds as many waiting long-polls as it can; retry in a moment",
                      {"Retry-After": "1"})
             try:
                 gate.leave()  # the work is done: waiting crowds out nobody (server/gate.py)
-                turns = s.wait_decisions(bot["id"], spread(wait), skip=held)
+                turns = s.wait_decisions(bot["id"], spread(wait), skip=held, listening=woken, places=places)
             finally:
                 gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
-    finally:
-        s.release_poll_slot(bot["id"], token)
-        s.bot_seen(bot["id"])  # a poll that just ended keeps it online (core/liveness.py)
+        finally:
+            s.give_places(places)  # if the wait's last read did not (an error, the 503)
+    if now_ms() - began >= SEEN_EVERY_MS:  # a poll that just ended keeps it online (core/liveness.py);
+        s.bot_seen(bot["id"])              # one that began less than that ago was noted as it began
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
     return {"turns": turns}
 
@@ -175,37 +190,18 @@ def spread(wait: float) -> float:
     return wait - random.uniform(0.0, min(wait / 5, 5.0)) if wait >= 5 else wait
 
 
-@contextmanager
-def account_poll(s, bot: dict, wait: float) -> Iterator[None]:
-    """One of the owning account's places for a waiting long-poll, held while the poll waits:
-    many bots of one account together hold at most `LONG_POLLS_PER_ACCOUNT` (429
-    `too_many_waiting`), so one tenant cannot fill the waiting every tenant shares."""
-    per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
-    key = polls_key(str(bot.get("owner") or "admin"))
-    token = s.take_place(key, wait, per_account)
-    if token is None:
-        fail(429, "too_many_waiting", f"an account's bots may wait in at most {per_account} long-polls at "
-             "once, together: poll with fewer bots at a time, or answer what they hold first",
-             {"Retry-After": "1"})
-    try:
-        yield
-    finally:
-        s.give_place(key, token)
-
-
 def polling_bot() -> dict:
     """The calling bot (`require_bot`), if it is a polling bot; 409 `wrong_kind` otherwise."""
-    bot = require_bot()
+    return only_polling(require_bot())
+
+
+def only_polling(bot: dict) -> dict:
+    """`bot`, if it is a polling bot; 409 `wrong_kind` otherwise."""
     if bot.get("kind") != "polling":
         fail(409, "wrong_kind", f"bot {bot['id']} is a {bot.get('kind')} bot: the referee calls it "
              f"({'at its url' if bot.get('kind') == 'webhook' else 'in the workers'}), it never polls for "
              "turns. Host it with serve(), or register a polling bot for connect()")
     return bot
-
-
-def unheld(decisions: list[dict], held: set[tuple[str, int]]) -> list[dict]:
-    """The decisions the bot does not hold already."""
-    return [d for d in decisions if (d["match_id"], d["turn"]) not in held] if held else decisions
 
 
 @blp.post("/matches/<string:match_id>/turns/<int:turn>")
@@ -221,19 +217,19 @@ def answer_turn(body, match_id: str, turn: int):
     answer is 422 with that reason; `{"error": text}` is a `bot_error` fault
     now. Each is charged the time from the decision's publication to now.
     """
-    bot = polling_bot()
     s = store()
-    match = s.get_matches([match_id], fields=("seats",))[0] if len(match_id) <= 64 else None  # its seats only
-    if match is None:
-        fail(404, "not_found", f"there is no match {match_id!r}")
-    if bot["id"] not in match["seats"]:
-        fail(403, "forbidden", f"bot {bot['id']} does not play in match {match_id}")
-    record = s.pending_record(bot["id"], match_id, turn)
+    # a decision pending for this bot proves its seat (only a seat's own decisions are published to it),
+    # read with the credential's check; the match is read only to say why there is none
+    if len(match_id) > 64:  # no such match
+        record = None
+        only_polling(require_bot())
+    else:
+        bot, replies = require_bot_and(lambda pipe, bot_id: read_pending_record(pipe, bot_id, match_id, turn))
+        only_polling(bot)
+        # (None: the bot was known before this view, and its record not read with it)
+        record = s.pending_record(bot["id"], match_id, turn) if replies is None else live_record(replies[0])
     if record is None:
-        others = [b for b in set(match["seats"]) if b != bot["id"]]
-        if any(s.find_decision(other, match_id, turn) for other in others):
-            fail(403, "not_your_turn", f"turn {turn} of match {match_id} is another seat's")
-        fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
+        not_pending(s, require_bot()["id"], match_id, turn)
     g.turn_traffic_useful = True  # an answer to a pending decision, whatever its judgement
     if "error" in body:
         entry = settle_answer(s, record, match_id, failure=fault("bot_error", body["error"]),
@@ -241,6 +237,20 @@ def answer_turn(body, match_id: str, turn: int):
     else:
         entry = settle_answer(s, record, match_id, action=body["action"], debug=debug_text(body.get("debug")))
     return {"match_id": match_id, "turn": turn, "action": entry["action"]}
+
+
+def not_pending(s, bot_id: str, match_id: str, turn: int) -> None:
+    """Why no decision of that turn is pending for the bot (raises): 404 no such match, 403 not
+    one of its seats or another seat's turn, 409 not pending (answered, past its deadline)."""
+    match = s.get_matches([match_id], fields=("seats",))[0] if len(match_id) <= 64 else None  # its seats only
+    if match is None:
+        fail(404, "not_found", f"there is no match {match_id!r}")
+    if bot_id not in match["seats"]:
+        fail(403, "forbidden", f"bot {bot_id} does not play in match {match_id}")
+    others = [b for b in set(match["seats"]) if b != bot_id]
+    if any(s.find_decision(other, match_id, turn) for other in others):
+        fail(403, "not_your_turn", f"turn {turn} of match {match_id} is another seat's")
+    fail(409, "not_pending", f"turn {turn} of match {match_id} is not pending for this bot")
 
 
 def settle_answer(s, record: dict, match_id: str, *, action=None, failure: str | None = None,

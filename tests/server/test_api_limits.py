@@ -146,6 +146,10 @@ def test_a_spinning_poller_is_limited_but_useful_turn_traffic_never_is(api, redi
                  for _ in range(7)]
     assert [r.status_code for r in spins] == [200] * 5 + [429] * 2
     assert spins[-1].headers.get("Retry-After")
+    assert "X-RateLimit-Limit" not in spins[0].headers  # turn traffic reads no limiter window
+    # counted: the 6 wasted polls, not the useful traffic before them, nor the 7th, refused at once
+    # by the process that knows the budget is spent (server/turn_waste.py)
+    assert int(api.store.r.get(f"quota:turn_waste:bot:{polling_bot['id']}")) == 6
 
 
 # -- tournament size -------------------------------------------------------------------------------
