@@ -26,7 +26,7 @@ from redis.exceptions import NoScriptError
 
 from core.store.keys import now_ms, text
 from core.store.matches import log_key
-from core.store.quotas import TAKE_LUA, Places, give_on, new_place_token, take_args
+from core.store.quotas import TAKE_LUA, Places, new_place_token, take_args
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
 #: KEYS[1] the bot's decisions; ARGV: what comes before and after a match id in its log's key
@@ -111,15 +111,12 @@ class Decisions:
             self.give_places(places)
         return pending, places, None
 
-    def _scripts_together(self, calls: list[tuple[str, list, list]], then=None) -> list:
+    def _scripts_together(self, calls: list[tuple[str, list, list]]) -> list:
         """Lua scripts (source, keys, args) run in order in one round trip (each atomic, not all
-        together), and `then(pipe)`'s plain commands after them: the scripts' replies. One Redis
-        lost (restarted, flushed) is loaded and run then."""
+        together): their replies. One Redis lost (restarted, flushed) is loaded and run then."""
         pipe = self.r.pipeline(transaction=False)
         for source, keys, args in calls:  # by SHA: the Script objects in a pipeline would ask first
             pipe.evalsha(self.script(source).sha, len(keys), *keys, *args)
-        if then is not None:
-            then(pipe)
         replies = pipe.execute(raise_on_error=False)[:len(calls)]
         for i, (reply, (source, keys, args)) in enumerate(zip(replies, calls, strict=True)):
             if isinstance(reply, NoScriptError):  # not run: run it now (the Script loads it)
@@ -165,7 +162,7 @@ class Decisions:
         return wakeups(self.r).listen(wake_channel(bot_id))
 
     def wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]] = frozenset(),
-                       listening: Subscription | None = None, places: Places | None = None) -> list[dict]:
+                       listening: Subscription | None = None) -> list[dict]:
         """Pending decisions, waiting up to `timeout_s` until there is one not in `skip`
         ((match id, turn) of those the bot holds already); those are left out.
 
@@ -174,30 +171,22 @@ class Decisions:
         reading, it reads again when woken, when the listener (re)subscribes, and on its own
         every `RECHECK_S` (`UNSURE_S` while the listener is not subscribed). `listening`: the
         caller's `listen_decisions`, registered before its own read found nothing (it is not
-        read again before the first wait; the caller closes it). `places`: the long-poll's
-        (`pending_or_poll_places`), given back in the round trip of the read that ends the wait,
-        and taken again should a wake bring nothing (the wait ends, empty, if one is full by then)."""
+        read again before the first wait; the caller closes it). A long-poll's places
+        (`pending_or_poll_places`) are held for the whole wait and given back by the caller:
+        giving them back at each read that might end the wait let a newcomer take them between
+        a wake that brought nothing and the poll taking them again (a fifth poll of a bot
+        waited, and the one it displaced came back empty at once)."""
         if listening is None:
             with self.listen_decisions(bot_id) as sub:
-                return self._wait_decisions(bot_id, timeout_s, skip, sub, True, places)
-        return self._wait_decisions(bot_id, timeout_s, skip, listening, False, places)
+                return self._wait_decisions(bot_id, timeout_s, skip, sub, True)
+        return self._wait_decisions(bot_id, timeout_s, skip, listening, False)
 
     def _wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]], sub: Subscription,
-                        read_first: bool, places: Places | None) -> list[dict]:
+                        read_first: bool) -> list[dict]:
         end = time.monotonic() + max(0.0, timeout_s)
         listener, read = sub.listener, read_first
         while True:
-            if not read:
-                pending = []
-            elif places is None or places.token is None:
-                pending = self.pending_decisions(bot_id, skip)
-            else:  # read, and give the places back in the same round trip: most reads end the wait
-                raw, = self._scripts_together([(PENDING_LUA, [decisions_key(bot_id)], list(LOG_KEY_AROUND))],
-                                              then=lambda pipe: give_on(pipe, places))
-                pending = self._live_decisions(bot_id, raw, skip)
-                left = end - time.monotonic()
-                if not pending and left > 0 and not self.take_places_again(places, left):
-                    return []  # a wake that brought nothing, and its places went to other polls meanwhile
+            pending = self.pending_decisions(bot_id, skip) if read else []
             read = True
             remaining = end - time.monotonic()
             if pending or remaining <= 0:

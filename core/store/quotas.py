@@ -91,7 +91,7 @@ def take_args(token: str, seconds: float, caps: list[int]) -> list:
 
 class Places:
     """Places taken under one token (`take_places`): `caps` (key, cap), `token` None once they
-    are given back (or could not be taken again)."""
+    are given back."""
 
     __slots__ = ("caps", "token")
 
@@ -129,14 +129,6 @@ class Quotas:
         pipe = self.r.pipeline(transaction=False)
         give_on(pipe, places)
         pipe.execute()
-
-    def take_places_again(self, places: Places, seconds: float) -> bool:
-        """The places given back, taken again under their token for up to `seconds`; False
-        (and their token None) if one of them is full by now."""
-        token = new_place_token()
-        full = int(self.script(TAKE_LUA)(keys=places.keys, args=take_args(token, seconds, [c for _, c in places.caps])))
-        places.token = None if full else token
-        return not full
 
     def waste_turn(self, who: str, window_ms: int) -> tuple[int, int]:
         """One more wasted turn request of `who` (a request that brought or settled no decision):

@@ -171,12 +171,12 @@ def my_turns(query):
                      {"Retry-After": "1"})
             try:
                 gate.leave()  # the work is done: waiting crowds out nobody (server/gate.py)
-                turns = s.wait_decisions(bot["id"], spread(wait), skip=held, listening=woken, places=places)
+                turns = s.wait_decisions(bot["id"], spread(wait), skip=held, listening=woken)
             finally:
                 gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
         finally:
-            s.give_places(places)  # if the wait's last read did not (an error, the 503)
+            s.give_places(places)  # the wait is over, whatever ended it
     if now_ms() - began >= SEEN_EVERY_MS:  # a poll that just ended keeps it online (core/liveness.py);
         s.bot_seen(bot["id"])              # one that began less than that ago was noted as it began
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is

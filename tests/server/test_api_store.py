@@ -112,7 +112,9 @@ def test_a_polls_read_and_places_are_one_step_even_after_redis_lost_its_scripts(
     assert store.r.zcard(caps[0][0]) == 1 and store.r.zcard(caps[1][0]) == 1  # one place each, once
     assert store.pending_or_poll_places(a["id"], set(), caps, 1.0)[1:] == (None, caps[0][0])  # the bot's cap
     assert store.r.zcard(caps[1][0]) == 1  # all or none: the account's place was not taken either
-    assert store.wait_decisions(a["id"], 0.2, places=places) == []  # its last read gave them back
+    assert store.wait_decisions(a["id"], 0.2) == []  # the places are held through the wait
+    assert places.token and store.r.zcard(caps[0][0]) == 1
+    store.give_places(places)  # and given back at its end, in one round trip
     assert places.token is None and store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0
     m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
     decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
@@ -123,12 +125,12 @@ def test_a_polls_read_and_places_are_one_step_even_after_redis_lost_its_scripts(
     assert store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0  # no wait: given back
     held = store.pending_or_poll_places(a["id"], {(m["id"], 0)}, caps, 1.0)
     assert held[0] == [] and held[1].token  # what the bot holds is left out: this poll would wait
-    # woken by a decision it holds already: the places go back with the read, and are taken again
+    # woken by a decision it holds already: the wait goes on, and keeps its places throughout
     timer = threading.Timer(0.2, store.r.publish, (f"bot:{a['id']}:wake", f"{m['id']}:0"))
     timer.start()
-    assert store.wait_decisions(a["id"], 0.6, skip={(m["id"], 0)}, places=held[1]) == []
+    assert store.wait_decisions(a["id"], 0.6, skip={(m["id"], 0)}) == []
     timer.join()
-    assert held[1].token is None and store.r.zcard(caps[0][0]) == 0  # and back again at its end
+    assert held[1].token and store.r.zcard(caps[0][0]) == 1
 
 
 def test_wait_decisions_wakes_on_publish_and_times_out(store):
