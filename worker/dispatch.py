@@ -223,12 +223,11 @@ class Dispatcher:
     def _clock(self) -> None:
         while not self.stopping.is_set():
             try:
-                due = self.store.claim_due()
+                due, nearest = self.store.claim_due_and_next()  # one round trip a look
                 for match_id, turn in due:
                     self.judge_deadline(match_id, turn)
                 if due:
                     continue
-                nearest = self.store.next_deadline()
             except Exception:  # Redis away for a moment, or one bad record: the next tick will do
                 log.exception("the dispatcher's clock failed a tick")
                 nearest = None
