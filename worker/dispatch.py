@@ -18,7 +18,11 @@ A match runner publishes a remote seat's decision and its run ends
   asyncio event loop (core/eventloop.py), up to `calls` (4,096) in flight
   in one process; each answer is judged (core/answers.py) and settled the
   moment it comes; and the best-effort `match_over` notices. A waiting call
-  costs a few hundred bytes and a socket, not a thread.
+  costs a few hundred bytes and a socket, not a thread. The taker thread
+  that takes a call from Redis also reads its records and starts it (its
+  account's share held) before handing it to the loop, and the settling
+  runs on a few store threads: a webhook decision crosses threads three
+  times, each wake-up being most of what a decision costs the callers.
 * **fair share**: an account has at most `CARDARENA_CALLS_PER_ACCOUNT` (256)
   calls in flight, over every dispatcher: counted in a dispatcher first,
   then in Redis as each is sent (`Store.start_call`: `waits:share:{account}`,
@@ -106,8 +110,9 @@ PARTS = ("clock", "calls")
 TAKE_WAIT_S = 0.5
 #: how often the callers cancel the calls of turns no longer pending, and beat
 CHECK_S = 0.5
-#: threads doing the callers' store work (Redis, judging answers) beside the loop
-STORE_THREADS = 16
+#: threads doing the callers' store work (Redis, judging answers) beside the loop: a few, each
+#: kept busy, cost less CPU per decision than many taking turns (16 cost ~0.3 ms more a decision)
+STORE_THREADS = 4
 #: a call the platform could not make waits this long before it is queued again
 RETRY_S = 0.5
 #: times a taken call's preparation (its records, in Redis) is tried before it is let go
