@@ -12,7 +12,7 @@ A match runner publishes a remote seat's decision and its run ends
   It sleeps until the nearest deadline, looking again at least every
   `TICK_S` — less than the shortest move time, so a deadline set meanwhile is
   never passed unseen — and a timeout is recorded a few milliseconds after
-  its deadline, whatever the load, for two round trips a look.
+  its deadline, whatever the load, for one round trip a look.
 * **the callers** make the webhook calls (core/calls.py: a whole-answer
   deadline, a size limit, the URL and address checked again, signed) on one
   asyncio event loop (core/eventloop.py), up to `calls` (4,096) in flight
@@ -384,7 +384,7 @@ class Dispatcher:
             queue.append(call)
 
     def _prepare(self, call: _Call) -> bool:
-        """On a store thread: the call's bot, secret and account; False (and dropped) if there
+        """On the taker's thread (or a store thread): the call's bot, secret and account; False (and dropped) if there
         is nothing to call."""
         store, item = self.store, call.item
         if item.get("notice"):
