@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -134,7 +135,7 @@ async def call_async(url: str, body: bytes, headers: dict[str, str], deadline_s:
     """
     loop = asyncio.get_running_loop()
     try:
-        target = parse_target(url)
+        target = _target(url)
     except BadUrl as exc:
         raise RefusedUrl(str(exc)) from None
     request = _request_bytes(target, body, headers)
@@ -188,6 +189,12 @@ def close_idle() -> None:
         _pool_of(asyncio.get_running_loop()).clear()
 
     eventloop.run(clear(), 5.0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _target(url: str) -> Target:
+    """`parse_target`, kept per URL: a pure function of the string (a bad one is parsed each time)."""
+    return parse_target(url)
 
 
 def _signed(secret: str, message: dict) -> tuple[bytes, dict[str, str], str]:

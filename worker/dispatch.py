@@ -12,13 +12,17 @@ A match runner publishes a remote seat's decision and its run ends
   It sleeps until the nearest deadline, looking again at least every
   `TICK_S` — less than the shortest move time, so a deadline set meanwhile is
   never passed unseen — and a timeout is recorded a few milliseconds after
-  its deadline, whatever the load, for two round trips a look.
+  its deadline, whatever the load, for one round trip a look.
 * **the callers** make the webhook calls (core/calls.py: a whole-answer
   deadline, a size limit, the URL and address checked again, signed) on one
   asyncio event loop (core/eventloop.py), up to `calls` (4,096) in flight
   in one process; each answer is judged (core/answers.py) and settled the
   moment it comes; and the best-effort `match_over` notices. A waiting call
-  costs a few hundred bytes and a socket, not a thread.
+  costs a few hundred bytes and a socket, not a thread. The taker thread
+  that takes a call from Redis also reads its records and starts it (its
+  account's share held) before handing it to the loop, and the settling
+  runs on a few store threads: a webhook decision crosses threads three
+  times, each wake-up being most of what a decision costs the callers.
 * **fair share**: an account has at most `CARDARENA_CALLS_PER_ACCOUNT` (256)
   calls in flight, over every dispatcher: counted in a dispatcher first,
   then in Redis as each is sent (`Store.start_call`: `waits:share:{account}`,
@@ -106,12 +110,15 @@ PARTS = ("clock", "calls")
 TAKE_WAIT_S = 0.5
 #: how often the callers cancel the calls of turns no longer pending, and beat
 CHECK_S = 0.5
-#: threads doing the callers' store work (Redis, judging answers) beside the loop
-STORE_THREADS = 16
+#: threads doing the callers' store work (Redis, judging answers) beside the loop: a few, each
+#: kept busy, cost less CPU per decision than many taking turns (16 cost ~0.3 ms more a decision)
+STORE_THREADS = 4
 #: a call the platform could not make waits this long before it is queued again
 RETRY_S = 0.5
 #: times a taken call's preparation (its records, in Redis) is tried before it is let go
 PREPARE_TRIES = 5
+#: bots' secrets a dispatcher keeps (all forgotten when full)
+SECRETS_KEPT = 10_000
 
 
 def calls_per_account() -> int:
@@ -123,13 +130,22 @@ def calls_per_account() -> int:
 class _Call:
     """One taken call in a dispatcher: what it is, whose, and its task."""
 
-    __slots__ = ("raw", "item", "match", "turn", "account", "bot", "secret", "record", "task", "sent")
+    __slots__ = ("raw", "item", "match", "turn", "account", "bot", "secret", "record", "task", "sent", "called_at")
 
     def __init__(self, raw: bytes, item: dict) -> None:
         self.raw, self.item = raw, item
         self.match, self.turn = item.get("match"), item.get("turn")
-        self.account = self.bot = self.secret = self.record = self.task = None
+        self.account = self.bot = self.secret = self.record = self.task = self.called_at = None
         self.sent = False
+
+
+def _item(raw: bytes) -> dict:
+    """A queued call's JSON ({} if it is not JSON: then there is nothing to call)."""
+    try:
+        item = json.loads(raw)
+    except ValueError:
+        return {}
+    return item if isinstance(item, dict) else {}
 
 
 class Dispatcher:
@@ -143,12 +159,14 @@ class Dispatcher:
         self.stopping = threading.Event()
         self.threads: list[threading.Thread] = []
         self.heartbeat = Heartbeat(store) if "calls" in parts else None
-        # the callers' state: touched on the loop only, but `busy` (read by the taker thread)
+        # the callers' state: `busy` and `in_flight` change under `lock` (the taker's thread
+        # holds a share as it starts a call); `waiting` and `blocked` change on the loop only
+        self.lock = threading.Lock()
         self.busy = 0  # calls taken and not yet waiting or done (preparing, or in flight)
-        self.busy_lock = threading.Lock()
         self.in_flight: collections.Counter = collections.Counter()  # per account
         self.waiting: dict[str, collections.deque] = {}  # per account: calls over its share
         self.blocked: dict[str, float] = {}  # accounts found over their share on every dispatcher, until
+        self.secrets: dict[str, str] = {}  # bot id -> its secret (they never change)
         self.calls_held: dict[bytes, _Call] = {}  # every taken call, by its queued bytes
         self.loop: asyncio.AbstractEventLoop | None = None
         self.store_threads: ThreadPoolExecutor | None = None
@@ -210,12 +228,11 @@ class Dispatcher:
     def _clock(self) -> None:
         while not self.stopping.is_set():
             try:
-                due = self.store.claim_due()
+                due, nearest = self.store.claim_due_and_next()  # one round trip a look
                 for match_id, turn in due:
                     self.judge_deadline(match_id, turn)
                 if due:
                     continue
-                nearest = self.store.next_deadline()
             except Exception:  # Redis away for a moment, or one bad record: the next tick will do
                 log.exception("the dispatcher's clock failed a tick")
                 nearest = None
@@ -253,7 +270,8 @@ class Dispatcher:
 
     # -- the callers -------------------------------------------------------------------
     def _take_calls(self) -> None:
-        """The taker: moves calls from Redis to this caller's taken list, while it has room."""
+        """The taker: moves calls from Redis to this caller's taken list, while it has room, and
+        readies each on its way (`_ready`) so the loop gets a call already sent or waiting."""
         while not self.stopping.is_set():
             if self.busy >= self.calls:
                 self.stopping.wait(0.01)
@@ -266,18 +284,36 @@ class Dispatcher:
                 continue
             if raw is None:
                 continue
-            with self.busy_lock:
+            with self.lock:
                 self.busy += 1
-            self.loop.call_soon_threadsafe(self._arrive, raw)
+            call = _Call(raw, _item(raw))
+            ready, started = self._ready(call)
+            self.loop.call_soon_threadsafe(self._arrive, call, ready, started)
 
-    def _arrive(self, raw: bytes) -> None:
+    def _ready(self, call: _Call) -> tuple[bool | None, str | None]:
+        """On the taker's thread, in the same wake-up as the take: the call prepared and, if its
+        account has room in this dispatcher, started in Redis (its share held here). (prepared:
+        None if it could not be, to be tried again on the loop; how its start went, or None if
+        not tried.) One hand-over to the loop per call instead of three."""
         try:
-            item = json.loads(raw)
-        except ValueError:
-            item = {}
-        call = _Call(raw, item)
-        self.calls_held[raw] = call
-        call.task = self.loop.create_task(self._handle(call))
+            ready = self._prepare(call)
+        except Exception:  # Redis away a moment: the loop tries again, patiently
+            log.warning("preparing a webhook call failed: %s (tried again)", call.item, exc_info=True)
+            return None, None
+        if not ready or call.item.get("notice") or not self._hold(call.account, first=True):
+            return ready, None
+        try:
+            return True, self._start(call)
+        except Exception:  # the loop starts it again (a start made twice is one start)
+            log.warning("starting a webhook call failed: %s (tried again)", call.item, exc_info=True)
+            self._release(call.account)
+            return True, None
+
+    def _arrive(self, call: _Call, ready: bool | None, started: str | None) -> None:
+        self.calls_held[call.raw] = call
+        if started == "sent":
+            call.sent = True
+        call.task = self.loop.create_task(self._handle(call, ready, started))
 
     def _done(self, call: _Call, busy: bool = True) -> None:
         self.calls_held.pop(call.raw, None)
@@ -285,17 +321,38 @@ class Dispatcher:
             self._unbusy()
 
     def _unbusy(self) -> None:
-        with self.busy_lock:
+        with self.lock:
             self.busy -= 1
+
+    def _hold(self, account: str, first: bool = False) -> bool:
+        """Count a call of `account` in flight here, if it has room (`first`: and none of its
+        calls waits before this one, nor is it blocked over its share); whether it was."""
+        with self.lock:
+            if self.in_flight[account] >= self.per_account:
+                return False
+            if first and (account in self.waiting or self.blocked.get(account, 0) > time.monotonic()):
+                return False
+            self.in_flight[account] += 1
+            return True
+
+    def _release(self, account: str) -> None:
+        with self.lock:
+            self.in_flight[account] -= 1
+            if not self.in_flight[account]:
+                del self.in_flight[account]
 
     async def _off(self, fn, *args):
         """`fn(*args)` on a store thread (Redis, judging): the loop never waits on it."""
         return await self.loop.run_in_executor(self.store_threads, fn, *args)
 
-    async def _handle(self, call: _Call) -> None:
-        """A call just taken: who it is for; made now, or waiting for its account's share."""
+    async def _handle(self, call: _Call, ready: bool | None = None, started: str | None = None) -> None:
+        """A call just taken: made now (or started already: `started`), or waiting for its
+        account's share. `ready`: prepared by the taker (True), nothing to call (False), or to
+        prepare here (None)."""
         delay = RETRY_S
         for _ in range(PREPARE_TRIES):
+            if ready is not None:
+                break
             try:
                 ready = await self._off(self._prepare, call)
                 break
@@ -313,14 +370,21 @@ class Dispatcher:
         if not ready:
             self._done(call)
             return
-        if self.in_flight[call.account] >= self.per_account:
-            self.waiting.setdefault(call.account, collections.deque()).append(call)
+        if started is None and not self._hold(call.account):
+            self._wait(call)
             self._unbusy()  # it waits, costing nothing; a finishing call of its account starts it
             return
-        await self._make(call)
+        await self._make(call, started)
+
+    def _wait(self, call: _Call, first: bool = False) -> None:
+        queue = self.waiting.setdefault(call.account, collections.deque())
+        if first:
+            queue.appendleft(call)
+        else:
+            queue.append(call)
 
     def _prepare(self, call: _Call) -> bool:
-        """On a store thread: the call's bot, secret and account; False (and dropped) if there
+        """On the taker's thread (or a store thread): the call's bot, secret and account; False (and dropped) if there
         is nothing to call."""
         store, item = self.store, call.item
         if item.get("notice"):
@@ -337,29 +401,44 @@ class Dispatcher:
             store.call_dropped(self.caller, call.raw)
             return False
         call.bot = bot
-        call.secret = store.bot_secret(bot["id"]) if bot.get("url") else ""
+        call.secret = self._secret(bot["id"]) if bot.get("url") else ""
         call.account = (call.record or {}).get("account") or bot.get("owner") or bot["id"]
         return True
 
-    async def _make(self, call: _Call) -> None:
-        """Make the call, holding a share of its account, and settle its turn."""
-        self.in_flight[call.account] += 1
+    def _secret(self, bot_id: str) -> str:
+        """The bot's secret, kept once derived: it never changes (HMAC of the server key and
+        the bot's nonce, both set for good: core/store/bots.py)."""
+        secret = self.secrets.get(bot_id)
+        if secret is None:
+            secret = self.store.bot_secret(bot_id)
+            if len(self.secrets) >= SECRETS_KEPT:
+                self.secrets.clear()
+            self.secrets[bot_id] = secret
+        return secret
+
+    def _start(self, call: _Call) -> str:
+        """Start the call in Redis (`Store.start_call`): "sent", "over" or "gone"."""
+        call.called_at = now_ms()
+        return self.store.start_call(call.match, call.turn, call.called_at, int(call.record["decision"]["deadline_ms"]),
+                                     self.caller, call.raw, call.account, self.per_account)
+
+    async def _make(self, call: _Call, started: str | None = None) -> None:
+        """Make the call, its account's share held here (`_hold`), and settle its turn;
+        `started`: how its start in Redis went, if it was tried already."""
         over = False
         try:
             if call.item.get("notice"):
                 await self._notify(call)
             else:
-                over = await self._call(call)
+                over = await self._call(call, started)
         except asyncio.CancelledError:
             pass  # its turn is over (aborted), or the dispatcher stops: nothing to settle
         except Exception:  # a platform error after sending: the deadline's backstop settles the turn
             log.exception("a webhook call failed: %s", call.item)
         finally:
-            self.in_flight[call.account] -= 1
-            if not self.in_flight[call.account]:
-                del self.in_flight[call.account]
+            self._release(call.account)
             if over:  # its account has its share in flight on other dispatchers: it waits here
-                self.waiting.setdefault(call.account, collections.deque()).appendleft(call)
+                self._wait(call, first=True)
                 self.blocked[call.account] = time.monotonic() + CHECK_S
                 self._unbusy()
             else:
@@ -371,23 +450,23 @@ class Dispatcher:
         if queue and self.blocked.get(account, 0) > time.monotonic():
             return  # over its share across dispatchers a moment ago: looked at again by the upkeep
         self.blocked.pop(account, None)
-        while queue and self.in_flight[account] < self.per_account and not self.stopping.is_set():
+        while queue and not self.stopping.is_set() and self._hold(account):
             call = queue.popleft()
-            with self.busy_lock:
+            with self.lock:
                 self.busy += 1
             call.task = self.loop.create_task(self._make(call))
         if queue is not None and not queue:
             del self.waiting[account]
 
-    async def _call(self, call: _Call) -> bool:
-        """Send the call and settle its turn; True if its account's share (over every
-        dispatcher) is in flight already: then it was not sent, and waits."""
-        store, record = self.store, call.record
-        decision = record["decision"]
-        called_at = now_ms()
-        started = await self._off(store.start_call, call.match, call.turn, called_at, int(decision["deadline_ms"]),
-                                  self.caller, call.raw, call.account, self.per_account)
+    async def _call(self, call: _Call, started: str | None = None) -> bool:
+        """Send the call (started in Redis already if `started` says so) and settle its turn;
+        True if its account's share (over every dispatcher) is in flight already: then it was
+        not sent, and waits."""
+        store, decision = self.store, call.record["decision"]
+        if started is None:
+            started = await self._off(self._start, call)
         if started != "sent":
+            call.sent = False
             return started == "over"  # or settled meanwhile (the match is over)
         call.sent = True
         driver = WebhookDriver(call.bot, call.secret, store=store)
@@ -403,7 +482,7 @@ class Dispatcher:
             return False
         ms = max(0, int((time.monotonic() - began) * 1000 + 0.999))
         call.sent = False  # answered: whatever happens now, the bot had its call
-        await self._off(self._settle, call, driver, reply, ms, called_at)
+        await self._off(self._settle, call, driver, reply, ms, call.called_at)
         return False
 
     def _settle(self, call: _Call, driver: WebhookDriver, reply, ms: int, called_at: int) -> None:

@@ -181,11 +181,16 @@ def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
 def enqueue_continuation(connection, match_id: str, step: int, queue: str | None = None) -> None:
     """Queue the run that continues a match whose log now holds `step` entries (its remote
     turn was settled): active and queued in one transaction."""
-    name = queue_name(queue)
     with connection.pipeline() as pipe:
-        pipe.sadd(active_key(name), f"match:{match_id}")
-        pipe.rpush(runs_key(name), f"{match_id}:{step}")
+        continuation(pipe, match_id, step, queue)
         pipe.execute()
+
+
+def continuation(pipe, match_id: str, step: int, queue: str | None = None) -> None:
+    """`enqueue_continuation` on a transaction's `pipe` (with other writes of the settling)."""
+    name = queue_name(queue)
+    pipe.sadd(active_key(name), f"match:{match_id}")
+    pipe.rpush(runs_key(name), f"{match_id}:{step}")
 
 
 def drop_queue(connection, queue: str) -> None:

@@ -47,7 +47,7 @@ import json
 
 from core.store.debug import write_debug
 from core.store.decisions import decisions_key, pend
-from core.store.jobs import QUEUE, enqueue_continuation
+from core.store.jobs import QUEUE, continuation
 from core.store.keys import now_ms, text
 from core.store.matches import log_key, run_ended
 
@@ -60,11 +60,13 @@ UNSENT_CHECK_MS = 10_000
 CALLER_TTL_MS = 5000
 
 #: KEYS[1] the deadlines; ARGV[1] now, ARGV[2] how many. Claimed by removal, so of several
-#: dispatchers' clocks exactly one judges each deadline.
+#: dispatchers' clocks exactly one judges each deadline. The claimed members, and the earliest
+#: deadline left (its score, or nil): a clock's look is one round trip.
 CLAIM_DUE_LUA = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
-return due
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {due, first[2] or false}
 """
 
 
@@ -349,8 +351,8 @@ class Waits:
         write_debug(pipe, match_id, turn, entry["seat"], debug)
         if record.get("kind") == "polling" and record.get("turn") == turn:
             pipe.hdel(decisions_key(record["bot"]), _member(match_id, turn))
+        continuation(pipe, match_id, turn + 1, queue)  # the match's next run, in the same transaction
         pipe.execute()
-        enqueue_continuation(self.r, match_id, turn + 1, queue)
         return True
 
     def note_late(self, ms: int) -> None:
@@ -366,13 +368,19 @@ class Waits:
 
     def claim_due(self, now: int | None = None, limit: int = 200) -> list[tuple[str, int]]:
         """The (match, turn) whose deadline has passed, each claimed by this call alone."""
-        due = self.script(CLAIM_DUE_LUA)(keys=[deadlines_key(self.queue)],
-                                         args=[now_ms() if now is None else now, limit])
+        return self.claim_due_and_next(now, limit)[0]
+
+    def claim_due_and_next(self, now: int | None = None,
+                           limit: int = 200) -> tuple[list[tuple[str, int]], int | None]:
+        """`claim_due`, and when the earliest deadline left falls (`next_deadline`), in one
+        round trip: what a clock's tick needs."""
+        due, first = self.script(CLAIM_DUE_LUA)(keys=[deadlines_key(self.queue)],
+                                                args=[now_ms() if now is None else now, limit])
         out = []
         for member in due:
             match_id, _, turn = text(member).rpartition(":")
             out.append((match_id, int(turn)))
-        return out
+        return out, None if first is None else int(float(first))
 
     def judge_later(self, match_id: str, turn: int, at: int) -> None:
         """(Re)set when the clock judges this turn (a claim it could not judge yet, a lost one)."""

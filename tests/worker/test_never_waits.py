@@ -166,6 +166,17 @@ def test_a_webhook_call_lost_with_its_dispatcher_is_made_once_more_then_is_a_tim
     assert store.log_since(mid, turn)[0]["fault"].startswith("timeout: ")
 
 
+def test_a_clock_look_claims_the_due_deadlines_and_reads_the_next_in_one_step(store):
+    """`claim_due_and_next`: what is due is claimed (once: a second look finds it gone), and the
+    earliest deadline left comes with it, as `next_deadline` gives it."""
+    assert store.claim_due_and_next(now=1_000) == ([], None)
+    store.judge_later("m_due", 3, 500)
+    store.judge_later("m_later", 4, 5_000)
+    assert store.claim_due_and_next(now=1_000) == ([("m_due", 3)], 5_000) and store.next_deadline() == 5_000
+    assert store.claim_due_and_next(now=1_000) == ([], 5_000)  # claimed by the first look alone
+    assert store.claim_due(now=6_000) == [("m_later", 4)] and store.claim_due_and_next(now=6_000) == ([], None)
+
+
 def test_the_sweep_leaves_a_waiting_match_alone_and_restarts_a_settled_one_whose_next_run_was_lost(store):
     match, _, _ = remote_match(store, "polling")
     record = ask_first_remote_turn(store, match)
