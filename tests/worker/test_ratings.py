@@ -104,7 +104,7 @@ def test_sigma_keeps_shrinking_deal_after_deal_so_mu_settles():
         steps.append(abs(a2[0] - a[0]))
         a, b = a2, b2
         sigmas.append(a[1])
-    assert all(later < earlier for earlier, later in zip(sigmas, sigmas[1:]))
+    assert all(later < earlier for earlier, later in zip(sigmas, sigmas[1:], strict=False))
     assert sigmas[-1] < 0.6 * sigmas[99]
     assert steps[399] < 0.05 * steps[9]
 
