@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=3000, help="matches each side plays (default %(default)s)")
     parser.add_argument("--every", type=int, default=40, help="τ is measured every this many matches")
     parser.add_argument("--seed", type=int, default=1, help="the first replication's seed")
-    parser.add_argument("--reps", type=int, default=6,
+    parser.add_argument("--reps", type=int, default=10,
                         help="independent replications (seeds seed, seed+1, …) of both sides")
     parser.add_argument("--jobs", type=int, default=2, help="replications measured at once (processes)")
     parser.add_argument("--openskill-defaults", action="store_true",
