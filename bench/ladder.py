@@ -85,7 +85,7 @@ against the rest: one soupe-gertrude seed needed 1,760, and with γ = 1 one
 never got there in 2,000; on 2-seat tables the two pairings are level
 (260 / 280, 160 / 180). `closeness` draws everybody while ratings are
 unsure, neighbours once they are sure, and never leaves a group to itself. Farming
-(tests/worker/test_farming.py, the attack of 24 throwaway bots): 12 of 12
+(tests/worker/test_farming.py, the attack of 24 throwaway bots): 20 of 20
 runs pass with the platform's model and pairing (last session's γ = 1/k
 lifted the farmer in 2 of 8 with the 3-nearest pairing). Not tried: a batch
 (maximum-likelihood) fit of all the ladder's deals for the displayed order —
