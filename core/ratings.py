@@ -67,11 +67,27 @@ def is_rated(kind: str, seed: int | None = None, options: dict | None = None, *,
                for field in TimeRules.RANGES)
 
 
+#: openskill's dynamics τ, the spread a skill drifts by between matches: none. A rating belongs to
+#: one version of a bot (core/store/ratings.py `entrant`), a fixed program; a changed program is a
+#: new version, rated from scratch. With τ > 0 (openskill's default, 25/300) σ stops shrinking and
+#: the latest deals weigh most.
+TAU = 0.0
+
+
+def full_variance_update(*_) -> float:
+    """openskill's γ, the share of a match's information σ takes: all of it, as Bayes's rule does
+    (openskill's default, σ/c, keeps σ large, so μ moves as much on the hundredth deal as on the
+    tenth and close neighbours keep swapping: bench/ladder.py)."""
+    return 1.0
+
+
 @lru_cache(maxsize=1)
 def model():
+    """The ladder's model: openskill Plackett–Luce, its defaults but `TAU` and
+    `full_variance_update`."""
     from openskill.models import PlackettLuce
 
-    return PlackettLuce()
+    return PlackettLuce(tau=TAU, gamma=full_variance_update)
 
 
 def new_ratings(current: list[dict], ranks: list[int]) -> list[tuple[float, float]]:

@@ -17,13 +17,19 @@ slot a tournament's match is waiting for, and never more than half of them.
 
 Whom it pairs (`choose_tables`, the one selection function, which
 bench/ladder.py runs too): first the bot with the fewest ladder matches in
-the last hour (ties: the larger σ, then at random); then, seat by seat,
-opponents near it by ordinal — one at random among the `NEAREST` nearest
-eligible — never two bots of one account at a table (each bot the admin
-registered, a house bot, counts as its own account). So an account cannot
-pick its opponents, the deal or the clock: the rating of a bot can only
-come from bots of similar strength of other accounts, and throwaway bots
-that lose on purpose lose to everybody alike (tests/worker/test_farming.py).
+the last hour (ties: the larger σ, then at random) — the focus; then, seat
+by seat, an opponent drawn at random from every eligible bot, each weighed by
+how even its table with the focus is expected to be (`closeness`:
+exp(−Δμ² / 2(2β² + σ² + σ²)), the Gaussian of the rating difference openskill's
+β and their σ allow). Bots of unknown strength (large σ) are drawn nearly
+alike, so a new field mixes; once the ratings are sure, the deals go to
+neighbours, where they decide the order, and a far table is rare but never
+impossible, so no group of bots is left to play only itself. Never two bots
+of one account at a table (each bot the admin registered, a house bot,
+counts as its own account). So an account cannot pick its opponents, the
+deal or the clock: the rating of a bot can only come from bots of similar
+strength of other accounts, and throwaway bots that lose on purpose lose to
+everybody alike (tests/worker/test_farming.py).
 
 kill -9 safe: a game's pairings are made under a lease (`lease:ladder:{game}`,
 core/store/jobs.py), and each is written whole with its matches in one
@@ -46,6 +52,7 @@ from dataclasses import dataclass
 
 import games
 from core import liveness
+from core.ratings import model
 from core.store.bots import is_paused, on_ladder
 from core.store.keys import now_ms
 from core.store.ladder import HOUR_MS, ladder_lease
@@ -61,8 +68,6 @@ LADDER_MATCHES = 8
 TICK_S = 1.0
 #: how long a game's lease lasts unless released (ms): a dead matchmaker's is free again then
 LEASE_MS = 15_000
-#: an opponent is drawn at random among this many nearest by ordinal
-NEAREST = 3
 #: the share of a bot's slots the ladder may hold at once (at least one)
 LADDER_SHARE = 0.5
 
@@ -85,7 +90,7 @@ class Candidate:
     id: str
     #: whose it is: no two bots of one account at a table
     account: str
-    ordinal: float
+    mu: float
     sigma: float
     #: ladder matches it was given in the last hour
     recent: int
@@ -93,18 +98,17 @@ class Candidate:
     room: int = 1
 
 
-def choose_tables(candidates: list[Candidate], seats: int, wanted: int, rng: random.Random,
-                  nearest: int | None = None) -> list[tuple[str, ...]]:
+def choose_tables(candidates: list[Candidate], seats: int, wanted: int,
+                  rng: random.Random) -> list[tuple[str, ...]]:
     """Up to `wanted` tables of `seats` bots among `candidates` (the policy: see the module).
 
     Each table is the focus — the bot with the fewest recent ladder matches, ties
-    to the larger σ, then at random — and, seat by seat, an opponent drawn at
-    random among the `nearest` closest to the focus by ordinal whose account is
-    not at the table yet. A table counts `seats` matches (its rotations) for each
-    of its bots, so the next focus is somebody else. A focus that cannot be
-    seated (too few other accounts left) sits this round out.
+    to the larger σ, then at random — and, seat by seat, an opponent drawn among
+    the bots whose account is not at the table yet, with a chance in proportion
+    to its `closeness` to the focus. A table counts `seats` matches (its
+    rotations) for each of its bots, so the next focus is somebody else. A focus
+    that cannot be seated (too few other accounts left) sits this round out.
     """
-    nearest = NEAREST if nearest is None else nearest
     room = {c.id: c.room for c in candidates}
     recent = {c.id: c.recent for c in candidates}
     left_out: set[str] = set()
@@ -115,7 +119,7 @@ def choose_tables(candidates: list[Candidate], seats: int, wanted: int, rng: ran
         if len(free) < seats or not focuses:
             break
         focus = min(focuses, key=lambda c: (recent[c.id], -c.sigma, rng.random()))
-        table = _opponents(focus, free, seats, rng, nearest)
+        table = _opponents(focus, free, seats, rng)
         if table is None:
             left_out.add(focus.id)
             continue
@@ -126,18 +130,25 @@ def choose_tables(candidates: list[Candidate], seats: int, wanted: int, rng: ran
     return tables
 
 
-def _opponents(focus: Candidate, free: list[Candidate], seats: int, rng: random.Random,
-               nearest: int) -> list[Candidate] | None:
-    """The focus and `seats - 1` opponents near it by ordinal, of accounts all different."""
-    noise = {c.id: rng.random() for c in free}
-    pool = sorted((c for c in free if c.id != focus.id),
-                  key=lambda c: (abs(c.ordinal - focus.ordinal), noise[c.id]))
+def closeness(a: Candidate, b: Candidate) -> float:
+    """How even a table of `a` and `b` is expected to be, in (0, 1]: exp(−Δμ² / 2s²), s² = 2β² + σa² +
+    σb² (β: the rating model's performance spread) — 1 for equal μ, near 1 for any two bots while
+    their σ are large."""
+    beta = model().beta
+    spread = 2 * beta * beta + a.sigma * a.sigma + b.sigma * b.sigma
+    return math.exp(-(a.mu - b.mu) ** 2 / (2 * spread))
+
+
+def _opponents(focus: Candidate, free: list[Candidate], seats: int,
+               rng: random.Random) -> list[Candidate] | None:
+    """The focus and `seats - 1` opponents drawn by `closeness` to it, of accounts all different."""
     table, accounts = [focus], {focus.account}
+    pool = [c for c in free if c.id != focus.id]
     while len(table) < seats:
         eligible = [c for c in pool if c.account not in accounts]
         if not eligible:
             return None
-        pick = rng.choice(eligible[:nearest])
+        pick = rng.choices(eligible, weights=[closeness(focus, c) for c in eligible])[0]
         table.append(pick)
         accounts.add(pick.account)
         pool.remove(pick)
@@ -180,7 +191,7 @@ def candidates(store, game: str, in_play: list[dict], now: int | None = None) ->
             room = min(room, cap - used)
         if room > 0:
             rating = bot["rating"]
-            out.append(Candidate(bot["id"], account_of(bot), rating["ordinal"], rating["sigma"],
+            out.append(Candidate(bot["id"], account_of(bot), rating["mu"], rating["sigma"],
                                  recent[bot["id"]], room))
     return out
 

@@ -4,6 +4,7 @@ rule and pauses, on a real Redis (matches ended by hand: tests/worker/ladder_hel
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -12,7 +13,7 @@ from core.store import Store, secret_key
 from core.store.ladder import ladder_lease
 from sdk.clock import DEFAULT_TIME
 from tests.worker.ladder_helpers import finish, house_bot, play_pairings
-from worker.matchmaker import Candidate, Matchmaker, candidates, choose_tables
+from worker.matchmaker import Candidate, Matchmaker, candidates, choose_tables, closeness
 from worker.recovery import sweep
 
 GAME = "duck-soup"
@@ -30,17 +31,33 @@ def test_the_focus_is_the_bot_with_fewest_recent_ladder_matches_then_the_larger_
     assert table[0] == "c"  # fewest (1), and of b and c the larger σ
 
 
-def test_opponents_are_drawn_among_the_nearest_by_ordinal_and_never_of_the_focus_account():
-    focus = Candidate("f", "A", 20.0, 5.0, recent=0)
-    near = [Candidate(f"n{i}", f"N{i}", 20.0 + i, 1.0, recent=3) for i in range(1, 4)]
-    far = [Candidate(f"x{i}", f"X{i}", -30.0 - i, 1.0, recent=3) for i in range(5)]
-    mine = Candidate("m", "A", 20.0, 1.0, recent=3)  # the nearest of all, but the focus's own account
-    seen = set()
-    for seed in range(200):
+def test_opponents_are_drawn_by_closeness_to_the_focus_and_never_of_its_account():
+    focus = Candidate("f", "A", 20.0, 1.0, recent=0)
+    near = [Candidate(f"n{i}", f"N{i}", 20.0 + 2 * i, 1.0, recent=3) for i in range(1, 4)]
+    far = [Candidate(f"x{i}", f"X{i}", -30.0 - i, 1.0, recent=3) for i in range(5)]  # 50 μ below: hopeless
+    mine = Candidate("m", "A", 20.0, 1.0, recent=3)  # the closest of all, but the focus's own account
+    drawn = Counter()
+    for seed in range(300):
         (table,) = choose_tables([focus, mine, *near, *far], 2, 1, random.Random(seed))
         assert table[0] == "f"
-        seen.add(table[1])
-    assert seen == {"n1", "n2", "n3"}  # at random among the nearest few, never its own, never far
+        drawn[table[1]] += 1
+    assert set(drawn) == {"n1", "n2", "n3"}  # never its own, never a table it is sure to win or lose
+    assert drawn["n1"] > drawn["n2"] > drawn["n3"]  # the closer, the likelier
+    assert closeness(focus, near[0]) > closeness(focus, near[2]) > closeness(focus, far[0])
+
+
+def test_while_ratings_are_unsure_every_opponent_is_about_as_likely_so_a_new_field_mixes():
+    new = 25.0 / 3  # a new bot's σ
+    focus = Candidate("f", "A", 25.0, new, recent=0)
+    field = [Candidate(f"o{i}", f"O{i}", 25.0 + d, new, recent=3) for i, d in enumerate((-8, -4, 0, 4, 8))]
+    drawn = Counter()
+    for seed in range(500):
+        (table,) = choose_tables([focus, *field], 2, 1, random.Random(seed))
+        drawn[table[1]] += 1
+    assert min(drawn.values()) > 500 / 5 / 2  # the farthest still drawn, at least half a fair share
+    # once the ratings are sure, the same field's farthest are drawn far less than its closest
+    sure = [Candidate(c.id, c.account, c.mu, 1.0, recent=3) for c in field]
+    assert closeness(focus, sure[0]) < closeness(focus, field[0]) < 1.0
 
 
 def test_no_table_seats_two_bots_of_one_account_and_a_focus_that_cannot_be_seated_sits_out():

@@ -82,14 +82,31 @@ def run_together(threads: list[threading.Thread]) -> None:
         t.join(timeout=60)
 
 
-def test_new_ratings_is_openskill_plackett_luce():
+def test_new_ratings_is_openskill_plackett_luce_without_dynamics_and_with_the_full_variance_update():
     from openskill.models import PlackettLuce
 
-    m = PlackettLuce()
+    m = PlackettLuce(tau=0.0, gamma=lambda *_: 1.0)
     a, b = m.rating(mu=30.0, sigma=5.0), m.rating(mu=22.0, sigma=7.0)
     [[a2], [b2]] = m.rate([[a], [b]], ranks=[2, 1])
     got = new_ratings([{"mu": 30.0, "sigma": 5.0}, {"mu": 22.0, "sigma": 7.0}], [2, 1])
     assert got == [(a2.mu, a2.sigma), (b2.mu, b2.sigma)]
+
+
+def test_sigma_keeps_shrinking_deal_after_deal_so_mu_settles():
+    """A version is a fixed program: its rating has no dynamics (τ = 0), so σ falls as the deals
+    add up instead of levelling off (openskill's default τ and γ hold it near 1.5 after 400 even
+    deals), and the 400th deal moves μ far less than the 10th."""
+    a, b = (DEFAULT_MU, DEFAULT_SIGMA), (DEFAULT_MU, DEFAULT_SIGMA)
+    sigmas, steps = [], []
+    for n in range(400):
+        ranks = [1, 2] if n % 2 else [2, 1]
+        (a2, b2) = new_ratings([{"mu": a[0], "sigma": a[1]}, {"mu": b[0], "sigma": b[1]}], ranks)
+        steps.append(abs(a2[0] - a[0]))
+        a, b = a2, b2
+        sigmas.append(a[1])
+    assert all(later < earlier for earlier, later in zip(sigmas, sigmas[1:], strict=False))
+    assert sigmas[-1] < 0.6 * sigmas[99]
+    assert steps[399] < 0.05 * steps[9]
 
 
 def test_the_winner_goes_up_the_loser_down_and_both_grow_surer(store):
