@@ -30,6 +30,7 @@ from core.comparisons import comparison_match_concluded, in_play
 from core.ratings import update_ratings
 from core.store import Store
 from core.store.comparisons import OVER as COMPARISON_OVER
+from core.store.matches import ArchiveBusy
 from sdk.standings import standings_from_tallies
 
 log = logging.getLogger("cardarena.worker")
@@ -87,21 +88,28 @@ def match_concluded(store: Store, match: dict) -> None:
     following = due_twin(store, match)
     if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
         store.enqueue("match", [following])
-    archive_if_settled(store, match)
-    store.job_done("match", match["id"])
+    if archive_if_settled(store, match):  # else another process is archiving it: the sweep looks again
+        store.job_done("match", match["id"])
 
 
-def archive_if_settled(store: Store, match: dict) -> None:
+def archive_if_settled(store: Store, match: dict) -> bool:
     """Once nothing can change what the match shows, it goes to the archive (Redis keeps
     its summary: core/store/matches.py `archive_match`): a lone match at once, a twin with
     its deal's last rotation (until then the last one's end reads the others' records).
     Its readers answer the same from the archive; that a tournament's or a comparison's
-    match stays private until that is over is decided from their status, not from here."""
+    match stays private until that is over is decided from their status, not from here.
+    False while another process is archiving one of them (it may die: the caller keeps the
+    match active, so the recovery sweep calls again)."""
     group = match.get("twins") or [match["id"]]
     if any(m is None or m["status"] not in OVER for m in store.get_matches(group, ("status",))):
-        return
+        return True
+    elsewhere = False
     for mid in group:
-        store.archive_match(mid)
+        try:
+            store.archive_match(mid)
+        except ArchiveBusy:
+            elsewhere = True
+    return not elsewhere
 
 
 def stop_if_decided(store: Store, cid: str) -> None:

@@ -41,6 +41,7 @@ worker retried after a crash can never count a match twice.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import games
@@ -68,6 +69,13 @@ ARCHIVED, BRIEF_FIELD = "archived", "brief"
 
 #: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel;
 #: ARGV[1] the first turn, ARGV[2..] the entries
+#: how long one process may take to archive a match before another may (ms): a file and two fsyncs
+ARCHIVE_LEASE_MS = 60_000
+
+
+class ArchiveBusy(Exception):
+    """Another process is archiving the match now (it holds `lease:archive:{id}`): try later."""
+
 APPEND_LUA = """
 local status = redis.call('HGET', KEYS[2], 'status')
 if not status or status == '"finished"' or status == '"aborted"' then return 0 end
@@ -474,7 +482,15 @@ class Matches:
         they were read (then all is read and written again), the log and the notes are
         deleted and the record becomes what Redis keeps (`kept_record`). A process killed
         anywhere in between leaves the match whole in Redis, and the file whole or absent:
-        repeating the call (the recovery sweep does) finishes it."""
+        repeating the call (the recovery sweep does) finishes it.
+
+        One process at a time archives a match (`lease:archive:{id}`; another gets
+        `ArchiveBusy`, and the sweep takes over should the holder die). Twins ending together and the sweep
+        did race here: the WATCH guards Redis, not the file, and a writer that read the record
+        before another let go and the log just after (gone by then) replaced the file with an
+        empty log before its transaction failed. Reading the log and the notes before the
+        record keeps even a writer whose lease lapsed from that: a record not yet archived
+        when read means the log read before it was still whole."""
         import redis
 
         archive = self.archive
@@ -482,30 +498,37 @@ class Matches:
             return None
         from core.store.debug import debug_key
 
+        token = self.take_lease("archive", match_id, ARCHIVE_LEASE_MS)
+        if token is None:
+            raise ArchiveBusy(f"match {match_id} is being archived by another process")
         key, log, notes = f"match:{match_id}", log_key(match_id), debug_key(match_id)
-        with self.r.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(key, log, notes)
-                    raw = pipe.hgetall(key)
-                    if not raw or ARCHIVED.encode() in raw:
-                        pipe.unwatch()
-                        return None
-                    record = dict(sorted(load_fields(raw).items()))  # the same bytes from every writer
-                    if record.get("status") not in OVER:
-                        pipe.unwatch()
-                        return None
-                    entries = [json.loads(e) for e in pipe.lrange(log, 0, -1)]
-                    turns = sorted((int(text(t)), v) for t, v in pipe.hgetall(notes).items())
-                    debug = {str(t): json.loads(v) for t, v in turns}
-                    size = archive.write(match_id, archives.document(record, entries, debug))
-                    pipe.multi()
-                    pipe.delete(key, log, notes)
-                    pipe.hset(key, mapping=kept_record(record))
-                    pipe.execute()
-                    return size
-                except redis.WatchError:
-                    continue
+        try:
+            with self.r.pipeline() as pipe:
+                while True:
+                    try:
+                        pipe.watch(key, log, notes)
+                        raw_log, raw_notes = pipe.lrange(log, 0, -1), pipe.hgetall(notes)
+                        raw = pipe.hgetall(key)
+                        if not raw or ARCHIVED.encode() in raw:
+                            pipe.unwatch()
+                            return None
+                        record = dict(sorted(load_fields(raw).items()))  # the same bytes from every writer
+                        if record.get("status") not in OVER:
+                            pipe.unwatch()
+                            return None
+                        entries = [json.loads(e) for e in raw_log]
+                        debug = {str(t): json.loads(v) for t, v in sorted((int(text(t)), v)
+                                                                          for t, v in raw_notes.items())}
+                        size = archive.write(match_id, archives.document(record, entries, debug))
+                        pipe.multi()
+                        pipe.delete(key, log, notes)
+                        pipe.hset(key, mapping=kept_record(record))
+                        pipe.execute()
+                        return size
+                    except redis.WatchError:
+                        continue
+        finally:
+            self.release_lease("archive", match_id, token)
 
     def archive_finished(self, batch: int = 500) -> int:
         """Archive every match over whose deal is over that Redis still holds whole (the
@@ -526,7 +549,8 @@ class Matches:
                     continue
                 group = json.loads(twins) if twins else [match_id]
                 if all(m is not None and m["status"] in OVER for m in self.get_matches(group, ("status",))):
-                    done += bool(self.archive_match(match_id))
+                    with contextlib.suppress(ArchiveBusy):  # another process is at it
+                        done += bool(self.archive_match(match_id))
 
     def conclude_match(self, match_id: str, status: str, result: dict | None = None,
                        reason: str | None = None, records: list[dict] = ()) -> bool:

@@ -8,15 +8,18 @@ each; nothing is lost, no file is half written, nothing is archived twice.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import random
+import time
 
 import pytest
 
 from core import conclusion
 from core.store import Store, secret_key
 from core.store.archive import Archive, document
-from core.store.matches import ARCHIVED
+from core.store.matches import ARCHIVED, ArchiveBusy
 from tests.server.driving import make_bots, played
 from worker import recovery
 
@@ -84,3 +87,51 @@ def test_an_archive_that_cannot_be_written_keeps_the_match_in_redis_and_the_swee
     store.archive = Archive(tmp_path / "archive")  # the volume is back
     recovery.sweep(store)
     assert all(archived(store, m) for m in mids) and not store.active_jobs()
+
+
+def test_archivers_racing_for_one_match_leave_its_whole_log_in_the_file(store):
+    """Twins end together and the sweep runs beside them: several processes archive one match at
+    once. One that read the record before another let go, and the log just after (deleted by
+    then), must not replace the file with an empty log (the dispatcher kill -9 e2e test found a
+    finished match with no log once in ~20 runs)."""
+    import threading
+
+    bots = make_bots(store)
+    mids = [played(store, bots, seed=s) for s in range(20, 60)]
+    logs = {m: store.match_log(m) for m in mids}
+    clients = [Store(type(store.r)(connection_pool=store.r.connection_pool), secret_key(store.r)) for _ in range(4)]
+    for c in clients:
+        c.archive = Archive(store.archive.root)
+    barrier = threading.Barrier(len(clients))
+
+    def archive_all(s: Store, rng: random.Random) -> None:
+        for m in mids:
+            barrier.wait(timeout=30)  # all of them on the same match at once, a few ms apart
+            time.sleep(rng.uniform(0, 0.01))
+            with contextlib.suppress(ArchiveBusy):  # another is at it: it finishes
+                s.archive_match(m)
+
+    threads = [threading.Thread(target=archive_all, args=(c, random.Random(i))) for i, c in enumerate(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    for m in mids:
+        assert archived(store, m)
+        doc = json.loads(gzip.decompress(store.archive.path(m).read_bytes()))
+        assert doc["log"] == logs[m], f"{m}: the file holds {len(doc['log'])} of {len(logs[m])} entries"
+
+
+def test_a_match_another_process_is_archiving_stays_active_until_the_sweep_finds_it_archived(store):
+    """The process that holds a match's archiving lease may die: whoever found it busy leaves the
+    match active, so the sweep archives it once the lease has lapsed."""
+    mid = played(store, make_bots(store), seed=61)
+    store.r.set(f"lease:archive:{mid}", "another-process", px=60_000)  # it is at it (and then dies)
+    conclusion.match_concluded(store, store.get_match(mid))
+    assert not archived(store, mid) and ("match", mid) in store.active_jobs()
+    recovery.sweep(store)  # still its lease: nothing done, nothing forgotten
+    assert not archived(store, mid) and ("match", mid) in store.active_jobs()
+    store.r.delete(f"lease:archive:{mid}")  # the lease lapsed
+    recovery.sweep(store)
+    assert archived(store, mid) and ("match", mid) not in store.active_jobs()
+    assert not store.r.exists(f"lease:archive:{mid}")  # given back
