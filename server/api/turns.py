@@ -131,7 +131,7 @@ class AcceptedSchema(ma.Schema):
 
 
 @blp.get("/bots/me/turns")
-@blp.arguments(WaitSchema, location="query")
+@blp.arguments(WaitSchema(), location="query")  # an instance: not built again per request
 @blp.response(200, TurnsSchema)
 @errors(blp, 401, 409, 429, 503)
 def my_turns(query):
@@ -205,7 +205,7 @@ def only_polling(bot: dict) -> dict:
 
 
 @blp.post("/matches/<string:match_id>/turns/<int:turn>")
-@blp.arguments(AnswerSchema)
+@blp.arguments(AnswerSchema())
 @blp.response(200, AcceptedSchema)
 @errors(blp, 401, 403, 404, 409, 422)
 def answer_turn(body, match_id: str, turn: int):
