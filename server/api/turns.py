@@ -150,7 +150,7 @@ def my_turns(query):
     per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
     caps = [(bot_polls_key(bot["id"]), per_bot), (polls_key(str(bot.get("owner") or "admin")), per_account)]
     with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
-        # what is pending, and the poll's places in case it waits (one round trip): a bot holds
+        # what is pending and, only if nothing is, the poll's places (one round trip): a bot holds
         # at most `LONG_POLLS_PER_BOT` waiting polls, one account's bots together at most
         # `LONG_POLLS_PER_ACCOUNT`, so one tenant cannot fill the waiting every tenant shares
         pending, places, full = s.pending_or_poll_places(bot["id"], held, caps, wait)
