@@ -42,6 +42,7 @@ from pathlib import Path
 import redis
 from flask import Flask, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
+from flask.sessions import SessionInterface
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
@@ -83,6 +84,7 @@ DEFAULTS = {
 
 def build_app(config: dict | None = None) -> Flask:
     app = Flask("server")
+    app.session_interface = NoFlaskSession()
     app.config.update(DEFAULTS)
     if waits_in_greenlets():  # waiting costs no thread: the caps are gevent's (server/serve.py)
         from server.serve import CONNECTIONS, capacity
@@ -197,6 +199,7 @@ def _init_limiter(app: Flask) -> None:
                          exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
                          error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
     limiter.request_filter(_is_turn_traffic)  # no limit, window read nor header: not one round trip
+    _skip_for_turn_traffic(app, limiter)
     try:
         from server.web.sessions import blp as sessions
     except ModuleNotFoundError:  # the web pages are not installed: no page sign-in either
@@ -204,6 +207,31 @@ def _init_limiter(app: Flask) -> None:
     limiter.limit(app.config["SESSIONS_RATE_LIMIT"], key_func=get_remote_address, methods=["POST"],
                   error_message=lambda: f"too many sign-ins from this address "
                                         f"({app.config['SESSIONS_RATE_LIMIT']}): {_retry_in(limiter)}")(sessions)
+
+
+def _skip_for_turn_traffic(app: Flask, limiter: Limiter) -> None:
+    """The limiter's own hooks do not run for turn traffic at all. Its request filter above already
+    spares that traffic any limit, but only after the hook has resolved the view's limits, read
+    the exemptions and evaluated an empty list, and its after-request hook still looks for headers
+    to write: ~5% of the API's CPU per poll and answer (py-spy under bench/remote.py)."""
+    before = app.before_request_funcs.setdefault(None, [])
+    after = app.after_request_funcs.setdefault(None, [])
+    check = limiter._check_request_limit
+    inject = next((f for f in after if getattr(getattr(f, "func", None), "__name__", "") == "__inject_headers"
+                   and getattr(f, "args", ()) == (limiter,)), None)
+    if check not in before or inject is None:  # another Flask-Limiter: keep its hooks as they are
+        app.logger.warning("Flask-Limiter's hooks not found: turn traffic still passes through them")
+        return
+
+    def check_unless_turns() -> None:
+        if not _is_turn_traffic():
+            check()
+
+    def inject_unless_turns(response):
+        return response if _is_turn_traffic() else inject(response)
+
+    before[before.index(check)] = check_unless_turns
+    after[after.index(inject)] = inject_unless_turns
 
 
 def _retry_in(limiter: Limiter) -> str:
@@ -241,6 +269,18 @@ def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
             "instead of creating another account")
 
 
+
+
+class NoFlaskSession(SessionInterface):
+    """No `flask.session`: nothing here uses it (a page's sign-in is its own signed cookie,
+    server/auth.py). Flask's default built a signing serializer and read a cookie at every
+    request, ~2% of the API's CPU per poll and answer (py-spy under bench/remote.py)."""
+
+    def open_session(self, app, request):
+        return None  # Flask then puts a null session in its place: nothing to save either
+
+    def save_session(self, app, session, response) -> None:
+        return None
 
 
 class SafeJSONProvider(DefaultJSONProvider):

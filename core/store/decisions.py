@@ -22,26 +22,52 @@ from __future__ import annotations
 import json
 import time
 
-from redis.exceptions import NoScriptError
-
 from core.store.keys import now_ms, text
 from core.store.matches import log_key
-from core.store.quotas import TAKE_LUA, Places, new_place_token, take_args
+from core.store.quotas import TAKE_FUNCTION, Places, new_place_token, take_args
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
-#: KEYS[1] the bot's decisions; ARGV: what comes before and after a match id in its log's key
-#: (`LOG_KEY_AROUND`). Each field and its record, followed by the length of its match's log (the
-#: match named by the field "{match}:{turn}"): a poll's read in one round trip
-PENDING_LUA = """
-local raw = redis.call('HGETALL', KEYS[1])
-local out = {}
-for i = 1, #raw, 2 do
-  local match = string.match(raw[i], '^(.*):%d+$')
-  out[#out + 1] = raw[i]
-  out[#out + 1] = raw[i + 1]
-  out[#out + 1] = match and redis.call('LLEN', ARGV[1] .. match .. ARGV[2]) or 0
+#: `pending(key, before, after)`: the bot's decisions (`key`), each field and its record followed by
+#: the length of its match's log (the match named by the field "{match}:{turn}", its log's key
+#: `before .. match .. after`, `LOG_KEY_AROUND`): a poll's read in one round trip
+PENDING_FUNCTION = """
+local function pending(key, before, after)
+  local raw = redis.call('HGETALL', key)
+  local out = {}
+  for i = 1, #raw, 2 do
+    local match = string.match(raw[i], '^(.*):%d+$')
+    out[#out + 1] = raw[i]
+    out[#out + 1] = raw[i + 1]
+    out[#out + 1] = match and redis.call('LLEN', before .. match .. after) or 0
+  end
+  return out
 end
-return out
+"""
+#: KEYS[1] the bot's decisions; ARGV `LOG_KEY_AROUND`
+PENDING_LUA = PENDING_FUNCTION + "return pending(KEYS[1], ARGV[1], ARGV[2])\n"
+
+#: A long-poll's first step: what is pending and, only if nothing is, its places. KEYS[1] the bot's
+#: decisions, then the places' keys; ARGV: `LOG_KEY_AROUND` (2), now ms, how many fields to skip
+#: and those fields, then `take`'s ARGV (core/store/quotas.py). {-1, pending} when a decision may
+#: be live (not skipped, not answered — its log shorter than its turn + 1 — and its deadline, the
+#: record's last field as `pend` writes it, after now; a record not read so counts as live): no
+#: place taken, the poll does not wait; else {`take`'s reply, pending}.
+POLL_LUA = PENDING_FUNCTION + TAKE_FUNCTION + """
+local out = pending(KEYS[1], ARGV[1], ARGV[2])
+local now, skipping = tonumber(ARGV[3]), tonumber(ARGV[4])
+local skip = {}
+for i = 1, skipping do skip[ARGV[4 + i]] = true end
+for i = 1, #out, 3 do
+  if not skip[out[i]] then
+    local turn = tonumber(string.match(out[i], ':(%d+)$'))
+    local deadline = tonumber(string.match(out[i + 1], '"deadline_at":(%d+)}$'))
+    if not turn or not deadline or (deadline > now and out[i + 2] <= turn) then return {-1, out} end
+  end
+end
+local keys, argv = {}, {}
+for i = 2, #KEYS do keys[#keys + 1] = KEYS[i] end
+for i = 5 + skipping, #ARGV do argv[#argv + 1] = ARGV[i] end
+return {take(keys, argv), out}
 """
 
 #: `log_key(m)` is LOG_KEY_AROUND[0] + m + LOG_KEY_AROUND[1]
@@ -96,34 +122,25 @@ class Decisions:
     def pending_or_poll_places(self, bot_id: str, skip: set[tuple[str, int]], caps: list[tuple[str, int]],
                                seconds: float) -> tuple[list[dict], Places | None, str | None]:
         """`pending_decisions(bot_id, skip)` and, in the same round trip, a long-poll's places
-        (`take_places(caps, seconds)`, core/store/quotas.py): (pending, the places, None) with
-        them taken, (pending, None, the first key full) without. With something pending the
-        poll does not wait: the places just taken are given back."""
+        (`take_places(caps, seconds)`, core/store/quotas.py) if nothing is pending: (pending, the
+        places, None) with them taken, (pending, None, the first key full) without; with
+        something pending no place is taken (the places' token is None: nothing to give back),
+        the poll does not wait. One atomic script (`POLL_LUA`): taking places and giving them
+        straight back when a decision was there cost a second round trip."""
         token = new_place_token()
-        pending_raw, full = self._scripts_together([
-            (PENDING_LUA, [decisions_key(bot_id)], list(LOG_KEY_AROUND)),
-            (TAKE_LUA, [key for key, _ in caps], take_args(token, seconds, [cap for _, cap in caps]))])
+        skipped = [f"{match_id}:{turn}" for match_id, turn in skip]
+        flag, pending_raw = self.script(POLL_LUA)(
+            keys=[decisions_key(bot_id), *(key for key, _ in caps)],
+            args=[*LOG_KEY_AROUND, now_ms(), len(skipped), *skipped,
+                  *take_args(token, seconds, [cap for _, cap in caps])])
         pending = self._live_decisions(bot_id, pending_raw, skip)
-        if int(full):
-            return pending, None, caps[int(full) - 1][0]
-        places = Places(caps, token)
-        if pending:
-            self.give_places(places)
-        return pending, places, None
-
-    def _scripts_together(self, calls: list[tuple[str, list, list]]) -> list:
-        """Lua scripts (source, keys, args) run in order in one round trip (each atomic, not all
-        together): their replies. One Redis lost (restarted, flushed) is loaded and run then."""
-        pipe = self.r.pipeline(transaction=False)
-        for source, keys, args in calls:  # by SHA: the Script objects in a pipeline would ask first
-            pipe.evalsha(self.script(source).sha, len(keys), *keys, *args)
-        replies = pipe.execute(raise_on_error=False)[:len(calls)]
-        for i, (reply, (source, keys, args)) in enumerate(zip(replies, calls, strict=True)):
-            if isinstance(reply, NoScriptError):  # not run: run it now (the Script loads it)
-                replies[i] = self.script(source)(keys=keys, args=args)
-            elif isinstance(reply, Exception):
-                raise reply
-        return replies
+        flag = int(flag)
+        if flag < 0 and not pending:  # live in the script, past its deadline since: take them now
+            token, full_key = self.take_places(caps, seconds)
+            return [], (None if full_key else Places(caps, token)), full_key
+        if flag > 0:
+            return pending, None, caps[flag - 1][0]
+        return pending, Places(caps, token if flag == 0 else None), None
 
     def _live_decisions(self, bot_id: str, raw: list, skip: set[tuple[str, int]]) -> list[dict]:
         """PENDING_LUA's reply: the live decisions not in `skip`, by deadline; the stale deleted."""

@@ -26,20 +26,26 @@ import secrets
 
 from core.store.keys import now_ms
 
-#: KEYS: places of one tenant or more; ARGV: now ms, end ms, token, then each key's cap. A place
-#: in every key, or in none: 0 if taken, else the (1-based) index of the first key that is full.
-TAKE_LUA = """
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
-  if redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then return i end
+#: `take(keys, argv)`: places of one tenant or more (`keys`); `argv`: now ms, end ms, token, then
+#: each key's cap. A place in every key, or in none: 0 if taken, else the (1-based) index of the
+#: first key that is full. A Lua function, so a script of another module can take places too
+#: (core/store/decisions.py `POLL_LUA`)
+TAKE_FUNCTION = """
+local function take(keys, argv)
+  for i, key in ipairs(keys) do
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', argv[1])
+    if redis.call('ZCARD', key) >= tonumber(argv[3 + i]) then return i end
+  end
+  local ttl = tonumber(argv[2]) - tonumber(argv[1])
+  for _, key in ipairs(keys) do
+    redis.call('ZADD', key, argv[2], argv[3])
+    if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+  end
+  return 0
 end
-local ttl = tonumber(ARGV[2]) - tonumber(ARGV[1])
-for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, ARGV[2], ARGV[3])
-  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
-end
-return 0
 """
+#: KEYS: the places to take; ARGV as `take`'s
+TAKE_LUA = TAKE_FUNCTION + "return take(KEYS, ARGV)\n"
 
 #: KEYS[1] a caller's wasted turn requests; ARGV[1] the window (ms). {count in the window, ms left}
 WASTE_LUA = """
@@ -84,7 +90,7 @@ def give_on(pipe, places: Places) -> None:
 
 
 def take_args(token: str, seconds: float, caps: list[int]) -> list:
-    """TAKE_LUA's ARGV: places under `token` lasting up to `seconds` (and `SLACK_MS`), below `caps`."""
+    """`take`'s ARGV (TAKE_LUA's): places under `token` lasting up to `seconds` (and `SLACK_MS`), below `caps`."""
     now = now_ms()
     return [now, now + int(seconds * 1000) + SLACK_MS, token, *caps]
 

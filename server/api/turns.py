@@ -131,7 +131,7 @@ class AcceptedSchema(ma.Schema):
 
 
 @blp.get("/bots/me/turns")
-@blp.arguments(WaitSchema, location="query")
+@blp.arguments(WaitSchema(), location="query")  # an instance: not built again per request
 @blp.response(200, TurnsSchema)
 @errors(blp, 401, 409, 429, 503)
 def my_turns(query):
@@ -150,7 +150,7 @@ def my_turns(query):
     per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
     caps = [(bot_polls_key(bot["id"]), per_bot), (polls_key(str(bot.get("owner") or "admin")), per_account)]
     with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
-        # what is pending, and the poll's places in case it waits (one round trip): a bot holds
+        # what is pending and, only if nothing is, the poll's places (one round trip): a bot holds
         # at most `LONG_POLLS_PER_BOT` waiting polls, one account's bots together at most
         # `LONG_POLLS_PER_ACCOUNT`, so one tenant cannot fill the waiting every tenant shares
         pending, places, full = s.pending_or_poll_places(bot["id"], held, caps, wait)
@@ -205,7 +205,7 @@ def only_polling(bot: dict) -> dict:
 
 
 @blp.post("/matches/<string:match_id>/turns/<int:turn>")
-@blp.arguments(AnswerSchema)
+@blp.arguments(AnswerSchema())
 @blp.response(200, AcceptedSchema)
 @errors(blp, 401, 403, 404, 409, 422)
 def answer_turn(body, match_id: str, turn: int):

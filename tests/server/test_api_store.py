@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
 import pytest
 
 from core.store import Store, secret_key
+from core.store.keys import now_ms
 from tests.server import toygame
 
 
@@ -131,6 +133,39 @@ def test_a_polls_read_and_places_are_one_step_even_after_redis_lost_its_scripts(
     assert store.wait_decisions(a["id"], 0.6, skip={(m["id"], 0)}) == []
     timer.join()
     assert held[1].token and store.r.zcard(caps[0][0]) == 1
+
+
+def test_a_poll_takes_places_unless_a_live_decision_is_pending(store):
+    """The poll's one script takes no place when a decision is live for it (nothing to give back);
+    one past its deadline, answered already, or held by the bot leaves it taking them as before."""
+    account, a, b = two_bots(store)
+    caps = [(f"bot:{a['id']}:polls", 2), (f"quota:polls:{account['id']}", 5)]
+    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
+
+    def publish(turn: int, deadline_ms: int) -> dict:
+        decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": turn,
+                    "seat": 0, "view": {"deadline_at": 1}, "legal_actions": [{"card": "1"}],
+                    "deadline_ms": deadline_ms}
+        store.await_answer(m["id"], decision, a)
+        return decision
+
+    live = publish(0, 60_000)
+    pending, places, full = store.pending_or_poll_places(a["id"], set(), caps, 1.0)
+    assert pending == [live] and places.token is None and full is None
+    assert store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0  # none taken
+    store.give_places(places)  # a no-op, as the view's `finally` does
+    pending, places, full = store.pending_or_poll_places(a["id"], {(m["id"], 0)}, caps, 1.0)
+    assert pending == [] and places.token and store.r.zcard(caps[0][0]) == 1  # held: it waits
+    store.give_places(places)
+    assert store.append_entry(m["id"], {"turn": 0, "seat": 0, "action": {"card": "1"}})  # turn 0 answered
+    publish(1, 1)  # a deadline 1 ms away: both still in the hash, neither live
+    due = json.loads(store.r.hget(f"bot:{a['id']}:decisions", f"{m['id']}:1"))["deadline_at"]
+    while now_ms() <= due:
+        time.sleep(0.001)
+    assert store.r.hlen(f"bot:{a['id']}:decisions") == 2
+    pending, places, full = store.pending_or_poll_places(a["id"], set(), caps, 1.0)
+    assert pending == [] and places.token and full is None  # nothing live: it waits, places taken
+    assert store.r.zcard(caps[0][0]) == 1 and store.r.zcard(caps[1][0]) == 1
 
 
 def test_wait_decisions_wakes_on_publish_and_times_out(store):
