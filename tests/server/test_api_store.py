@@ -176,9 +176,9 @@ def test_wait_decisions_wakes_on_publish_and_times_out(store):
     timer = threading.Timer(0.3, store.await_answer, (m["id"], decision, a))
     start = time.monotonic()
     timer.start()
-    got = store.wait_decisions(a["id"], 5)
+    got = store.wait_decisions(a["id"], 30)
     elapsed = time.monotonic() - start
-    assert got == [decision] and 0.25 < elapsed < 2
+    assert got == [decision] and 0.25 < elapsed < 20  # woken, not timed out (bounds for a busy machine)
     start = time.monotonic()
     assert store.wait_decisions(b["id"], 0.4) == []
     assert time.monotonic() - start >= 0.39
