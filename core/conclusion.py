@@ -82,11 +82,10 @@ def match_concluded(store: Store, match: dict) -> None:
         finish_tournament_if_complete(store, tid)
     store.forget_wait(match["id"])  # no turn of it pending any more: its call and deadline go
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
-    if woken:
-        store.enqueue("match", woken)
-    following = due_twin(store, match)
-    if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
-        store.enqueue("match", [following])
+    following = due_twin(store, match)  # the next rotation of this deal
+    # as runs, not RQ jobs (core/store/jobs.py `enqueue_runs`); repeated by a retry, a run finds
+    # the match leased or where the first left it
+    store.enqueue_runs(woken + [following] if following is not None and following not in woken else woken)
     archive_if_settled(store, match)
     store.job_done("match", match["id"])
 

@@ -218,6 +218,18 @@ class Jobs:
         """Queue the jobs running these matches or tournaments on this store's queue."""
         enqueue_jobs(self.r, kind, idents, self.queue)
 
+    def enqueue_runs(self, match_ids: list[str]) -> None:
+        """Queue runs of these matches from their logs' start (items "{id}:0" of `runs`, no RQ
+        job: a match due after another's end, its next twin or one woken from a bot's slot
+        queue), active and queued in one transaction. A run reads the whole log, so one that
+        finds the match already under way, over or leased does what any run does then."""
+        if not match_ids:
+            return
+        with self.r.pipeline() as pipe:
+            for match_id in match_ids:
+                continuation(pipe, match_id, 0, self.queue)
+            pipe.execute()
+
     def active_jobs(self) -> list[tuple[str, str]]:
         """(kind, id) of everything enqueued on this queue and not yet run to its end."""
         out = []
