@@ -17,8 +17,8 @@ Kill -9 safe: the transaction marks the match active (`jobs:active`) and only
 the last step of `match_concluded` clears it, so a process that dies between
 the two leaves the rest to the pool's recovery sweep, which runs
 `match_concluded` again. That is safe because it only ever recomputes things
-or enqueues jobs with fixed ids: the runner, a retried job or the sweep may
-repeat it.
+or queues runs (a run of a match under way, leased or over does nothing twice:
+it reads the log): the runner, a retried job or the sweep may repeat it.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ Keys:
                            (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
     runs[:Q]               list of a match's next runs, "{id}:{k}" (its log holds k entries: its
-                           remote turn k-1 was settled), and "*", a nudge: an RQ job was queued.
-                           The queue's worker processes take them (worker/process.py)
+                           remote turn k-1 was settled; "{id}:0" a run from its start, queued as
+                           another match ended: `enqueue_runs`), and "*", a nudge: an RQ job was
+                           queued. The queue's worker processes take them (worker/process.py)
     rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`), read and written
                            only through RQ's API
 
