@@ -17,8 +17,8 @@ Kill -9 safe: the transaction marks the match active (`jobs:active`) and only
 the last step of `match_concluded` clears it, so a process that dies between
 the two leaves the rest to the pool's recovery sweep, which runs
 `match_concluded` again. That is safe because it only ever recomputes things
-or enqueues jobs with fixed ids: the runner, a retried job or the sweep may
-repeat it.
+or queues runs (a run of a match under way, leased or over does nothing twice:
+it reads the log): the runner, a retried job or the sweep may repeat it.
 """
 
 from __future__ import annotations
@@ -83,11 +83,10 @@ def match_concluded(store: Store, match: dict) -> None:
         finish_tournament_if_complete(store, tid)
     store.forget_wait(match["id"])  # no turn of it pending any more: its call and deadline go
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
-    if woken:
-        store.enqueue("match", woken)
-    following = due_twin(store, match)
-    if following is not None:  # the next rotation of this deal (repeated by a retry: one job id)
-        store.enqueue("match", [following])
+    following = due_twin(store, match)  # the next rotation of this deal
+    # as runs, not RQ jobs (core/store/jobs.py `enqueue_runs`); repeated by a retry, a run finds
+    # the match leased or where the first left it
+    store.enqueue_runs(woken + [following] if following is not None and following not in woken else woken)
     if archive_if_settled(store, match):  # else another process is archiving it: the sweep looks again
         store.job_done("match", match["id"])
 

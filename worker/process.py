@@ -12,7 +12,8 @@ one, so nothing a bot leaves in memory accumulates. `--fork` gives each job
 its own horse, as RQ's default `Worker` does.
 
 Beside RQ's queue, a worker takes the matches' next runs (core/store/jobs.py
-`runs`: one each time a remote bot's turn is settled) and runs them itself,
+`runs`: one each time a remote bot's turn is settled, and the first run of a
+match due as another ended — its next twin, one its slots woke) and runs them itself,
 with no RQ job: RQ's bookkeeping of a job costs more than such a run. It
 waits on the runs list (an RQ job queued pushes a nudge there), takes each
 run with its match's lease in one step — a run that ends waiting for a remote

@@ -5,8 +5,9 @@ Keys:
                            (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
     runs[:Q]               list of a match's next runs, "{id}:{k}" (its log holds k entries: its
-                           remote turn k-1 was settled), and "*", a nudge: an RQ job was queued.
-                           The queue's worker processes take them (worker/process.py)
+                           remote turn k-1 was settled; "{id}:0" a run from its start, queued as
+                           another match ended: `enqueue_runs`), and "*", a nudge: an RQ job was
+                           queued. The queue's worker processes take them (worker/process.py)
     rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`), read and written
                            only through RQ's API
 
@@ -217,6 +218,18 @@ class Jobs:
     def enqueue(self, kind: str, idents: list[str]) -> None:
         """Queue the jobs running these matches or tournaments on this store's queue."""
         enqueue_jobs(self.r, kind, idents, self.queue)
+
+    def enqueue_runs(self, match_ids: list[str]) -> None:
+        """Queue runs of these matches from their logs' start (items "{id}:0" of `runs`, no RQ
+        job: a match due after another's end, its next twin or one woken from a bot's slot
+        queue), active and queued in one transaction. A run reads the whole log, so one that
+        finds the match already under way, over or leased does what any run does then."""
+        if not match_ids:
+            return
+        with self.r.pipeline() as pipe:
+            for match_id in match_ids:
+                continuation(pipe, match_id, 0, self.queue)
+            pipe.execute()
 
     def active_jobs(self) -> list[tuple[str, str]]:
         """(kind, id) of everything enqueued on this queue and not yet run to its end."""

@@ -69,6 +69,23 @@ end
 #: the slots step alone (`take_slots`): 0 when the slots are taken, else the first full bot's index
 TAKE_SLOTS_LUA = "local n = (#KEYS - 1) / 2\n" + SLOTS_STEP + "return full\n"
 
+#: KEYS[1..n] each bot's playing set, KEYS[n+1..2n] its waiting set, KEYS[2n+1] `slots:waiting`;
+#: ARGV[1] a match id ('' for none), ARGV[2..n+1] the bots' ids: the match's slots given back and
+#: the matches waiting for these bots taken off their queues, in one step (`release_slots`,
+#: `waiting_for`); the ids taken, each bot's oldest first
+RELEASE_AND_WAKE_LUA = """
+local n = #ARGV - 1
+local woken = {}
+for i = 1, n do
+  if ARGV[1] ~= '' then redis.call('SREM', KEYS[i], ARGV[1]) end
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[n + i], 0, -1)) do table.insert(woken, id) end
+  redis.call('DEL', KEYS[n + i])
+  redis.call('SREM', KEYS[2 * n + 1], ARGV[i + 1])
+end
+return woken
+"""
+
+
 class Slots:
     r: object
     script: object
@@ -87,25 +104,20 @@ class Slots:
 
     def release_slots(self, match_id: str, bot_ids: list[str]) -> list[str]:
         """Give the match's slots back; the matches that waited for these bots, to enqueue again
-        (they try again; one that still finds a bot full waits again)."""
-        pipe = self.r.pipeline()
-        for bot_id in set(bot_ids):
-            pipe.srem(playing_key(bot_id), match_id)
-        pipe.execute()
-        return self.waiting_for(bot_ids)
+        (they try again; one that still finds a bot full waits again). One round trip."""
+        return self._release_and_wake(match_id, bot_ids)
 
     def waiting_for(self, bot_ids: list[str]) -> list[str]:
         """The matches waiting for any of these bots, oldest first, taken off their queues."""
-        woken: list[str] = []
-        for bot_id in dict.fromkeys(bot_ids):
-            key = waiting_key(bot_id)
-            ids = [text(m) for m in self.r.zrange(key, 0, -1)]
-            if ids:
-                self.r.zrem(key, *ids)
-                woken += [m for m in ids if m not in woken]
-            if not self.r.exists(key):
-                self.r.srem(WAITING_BOTS, bot_id)
-        return woken
+        return self._release_and_wake("", bot_ids)
+
+    def _release_and_wake(self, match_id: str, bot_ids: list[str]) -> list[str]:
+        bots = list(dict.fromkeys(bot_ids))
+        if not bots:
+            return []
+        keys = [playing_key(b) for b in bots] + [waiting_key(b) for b in bots] + [WAITING_BOTS]
+        woken = self.script(RELEASE_AND_WAKE_LUA)(keys=keys, args=[match_id, *bots])
+        return list(dict.fromkeys(text(m) for m in woken))
 
     def bots_with_waiting_matches(self) -> list[str]:
         return sorted(text(b) for b in self.r.smembers(WAITING_BOTS))

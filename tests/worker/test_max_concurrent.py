@@ -101,3 +101,22 @@ def test_max_concurrent_is_validated_and_changed_by_its_owner(api):
                              headers={"Authorization": f"Bearer {other}"}, timeout=10).status_code == 403
     assert api.session.patch(f"{api.live.url}/api/v1/bots/{bot['id']}", json={},
                              headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code == 422
+
+
+def test_a_match_gives_its_slots_back_and_wakes_its_waiters_in_one_step(redis_client):
+    """`release_slots`: the match leaves its bots' playing sets, and the matches waiting for any of
+    them leave their queues, each bot's oldest first, each once (one Lua step)."""
+    from core.store import Store, secret_key
+    from core.store.slots import WAITING_BOTS, playing_key, waiting_key
+
+    store = Store(redis_client, secret_key(redis_client))
+    a, b = {"id": "b_a", "kind": "polling", "max_concurrent": 1}, {"id": "b_b", "kind": "webhook", "max_concurrent": 1}
+    assert store.take_slots("m1", [a, b]) is None
+    redis_client.set("lease:match:m1", "runner")  # m1 is live: its slots stay taken
+    assert store.take_slots("m2", [a, b]) == a
+    assert store.take_slots("m3", [b]) == b
+    assert store.take_slots("m4", [a]) == a
+    assert store.release_slots("m1", ["b_a", "b_b", "b_a"]) == ["m2", "m4", "m3"]
+    assert not redis_client.exists(playing_key("b_a"), playing_key("b_b"), waiting_key("b_a"), waiting_key("b_b"))
+    assert not redis_client.exists(WAITING_BOTS)
+    assert store.release_slots("m1", ["b_a", "b_b"]) == [] and store.waiting_for([]) == []
