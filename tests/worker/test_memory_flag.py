@@ -123,4 +123,4 @@ def test_local_play_flags_the_cheater_too_and_not_the_honest_heuristic(tmp_path,
                               "--option", "deal_only=true"], capture_output=True, text=True, timeout=300,
                              cwd=Path(__file__).resolve().parents[2])  # the checkout: tests.worker imports
     assert printed.returncode == 0, printed.stderr
-    assert f"memory: {specs[0]} scores +0.30 match points a deal better" in printed.stdout, printed.stdout
+    assert f"memory: {specs[0]} scores +0.48 match points a deal better" in printed.stdout, printed.stdout
