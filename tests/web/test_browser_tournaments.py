@@ -22,11 +22,11 @@ import pytest
 from tests.live import ADMIN_TOKEN
 
 GAME = "double-carre"
-SLOW = "tests.worker.e2e_bots:Slow"  # 15 ms a decision: a tournament that lasts long enough to watch
+SLOW = "tests.worker.e2e_bots:Slower"  # 60 ms a decision: a tournament that lasts long enough to watch
 RANDOM = "example_bots.random:RandomBot"
 HEURISTIC = "example_bots.double_carre:DoubleCarreHeuristic"
 ILLEGAL = "tests.worker.bots:Illegal"  # every answer illegal: faults, then a forfeit
-WORK_MS = 45_000  # how long the page may wait on the workers (the page fixture's default is 10 s)
+WORK_MS = 120_000  # how long the page may wait on the workers (the page fixture's default is 10 s)
 
 
 def python_bot(api, name: str, entrypoint: str) -> str:

@@ -15,6 +15,16 @@ class Slow(Bot):
         return legal_actions[-1]
 
 
+class Slower(Bot):
+    """Thinks 60 ms per decision: a tournament a page can be watched in while it runs, even when the
+    page's updates lag on a busy machine (with `Slow` a 48-match one could end before the page
+    showed its first count)."""
+
+    def act(self, view, legal_actions):
+        time.sleep(0.06)
+        return legal_actions[-1]
+
+
 class Cheater(Bot):
     """Remembers the cards its opponent played in every duck-soup deal and uses them in the next
     rotation: a deliberate cheat for the `memory` flag (docs/api.md §5). What it has seen is kept
