@@ -8,7 +8,9 @@ Keys:
     ratings:lock:{game}     the lock the rating worker holds while consuming
     bot:{id}:ratings        list of {"mu", "sigma", "ordinal", "match", "at", "version"?}
                             ("match": the deal's last finished match)
-                            (every version's points, in the order they were rated)
+                            (every version's points, in the order they were rated; the
+                            latest `RATING_HISTORY_POINTS` only: a bot on the ladder all
+                            year would otherwise grow it by hundreds of thousands)
 
 A rating belongs to an *entrant*, a version of a bot (core/store/versions.py):
 `entrant(bot, version)` is the bot id for version 1 — the ratings stored before
@@ -34,6 +36,9 @@ DEFAULT_SIGMA = 25.0 / 3.0
 PROVISIONAL_SIGMA = DEFAULT_SIGMA * 0.5
 
 
+#: how many points a bot's rating history keeps, its latest (`bot:{id}:ratings`)
+RATING_HISTORY_POINTS = 2000
+
 #: KEYS: queue, rating hash, ladder, then each rated entrant's history list;
 #: ARGV: match id, then per entrant: its key, {"mu","sigma"}, ordinal, history point
 APPLY_LUA = """
@@ -43,10 +48,11 @@ for i = 0, (#ARGV - 1) / 4 - 1 do
   redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
   redis.call('ZADD', KEYS[3], ARGV[a + 2], ARGV[a])
   redis.call('RPUSH', KEYS[4 + i], ARGV[a + 3])
+  redis.call('LTRIM', KEYS[4 + i], -HISTORY, -1)
 end
 redis.call('LPOP', KEYS[1])
 return 1
-"""
+""".replace("HISTORY", str(RATING_HISTORY_POINTS))
 
 
 def entrant(bot_id: str, version: int | None) -> str:
@@ -115,9 +121,11 @@ class Ratings:
         pipe.hset(f"rating:{game}", key, json.dumps({"mu": mu, "sigma": sigma}))
         pipe.zadd(f"ladder:{game}", {key: ordinal(mu, sigma)})
         pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
+        pipe.ltrim(f"bot:{bot_id}:ratings", -RATING_HISTORY_POINTS, -1)
         pipe.execute()
 
     def rating_history(self, bot_id: str) -> list[dict]:
+        """The bot's latest `RATING_HISTORY_POINTS` rating points, oldest first."""
         return [json.loads(p) for p in self.r.lrange(f"bot:{bot_id}:ratings", 0, -1)]
 
     def rating_histories(self, entrants: list[tuple[str, int]], last: int) -> list[list[dict]]:

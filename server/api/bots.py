@@ -520,6 +520,6 @@ def bot_matches(query, bot_id: str):
 @blp.response(200, RatingHistorySchema)
 @errors(blp, 404)
 def bot_ratings(bot_id: str):
-    """The bot's rating after each of its rated matches, oldest first."""
+    """The bot's rating after each of its latest 2,000 rated deals, oldest first."""
     bot = _bot_or_404(bot_id)
     return {"bot": bot_id, "game": bot["game"], "history": store().rating_history(bot_id)}

@@ -10,7 +10,7 @@ import redis as redis_lib
 
 from core.ratings import new_ratings, update_ratings
 from core.store import Store, secret_key
-from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA
+from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, RATING_HISTORY_POINTS, rating_queue_key
 
 GAME = "double-carre"
 
@@ -333,3 +333,21 @@ def test_a_deal_of_four_seats_ranks_its_bots_by_their_summed_points(store):
     assert deal_ranks(rotations) == (bots, [1, 1, 1, 1])
     rotations[0] = (bots, [1, 1, 3, 4])  # bots[1] shares bots[0]'s win: half a point moves
     assert deal_ranks(rotations) == (bots, [4, 1, 2, 2])
+
+
+def test_a_bots_rating_history_keeps_its_latest_points_only(store):
+    """A bot on the ladder all year would grow its history by hundreds of thousands of points:
+    the store keeps the latest `RATING_HISTORY_POINTS`, oldest first, on both ways of saving."""
+    a, b = make_bots(store, 2)
+    extra = 5
+    ids = [f"m_history_{k}" for k in range(RATING_HISTORY_POINTS + extra)]
+    store.r.rpush(rating_queue_key(GAME), *ids)
+    for k, mid in enumerate(ids):
+        assert store.apply_rating_event(GAME, mid, {a: (25.0 + k / 1000, 8.0), b: (25.0, 8.0)})
+    history = store.rating_history(a)
+    assert len(history) == RATING_HISTORY_POINTS
+    assert [p["match"] for p in history[:2]] == ids[extra:extra + 2] and history[-1]["match"] == ids[-1]
+    store.save_rating(GAME, a, 30.0, 5.0, match_id="m_saved")
+    history = store.rating_history(a)
+    assert len(history) == RATING_HISTORY_POINTS and history[-1]["match"] == "m_saved"
+    assert history[0]["match"] == ids[extra + 1]
