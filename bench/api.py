@@ -1,12 +1,12 @@
-"""Benchmark the referee API under waitress: the ladder, a polling turn, idle long-polls, a big crosstable.
+"""Benchmark the referee API as `cardarena serve` runs it (gevent): the ladder, a polling turn, idle long-polls, a big crosstable.
 
     .venv/bin/python bench/api.py [--clients 8] [--seconds 5] [--game NAME]
 
-Starts a private Redis and the API in a child process (waitress with
-`cardarena serve`'s 64 threads and long-poll slots, rate limits off), then
+Starts a private Redis and the API in a child process (gevent's pywsgi with
+`cardarena serve`'s connections and waiting caps, rate limits off), then
 measures with concurrent clients:
 
-* baseline: a bare WSGI app under the same waitress settings answering a fixed
+* baseline: a bare WSGI app under the same gevent server answering a fixed
   JSON body — what the HTTP stack alone costs on this machine;
 * `GET /api/v1/games/{game}/rankings` with 50 rated bots;
 * a polling turn round trip: the referee's side publishes a decision through
@@ -42,15 +42,15 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import games  # noqa: E402
 from core.redis_server import EmbeddedRedis, free_port  # noqa: E402
 from core.store import Store, secret_key  # noqa: E402
-
-#: as `cardarena serve` runs
-THREADS = 64
+from server.serve import CONNECTIONS  # noqa: E402
 
 SERVE = """
+from gevent import monkey; monkey.patch_all()
 import sys, json
-from waitress import serve
-from server.serve import long_poll_slots
-mode, port, url, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+from gevent.pool import Pool
+from gevent.pywsgi import WSGIServer
+from server.serve import capacity
+mode, port, url, connections = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 if mode == "baseline":
     body = json.dumps({"game": "x", "rankings": []}).encode()
     def app(environ, start_response):
@@ -58,14 +58,14 @@ if mode == "baseline":
         return [body]
 else:
     from server import create_app
-    app = create_app({"REDIS_URL": url, "RATELIMIT_ENABLED": False, "LONG_POLL_SLOTS": long_poll_slots(threads)})
-serve(app, host="127.0.0.1", port=port, threads=threads, ident="bench", _quiet=True, connection_limit=1000)
+    app = create_app({"REDIS_URL": url, "RATELIMIT_ENABLED": False, **capacity(connections)})
+WSGIServer(("127.0.0.1", port), app, spawn=Pool(connections), log=None, backlog=2048).serve_forever()
 """
 
 
 def start_server(mode: str, redis_url: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, mode, str(port), redis_url, str(THREADS)],
+    proc = subprocess.Popen([sys.executable, "-c", SERVE, mode, str(port), redis_url, str(CONNECTIONS)],
                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
@@ -265,7 +265,7 @@ def main() -> int:
             proc, api_url = start_server("api", server.url)
             procs.append(proc)
             print(f"{args.clients} concurrent clients, {args.seconds:.0f} s each, game {game}, "
-                  f"waitress {THREADS} threads, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
+                  f"gevent, {CONNECTIONS:,} connections, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
             hammer(base_url + "/", args.clients, 0.5)  # warm up
             base = summary("baseline (bare WSGI, fixed JSON)",
                            hammer(base_url + "/", args.clients, args.seconds), args.seconds, None)

@@ -214,6 +214,8 @@ def _skip_for_turn_traffic(app: Flask, limiter: Limiter) -> None:
     spares that traffic any limit, but only after the hook has resolved the view's limits, read
     the exemptions and evaluated an empty list, and its after-request hook still looks for headers
     to write: ~5% of the API's CPU per poll and answer (py-spy under bench/remote.py)."""
+    if not limiter.enabled:  # RATELIMIT_ENABLED off: it installed no hooks to skip
+        return
     before = app.before_request_funcs.setdefault(None, [])
     after = app.after_request_funcs.setdefault(None, [])
     check = limiter._check_request_limit

@@ -65,16 +65,6 @@ def capacity(connections: int) -> dict[str, int]:
     return caps
 
 
-#: the free threads a threaded server (waitress: tests, bench/api.py) keeps from long-polls
-FREE_THREADS = 16
-
-
-def long_poll_slots(threads: int) -> int:
-    """Under a threaded server, where each waiting long-poll holds a thread: how many of
-    `threads` they may hold (at most 3/4, and 16 fewer than all)."""
-    return max(1, min(threads - FREE_THREADS, threads * 3 // 4))
-
-
 def connection_limit(wanted: int) -> int:
     """`wanted`, within the file limit (raised to its hard ceiling first) less 1,000 for Redis
     connections and files."""
