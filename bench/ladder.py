@@ -31,7 +31,13 @@ Two ways to spend the same number of matches, side by side from scratch:
   (`worker.schedules.round_robin`: every table of the game's ladder size,
   every rotation), one deal a table per cycle, its tables in a seeded random
   order within a cycle, as many cycles as the matches allow; its order is
-  the standings' match points (`sdk.standings`), ties broken by nothing.
+  the standings' match points (`sdk.standings`).
+
+Kendall's τ counts a pair either order ties as neither right nor wrong (what
+a random tie-break gives on average). Until this round the orders were
+sorted stably from the true order, so every tie — common in the
+round-robin's half-point totals, rare in the ladder's ordinals — was broken
+the right way for free.
 
 Both sides are replicated: `--reps` independent runs (seeds `--seed`,
 `--seed` + 1, …; each its own ladder draws, deals and round-robin order),
@@ -44,25 +50,32 @@ openskill's own τ = 25/300 and γ = σ/c (the platform's model before);
 `--per-match` rates each rotation on its own as it ends (the platform's way
 before deal rating).
 
-Measured on the 2-core machine shared with three other benches (load 5–12),
+Measured on the 2-core machine (load 3–7: helpers' benches beside it),
 `python bench/ladder.py --reps 10 --jobs 2` (3,000 matches a side, τ every
-40, seeds 1–10; 36 min of CPU), median matches to τ ≥ 0.9 for good, ladder /
+40, seeds 1–10; 22 min of CPU), median matches to τ ≥ 0.9 for good, ladder /
 round-robin (each replication's figure is printed too):
 
-| double | double-carre | duck-soup | soupe-gertrude |
+| double (4 seats) | double-carre (2) | duck-soup (2) | soupe-gertrude (4) |
 |---|---|---|---|
-| 260 / 480 MET | 440 / 580 MET | 200 / 180 NOT MET | 240 / 540 MET |
+| 260 / 480 MET | 440 / 600 MET | 200 / 240 MET | 240 / 560 MET |
 
-The same code at 6 replications (seeds 1–6): 300 / 440, 480 / 440 (not
-met), 200 / 220, 200 / 540. So on 4-seat tables the ladder needs about half
-the round-robin's matches (a round-robin cycle there is 1,980 matches; the
-ladder spends its deals on neighbours); on 2-seat tables (a cycle is 132
-matches: a round-robin is itself quick) the two are level within the
-spread of the replications (duck-soup 120–280 against 80–520), and which
-side's median is lower turns on the seeds.
+Checked on 20 other seeds (`--games duck-soup double-carre --reps 20 --seed
+11 --matches 1500 --jobs 1`): duck-soup 200 / 240, double-carre 480 / 540,
+both met. Until this round the τ was measured on orders sorted *stably* from
+the true order, so a tie was broken the right way for free; the round-robin's
+match points tie often (half-points), the ladder's ordinals almost never: with
+ties counted as neither right nor wrong the ladder's figures are unchanged
+(the same seeds give the same ladder) and the round-robin's rose — duck-soup
+from 180 to 240, which had been the one game not met (200 / 180). On 4-seat
+tables the ladder needs about half the round-robin's matches (a round-robin
+cycle there is 1,980 matches; the ladder spends its deals on neighbours); on
+2-seat tables (a cycle is 132 matches: a round-robin is itself quick) it
+needs about a sixth fewer, with the replications' spreads overlapping
+(duck-soup 80–280 against 160–640 over the 20 seeds).
 
 What was tried (2,000 matches a side, seeds 1–4, median matches to τ ≥ 0.9
-for good; the round-robin's: 440, 420, 220, 540):
+for good; the round-robin's: 440, 420, 220, 540 — with the old τ, whose
+stable sort flattered the round-robin):
 
 | ladder: rating; opponents | double | double-carre | duck-soup | soupe-gertrude |
 |---|---|---|---|---|
@@ -158,12 +171,16 @@ class Field:
         return state.result()["ranks"]
 
 
-def kendall_tau(order: list[int]) -> float:
-    """τ between `order` (bots, best first) and the true order 0, 1, 2, …"""
-    n = len(order)
-    concordant = sum(1 for i in range(n) for j in range(i + 1, n) if order[i] < order[j])
-    pairs = n * (n - 1) // 2
-    return (2 * concordant - pairs) / pairs
+def kendall_tau(score: dict[int, float]) -> float:
+    """τ between the order of `score` (bot → its standing, higher first) and the true order 0, 1, 2, …
+
+    A pair the order ties counts neither for nor against (Kendall's τ-a with ties as 0): the τ a
+    random tie-break gives on average. Sorting the tied bots stably would seat them in the true
+    order — bot i is the i-th strongest — and credit the side whose standings tie most (the
+    round-robin's match points, in halves) with what it never measured."""
+    n = len(score)
+    signs = [(score[i] > score[j]) - (score[i] < score[j]) for i in range(n) for j in range(i + 1, n)]
+    return sum(signs) / len(signs)
 
 
 def ladder_run(field: Field, budget: int, every: int, rng: random.Random,
@@ -197,8 +214,7 @@ def ladder_run(field: Field, budget: int, every: int, rng: random.Random,
             rotations.append((seats, ranks))
             played += 1
             if played >= next_mark:
-                order_now = sorted(range(FIELD), key=lambda b: -ordinal(*ratings[b]))
-                points.append((played, kendall_tau(order_now)))
+                points.append((played, kendall_tau({b: ordinal(*ratings[b]) for b in range(FIELD)})))
                 next_mark += every
         if not per_match:  # the platform's way: the whole deal in one update, at its end
             ratings.update(deal_ratings(ratings, rotations))
@@ -225,8 +241,7 @@ def round_robin_run(field: Field, budget: int, every: int, seed: int) -> list[tu
                     totals[bot] += match_points(ranks, seat)
                 played += 1
                 if played >= next_mark:
-                    order_now = sorted(range(FIELD), key=lambda b: -totals[b])
-                    points.append((played, kendall_tau(order_now)))
+                    points.append((played, kendall_tau(totals)))
                     next_mark += every
                 if played >= budget:
                     return points
