@@ -90,9 +90,25 @@ def pend(pipe, bot_id: str, decision: dict, sent_at: int, deadline_at: int) -> N
     """On `pipe`: make `decision` (docs/api.md §3) pending for the bot until `deadline_at`, and wake
     its long-polls."""
     field = f"{decision['match_id']}:{decision['turn']}"
-    pipe.hset(decisions_key(bot_id), field, json.dumps(
-        {"decision": decision, "sent_at": sent_at, "deadline_at": deadline_at}, separators=(",", ":")))
+    pipe.hset(decisions_key(bot_id), field,
+              pending_value(json.dumps(decision, separators=(",", ":")), sent_at, deadline_at))
     pipe.publish(wake_channel(bot_id), field)
+
+
+#: The pend step, `pend` inside a caller's Lua script: `pending` the bot's decisions
+#: (`decisions_key`), `wake` its wake channel, `field` "{match}:{turn}" and `value` its record
+#: (`pending_value`), declared before it
+PEND_STEP = """
+redis.call('HSET', pending, field, value)
+redis.call('PUBLISH', wake, field)
+"""
+
+
+def pending_value(decision_json: str, sent_at: int, deadline_at: int) -> str:
+    """A pending decision's stored record, from its decision as JSON already: the bytes
+    `json.dumps({"decision", "sent_at", "deadline_at"}, separators=(",", ":"))` gives (a poll reads
+    the deadline at its end: `POLL_LUA`), without encoding the decision again."""
+    return f'{{"decision":{decision_json},"sent_at":{int(sent_at)},"deadline_at":{int(deadline_at)}}}'
 
 
 def read_pending_record(pipe, bot_id: str, match_id: str, turn: int) -> None:
