@@ -9,7 +9,8 @@ check (turn k lands only on a log of exactly k entries).
 
 Nobody waits on a bot (architecture idea 6). An in-process bot is asked
 here, under the watchdog. A remote bot's decision (webhook or polling) is
-published (`Store.await_answer`, core/store/waits.py) and the run ends:
+published as the run ends, with its lease given back, in one step
+(`Store.end_run_asking`, core/store/waits.py):
 whoever settles that turn — the API for a polling bot's answer, a
 dispatcher's caller for a webhook's, a dispatcher's clock at the deadline
 (worker/dispatch.py) — appends its entry and enqueues the match's next run,
@@ -93,11 +94,12 @@ _kept: OrderedDict[str, Kept] = OrderedDict()
 
 
 class Asked(Exception):
-    """A remote bot's decision is published: this run ends, the settled turn starts the next."""
+    """A remote bot is asked for `turn`: this run ends publishing `ask` (decision, bot; None if a
+    run before it published it: `ask_remote`), the settled turn starts the next."""
 
-    def __init__(self, turn: int) -> None:
+    def __init__(self, turn: int, ask: tuple[dict, dict] | None) -> None:
         super().__init__(turn)
-        self.turn = turn
+        self.turn, self.ask = turn, ask
 
 
 class Stopped(Exception):
@@ -188,14 +190,16 @@ class MatchRunner:
             try:
                 return self.referee(match, lease, Context(watchdog()))
             except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
-                self.asked_turn = asked.turn
+                self.asked_turn, ask = asked.turn, asked.ask
                 self.keep()
-                given = lease.give_back(lambda token: self.store.release_and_log_length(
-                    self.match_id, token, self.asked_turn, self.next_token, TTL_MS))
+                # the decision published and the lease given back (the next run taken) in one step
+                given = lease.give_back(lambda token: self.store.end_run_asking(
+                    self.match_id, self.asked_turn, ask, token, self.next_token, TTL_MS))
                 if given is None:  # the lease was lost: another runner has the match
+                    self.store.end_run_asking(self.match_id, self.asked_turn, ask)  # published, as ever
                     self.log_length = None
                 else:
-                    self.log_length, self.looked_next, self.next_run = given
+                    _, self.log_length, self.looked_next, self.next_run = given
                 return "asked"
             except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
                 match_concluded(self.store, self.store.get_match(self.match_id))
@@ -232,8 +236,7 @@ class MatchRunner:
         elif remote:
             if self.buffer and not self.flush():
                 return  # another runner had written this stretch: go on from its log
-            self.ask_remote(drivers[seat])
-            raise Asked(ref.turn)
+            raise Asked(ref.turn, self.ask_remote(drivers[seat]))
         else:
             decision = self.decision()
             began = time.monotonic()
@@ -254,17 +257,17 @@ class MatchRunner:
             decision.pop("last_latency_ms")
         return decision
 
-    def ask_remote(self, driver: Driver) -> None:
-        """Publish the remote seat's decision, unless a run before this one did (it died after
-        asking): that answer, or the deadline, settles the turn."""
+    def ask_remote(self, driver: Driver) -> tuple[dict, dict] | None:
+        """The remote seat's decision to publish as the run ends (`Store.end_run_asking`): (the
+        decision, its bot); None if a run before this one published it (it died after asking):
+        that answer, or the deadline, settles the turn."""
         turn = self.ref.turn
         pending = self.waiting_read.pop() if self.waiting_read else self.store.waiting_on(self.match_id)
         if pending is not None and pending["turn"] == turn:
             if not self.store.has_deadline(self.match_id, turn):  # claimed by a clock that died
                 self.store.judge_later(self.match_id, turn, pending["deadline_at"])
-            self.store.end_run(self.match_id)
-            return
-        self.store.await_answer(self.match_id, self.decision(), driver.bot)
+            return None
+        return self.decision(), driver.bot
 
     def drivers(self, match: dict, context: Context) -> list[Driver]:
         out = []

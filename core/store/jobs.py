@@ -60,12 +60,11 @@ RENEW_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
-#: The take step: `runs_key` the runs list, `new_token` a lease token, `ttl` its ttl ms, set before
-#: it. The next run with its match's lease taken, in one step: it leaves `taken` {item, 1}; {item, 0}
-#: if another runner holds the match (that run goes on itself: this one is dropped) or the item is
-#: a nudge; false if there is none.
+#: The take step: `runs_key` the runs list, `new_token` a lease token, `ttl` its ttl ms and `taken`
+#: (false), declared before it. The next run with its match's lease taken, in one step: it sets
+#: `taken` to {item, 1}; {item, 0} if another runner holds the match (that run goes on itself: this
+#: one is dropped) or the item is a nudge; it stays false if there is none.
 TAKE_STEP = """
-local taken = false
 local item = redis.call('LPOP', runs_key)
 if item then
   local match = string.match(item, '^(.+):%d+$')
@@ -77,13 +76,16 @@ if item then
 end
 """
 #: KEYS[1] the runs list; ARGV[1] a lease token, ARGV[2] its ttl ms: the take step alone (`take_run`)
-TAKE_RUN_LUA = "local runs_key, new_token, ttl = KEYS[1], ARGV[1], ARGV[2]\n" + TAKE_STEP + "return taken\n"
-#: KEYS[1] the lease; ARGV[1] token: given back if this token's
+TAKE_RUN_LUA = ("local runs_key, new_token, ttl = KEYS[1], ARGV[1], ARGV[2]\nlocal taken = false\n" + TAKE_STEP
+                + "return taken\n")
+#: The release step: `lease` the lease's key and `token` a token ('' for none), declared before it:
+#: the lease given back if it is this token's (`released` 1)
 RELEASE_STEP = """
 local released = 0
-if redis.call('GET', KEYS[1]) == ARGV[1] then released = redis.call('DEL', KEYS[1]) end
+if redis.call('GET', lease) == token then released = redis.call('DEL', lease) end
 """
-RELEASE_LUA = RELEASE_STEP + "return released\n"
+#: KEYS[1] the lease; ARGV[1] token: the release step alone (`release_lease`)
+RELEASE_LUA = "local lease, token = KEYS[1], ARGV[1]\n" + RELEASE_STEP + "return released\n"
 
 
 def queue_name(name: str | None = None) -> str:
