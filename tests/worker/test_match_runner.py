@@ -505,7 +505,7 @@ def test_a_run_that_ends_waiting_takes_the_next_run_with_its_lease_as_it_gives_i
 
 
 def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
-    """`end_run_asking`: a polling decision pending as `pend` writes it (the same bytes), a webhook's
+    """`end_run_asking`: a polling decision pending as it always was stored (the same bytes), a webhook's
     call queued, the waiting record, the deadline, the run's clean end and the lease given back,
     in one step; a token not the lease's gives nothing back; a decision published already is not
     published again."""
