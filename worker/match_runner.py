@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
-from core.store.runs import read_run
+from core.store.runs import read_run, start_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
@@ -83,10 +83,11 @@ class Kept:
     """A referee a worker process keeps between runs of its match (see above)."""
 
     rules: tuple  # the match's, as `rebuild` reads them: a referee of other rules is not reused
-    #: its record: a continuation reads only its status again, with its seats' bots (`read_run`)
+    #: its record: a continuation reads only its status again, with its seats' bots (`start_run`)
     match: dict
     last: dict  # the last entry it recorded: the log's entry `ref.turn - 1`, or it is not reused
     ref: MatchReferee
+    seat_bots: list  # the seats' bots its last run used: a continuation's slots (`start_run`)
 
 
 #: match id -> its kept referee, least recently kept first
@@ -147,8 +148,8 @@ class MatchRunner:
         taken, self.lease_token = self.lease_token, None
         kept = _kept.get(self.match_id)
         self.start = None  # what the run read as it started (`read_run`), once the lease is held
-        if taken is not None and kept is not None:  # a continuation: everything in one round trip
-            self.start = read_run(self.store, self.match_id, kept.match["seats"], kept.ref.turn - 1, kept.match)
+        if taken is not None and kept is not None:  # a continuation: reads, slots, start in one step
+            self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots)
             match = self.start and self.start.match
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)
@@ -177,8 +178,13 @@ class MatchRunner:
             self.seat_bots = self.store.pinned_bots(match, self.start.bots)
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
             # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
-            full, attempts = self.store.take_slots_and_start(
-                self.match_id, [b for b in self.seat_bots if b is not None])
+            if self.start.started is not None:  # taken, and started, with its reads (`start_run`)
+                (full, attempts), changed = self.start.started
+                if changed:
+                    self.store.match_started(self.match_id)
+            else:
+                full, attempts = self.store.take_slots_and_start(
+                    self.match_id, [b for b in self.seat_bots if b is not None])
             if full is not None:
                 log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
                          full.get("max_concurrent"))
@@ -353,7 +359,7 @@ class MatchRunner:
         entry it recorded is in the log (`rebuild`)."""
         if self.ref.turn == 0 or self.buffer or self.last_entry is None:
             return
-        _kept[self.match_id] = Kept(self.rules, self.match, self.last_entry, self.ref)
+        _kept[self.match_id] = Kept(self.rules, self.match, self.last_entry, self.ref, self.seat_bots)
         _kept.move_to_end(self.match_id)
         while len(_kept) > REFEREES_KEPT:
             _kept.popitem(last=False)

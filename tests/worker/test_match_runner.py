@@ -543,3 +543,35 @@ def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
     assert store.end_run_asking(mid, 1, None, token) == (None, 0, False, None)  # published already
     assert not store.lease_held("match", mid) and store.waiting_on(mid) == record
     assert store.r.llen(calls_key(store.queue)) == 1
+
+
+def test_a_continuation_reads_takes_its_slots_and_starts_in_one_step(store):
+    """`start_run`: the reads of `read_run`, then the slots and the start, as `take_slots_and_start`
+    makes them, in one step; none of them for a match that is over; a bot full for a match not
+    holding its slot puts the match in its queue."""
+    from core.store.runs import read_run, start_run
+    from core.store.slots import playing_key
+    from core.store.slots import waiting_key as slot_queue
+
+    poll = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling",
+                            max_concurrent=1)[0]
+    mid, other = (store.create_match(GAME, [poll["id"], poll["id"]], SEED, {}, time_bank_ms=0) for _ in "ab")
+    bots = [{**poll, "version": 1}] * 2
+    start = start_run(store, mid["id"], mid, 0, bots)
+    assert start.started == ((None, 1), True) and store.get_match(mid["id"])["status"] == "running"
+    read = read_run(store, mid["id"], mid["seats"], 0, mid)
+    assert (start.match, start.bots, start.log, start.waiting) == (read.match, read.bots, read.log, read.waiting)
+    assert start_run(store, mid["id"], mid, 0, bots).started == ((None, 2), False)
+    assert store.r.smembers(playing_key(poll["id"])) == {mid["id"].encode()}
+
+    store.take_lease("match", mid["id"], 10_000)  # the slot is live: the other match waits for it
+    full = start_run(store, other["id"], other, 0, bots)
+    assert full.started[0][0]["id"] == poll["id"] and full.started[0][1] == 0
+    assert store.r.zscore(slot_queue(poll["id"]), other["id"]) is not None
+    assert store.get_match(other["id"])["status"] == "queued"
+
+    store.set_match_status(mid["id"], "aborted")
+    over = start_run(store, mid["id"], mid, 0, bots)
+    assert over.started is None and over.match["status"] == "aborted"
+    assert store.r.hget(f"match:{mid['id']}", "attempts") == b"2"
+    assert start_run(store, "m_none", {**mid, "id": "m_none"}, 0, bots) is None
