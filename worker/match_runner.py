@@ -48,6 +48,7 @@ recorded last (else, or with no referee kept, it replays the whole log).
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
-from core.store.runs import read_run, start_run
+from core.store.runs import BUSY, read_run, start_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
@@ -148,8 +149,13 @@ class MatchRunner:
         taken, self.lease_token = self.lease_token, None
         kept = _kept.get(self.match_id)
         self.start = None  # what the run read as it started (`read_run`), once the lease is held
-        if taken is not None and kept is not None:  # a continuation: reads, slots, start in one step
-            self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots)
+        if kept is not None:  # a continuation: its lease (unless taken with it), reads, slots, start in one step
+            token = taken or secrets.token_hex(8)
+            self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots,
+                                   None if taken else (token, TTL_MS))
+            if self.start == BUSY:
+                return "busy"
+            taken = token
             match = self.start and self.start.match
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)

@@ -18,8 +18,13 @@ remote decision's continuation is a few milliseconds of work, and RQ's
 bookkeeping of a job (its hash, registries, result, heartbeats: some twenty
 round trips) cost more than the run itself. They are items "{id}:{k+1}" of
 `runs`, which a worker takes together with the match's lease (`take_run`,
-one Lua step: a run is never taken without its lease, so the sweep never
-sees one in between). The sweep names them "match-{id}-{k+1}"
+one Lua step: the sweep never sees such a run in between) — or, a worker
+that waits for one, pops it and takes the lease in the run's first round
+trip (`pop_run`): should it die in between, the sweep finds the match
+active, unleased and not queued and queues its run again, as for any run a
+dead worker dropped (one queued again in that instant finds the lease held,
+or its turn published, and plays nothing twice: the log takes turn k only
+once). The sweep names them "match-{id}-{k+1}"
 (`job_id`; `job_ident` reads the match back from either form).
 
 Why leases: a worker can die at any moment (a crash, `kill -9`, a lost
@@ -257,11 +262,16 @@ class Jobs:
         there is none."""
         return taken_run(self.script(TAKE_RUN_LUA)(keys=[runs_key(self.queue)], args=[token, ttl_ms]))
 
-    def wait_for_runs(self, timeout_s: float) -> bool:
-        """Block until the runs list holds something (True), at most `timeout_s` (False); the
-        list is left as it is."""
-        key = runs_key(self.queue)
-        return self.r.blmove(key, key, timeout_s, "LEFT", "LEFT") is not None
+    def pop_run(self, timeout_s: float) -> tuple[str | None, int] | None:
+        """The next of the queue's runs, waiting up to `timeout_s` for one (`take_run`'s answer
+        but for the lease, which its runner takes as it starts, in its first round trip: the
+        waiting worker's wake-up and its take are one); None if none came. A worker is woken
+        only for a run it then holds, never for one another worker takes."""
+        popped = self.r.blpop([runs_key(self.queue)], timeout_s)
+        if popped is None:
+            return None
+        match_id, _, step = text(popped[1]).rpartition(":")
+        return (match_id, int(step)) if match_id else (None, 0)
 
     def popped_job_ids(self) -> list[str]:
         """The ids of the jobs a worker has taken from the queue and not started yet."""

@@ -19,28 +19,34 @@ import json
 from dataclasses import dataclass
 
 from core.store.bots import RUNNER_FIELDS, read_runner_record, runner_record
+from core.store.jobs import lease_key
 from core.store.keys import load_fields, now_iso
 from core.store.matches import ARCHIVED, START_STEP, log_key
 from core.store.slots import SLOTS_STEP, slots_step
 from core.store.waits import waiting_key, waiting_record
 
 #: A continuation's start (`start_run`): KEYS and ARGV core/store/slots.py's slots step's first
-#: (its `n` bots: ARGV[#ARGV]), then KEYS the match hash, its log, its waiting hash and each seat's
-#: bot, ARGV now (JSON: matches.py's start step's `started_at`), the log's first entry to read and
-#: `RUNNER_FIELDS`. The reads — the match's status and archived mark, each bot's fields, the log
-#: from that entry, the waiting hash — then, only if the match is neither missing nor over nor
-#: archived, the slots step and, if the slots are taken, the start step. {status, archived, bots,
-#: entries, waiting, full, attempts, changed}: full -1 when the steps did not run.
+#: (its `n` bots: ARGV[#ARGV]), then KEYS the match hash, its log, its waiting hash, its lease and
+#: each seat's bot, ARGV now (JSON: matches.py's start step's `started_at`), the log's first entry
+#: to read, a lease token to take the lease with ('' when it is held already) and its ttl ms, and
+#: `RUNNER_FIELDS`. The lease taken (else {'busy'}: another runner has the match); the reads — the
+#: match's status and archived mark, each bot's fields, the log from that entry, the waiting hash
+#: — then, only if the match is neither missing nor over nor archived, the slots step and, if the
+#: slots are taken, the start step. {status, archived, bots, entries, waiting, full, attempts,
+#: changed}: full -1 when the steps did not run.
 START_RUN_LUA = """
 local n = tonumber(ARGV[#ARGV])
 local k, a = 2 * n + 1, 3 + 2 * n
 local match_key, started_at = KEYS[k + 1], ARGV[a + 1]
+if ARGV[a + 3] ~= '' and not redis.call('SET', KEYS[k + 4], ARGV[a + 3], 'NX', 'PX', ARGV[a + 4]) then
+  return {'busy'}
+end
 local fields = {}
-for i = a + 3, #ARGV - 1 do fields[#fields + 1] = ARGV[i] end
+for i = a + 5, #ARGV - 1 do fields[#fields + 1] = ARGV[i] end
 local read = redis.call('HMGET', match_key, 'status', '""" + ARCHIVED + """')
 local status, archived = read[1], read[2]
 local bots = {}
-for i = k + 4, #KEYS do bots[#bots + 1] = redis.call('HMGET', KEYS[i], unpack(fields)) end
+for i = k + 5, #KEYS do bots[#bots + 1] = redis.call('HMGET', KEYS[i], unpack(fields)) end
 local entries = redis.call('LRANGE', KEYS[k + 2], ARGV[a + 2], -1)
 local waiting = redis.call('HGETALL', KEYS[k + 3])
 if not status or archived or status == '"finished"' or status == '"aborted"' then
@@ -103,18 +109,28 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
                     since, [json.loads(e) for e in entries], waiting_record(waiting))
 
 
-def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dict | None]) -> RunStart | None:
+#: `start_run`'s answer when it was to take the match's lease and another runner holds it
+BUSY = "busy"
+
+
+def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dict | None],
+              lease: tuple[str, int] | None = None) -> RunStart | None | str:
     """`read_run` of a match whose record was read before (`match`: only its status is read again)
     and `take_slots_and_start` (core/store/matches.py), in one step: the slots of the remote bots
     among `seat_bots` (the records the match's last run used: a bot's kind never changes, and its
     `max_concurrent` only counts for a match not holding its slot yet, from its next match) and
     the start, made only if the match is neither over nor archived (`RunStart.started`). None if
-    there is no such match. The match's lease is held: nothing else moves it meanwhile."""
+    there is no such match. The match's lease is held (nothing else moves it meanwhile), or with
+    `lease` (token, ttl ms) taken first in the same step: `BUSY` if another runner holds it."""
     bot_ids = list(dict.fromkeys(match["seats"]))
     slotted, keys, args = slots_step(match_id, [b for b in seat_bots if b is not None])
+    token, ttl_ms = lease or ("", 0)
     raw = store.script(START_RUN_LUA)(
-        keys=[*keys, f"match:{match_id}", log_key(match_id), waiting_key(match_id), *(f"bot:{b}" for b in bot_ids)],
-        args=[*args, json.dumps(now_iso()), since, *RUNNER_FIELDS, len(slotted)])
+        keys=[*keys, f"match:{match_id}", log_key(match_id), waiting_key(match_id), lease_key("match", match_id),
+              *(f"bot:{b}" for b in bot_ids)],
+        args=[*args, json.dumps(now_iso()), since, token, ttl_ms, *RUNNER_FIELDS, len(slotted)])
+    if raw[0] == BUSY.encode():
+        return BUSY
     status, archived, bots, entries, waiting, full, attempts, changed = raw
     if status is None:
         return None
