@@ -1,7 +1,7 @@
 """A match's run as it starts: what it reads, in one round trip.
 
     read_run(store, match_id, seats, since[, match])
-    start_run(store, match_id, match, since, seat_bots)
+    start_run(store, match_id, match, since, seat_bots[, lease])
 
 No keys of its own: it reads, on one pipeline, what core/store/matches.py
 (the match's status or record, its log), core/store/bots.py (each seat's bot,
@@ -10,7 +10,8 @@ decoded by their functions. A run used to read them in four round trips of
 its own; a continuation (worker/match_runner.py, its referee kept) reads
 only the match's status, as nothing else of a match changes while it runs,
 and takes its slots and starts (core/store/slots.py's and matches.py's steps)
-in the same step (`start_run`): one round trip, not two.
+in the same step (`start_run`) — with its lease, for a run a waiting worker
+popped (core/store/jobs.py `pop_run`): one round trip, not three.
 """
 
 from __future__ import annotations
