@@ -63,11 +63,12 @@ def run_match(match_id: str) -> str:
     return MatchRunner(store, match_id).run()
 
 
-def run_continuation(store: Store, match_id: str, lease_token: str,
+def run_continuation(store: Store, match_id: str, lease_token: str | None,
                      next_token: str | None = None) -> tuple[str, MatchRunner]:
     """A match's next run once its remote turn was settled (core/store/jobs.py `runs`),
-    its lease taken with it: its status, and the runner that made it (with `next_token`, the
-    queue's next run it took as it ended, if it looked: `looked_next`, `next_run`)."""
+    its lease taken with it for `lease_token` (None: popped, the runner takes it): its status,
+    and the runner that made it (with `next_token`, the queue's next run it took as it ended,
+    if it looked: `looked_next`, `next_run`)."""
     runner = MatchRunner(store, match_id, lease_token, next_token)
     return runner.run(), runner
 

@@ -9,7 +9,8 @@ check (turn k lands only on a log of exactly k entries).
 
 Nobody waits on a bot (architecture idea 6). An in-process bot is asked
 here, under the watchdog. A remote bot's decision (webhook or polling) is
-published (`Store.await_answer`, core/store/waits.py) and the run ends:
+published as the run ends, with its lease given back, in one step
+(`Store.end_run_asking`, core/store/waits.py):
 whoever settles that turn — the API for a polling bot's answer, a
 dispatcher's caller for a webhook's, a dispatcher's clock at the deadline
 (worker/dispatch.py) — appends its entry and enqueues the match's next run,
@@ -47,6 +48,7 @@ recorded last (else, or with no referee kept, it replays the whole log).
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -54,7 +56,7 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
-from core.store.runs import read_run
+from core.store.runs import BUSY, read_run, start_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
@@ -82,10 +84,11 @@ class Kept:
     """A referee a worker process keeps between runs of its match (see above)."""
 
     rules: tuple  # the match's, as `rebuild` reads them: a referee of other rules is not reused
-    #: its record: a continuation reads only its status again, with its seats' bots (`read_run`)
+    #: its record: a continuation reads only its status again, with its seats' bots (`start_run`)
     match: dict
     last: dict  # the last entry it recorded: the log's entry `ref.turn - 1`, or it is not reused
     ref: MatchReferee
+    seat_bots: list  # the seats' bots its last run used: a continuation's slots (`start_run`)
 
 
 #: match id -> its kept referee, least recently kept first
@@ -93,11 +96,12 @@ _kept: OrderedDict[str, Kept] = OrderedDict()
 
 
 class Asked(Exception):
-    """A remote bot's decision is published: this run ends, the settled turn starts the next."""
+    """A remote bot is asked for `turn`: this run ends publishing `ask` (decision, bot; None if a
+    run before it published it: `ask_remote`), the settled turn starts the next."""
 
-    def __init__(self, turn: int) -> None:
+    def __init__(self, turn: int, ask: tuple[dict, dict] | None) -> None:
         super().__init__(turn)
-        self.turn = turn
+        self.turn, self.ask = turn, ask
 
 
 class Stopped(Exception):
@@ -145,8 +149,13 @@ class MatchRunner:
         taken, self.lease_token = self.lease_token, None
         kept = _kept.get(self.match_id)
         self.start = None  # what the run read as it started (`read_run`), once the lease is held
-        if taken is not None and kept is not None:  # a continuation: everything in one round trip
-            self.start = read_run(self.store, self.match_id, kept.match["seats"], kept.ref.turn - 1, kept.match)
+        if kept is not None:  # a continuation: its lease (unless taken with it), reads, slots, start in one step
+            token = taken or secrets.token_hex(8)
+            self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots,
+                                   None if taken else (token, TTL_MS))
+            if self.start == BUSY:
+                return "busy"
+            taken = token
             match = self.start and self.start.match
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)
@@ -175,8 +184,13 @@ class MatchRunner:
             self.seat_bots = self.store.pinned_bots(match, self.start.bots)
             # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
             # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
-            full, attempts = self.store.take_slots_and_start(
-                self.match_id, [b for b in self.seat_bots if b is not None])
+            if self.start.started is not None:  # taken, and started, with its reads (`start_run`)
+                (full, attempts), changed = self.start.started
+                if changed:
+                    self.store.match_started(self.match_id)
+            else:
+                full, attempts = self.store.take_slots_and_start(
+                    self.match_id, [b for b in self.seat_bots if b is not None])
             if full is not None:
                 log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
                          full.get("max_concurrent"))
@@ -188,14 +202,16 @@ class MatchRunner:
             try:
                 return self.referee(match, lease, Context(watchdog()))
             except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
-                self.asked_turn = asked.turn
+                self.asked_turn, ask = asked.turn, asked.ask
                 self.keep()
-                given = lease.give_back(lambda token: self.store.release_and_log_length(
-                    self.match_id, token, self.asked_turn, self.next_token, TTL_MS))
+                # the decision published and the lease given back (the next run taken) in one step
+                given = lease.give_back(lambda token: self.store.end_run_asking(
+                    self.match_id, self.asked_turn, ask, token, self.next_token, TTL_MS))
                 if given is None:  # the lease was lost: another runner has the match
+                    self.store.end_run_asking(self.match_id, self.asked_turn, ask)  # published, as ever
                     self.log_length = None
                 else:
-                    self.log_length, self.looked_next, self.next_run = given
+                    _, self.log_length, self.looked_next, self.next_run = given
                 return "asked"
             except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
                 match_concluded(self.store, self.store.get_match(self.match_id))
@@ -232,8 +248,7 @@ class MatchRunner:
         elif remote:
             if self.buffer and not self.flush():
                 return  # another runner had written this stretch: go on from its log
-            self.ask_remote(drivers[seat])
-            raise Asked(ref.turn)
+            raise Asked(ref.turn, self.ask_remote(drivers[seat]))
         else:
             decision = self.decision()
             began = time.monotonic()
@@ -254,17 +269,17 @@ class MatchRunner:
             decision.pop("last_latency_ms")
         return decision
 
-    def ask_remote(self, driver: Driver) -> None:
-        """Publish the remote seat's decision, unless a run before this one did (it died after
-        asking): that answer, or the deadline, settles the turn."""
+    def ask_remote(self, driver: Driver) -> tuple[dict, dict] | None:
+        """The remote seat's decision to publish as the run ends (`Store.end_run_asking`): (the
+        decision, its bot); None if a run before this one published it (it died after asking):
+        that answer, or the deadline, settles the turn."""
         turn = self.ref.turn
         pending = self.waiting_read.pop() if self.waiting_read else self.store.waiting_on(self.match_id)
         if pending is not None and pending["turn"] == turn:
             if not self.store.has_deadline(self.match_id, turn):  # claimed by a clock that died
                 self.store.judge_later(self.match_id, turn, pending["deadline_at"])
-            self.store.end_run(self.match_id)
-            return
-        self.store.await_answer(self.match_id, self.decision(), driver.bot)
+            return None
+        return self.decision(), driver.bot
 
     def drivers(self, match: dict, context: Context) -> list[Driver]:
         out = []
@@ -350,7 +365,7 @@ class MatchRunner:
         entry it recorded is in the log (`rebuild`)."""
         if self.ref.turn == 0 or self.buffer or self.last_entry is None:
             return
-        _kept[self.match_id] = Kept(self.rules, self.match, self.last_entry, self.ref)
+        _kept[self.match_id] = Kept(self.rules, self.match, self.last_entry, self.ref, self.seat_bots)
         _kept.move_to_end(self.match_id)
         while len(_kept) > REFEREES_KEPT:
             _kept.popitem(last=False)

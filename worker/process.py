@@ -15,9 +15,10 @@ Beside RQ's queue, a worker takes the matches' next runs (core/store/jobs.py
 `runs`: one each time a remote bot's turn is settled, and the first run of a
 match due as another ended — its next twin, one its slots woke) and runs them itself,
 with no RQ job: RQ's bookkeeping of a job costs more than such a run. It
-waits on the runs list (an RQ job queued pushes a nudge there), takes each
-run with its match's lease in one step — a run that ends waiting for a remote
-bot takes the next in the step that gives its own lease back — and looks in
+waits on the runs list (an RQ job queued pushes a nudge there) and pops what
+comes, each run taking its match's lease in its first round trip; a run that
+ends waiting for a remote bot takes the next, with its lease, in the step
+that gives its own lease back; and a worker looks in
 RQ's queue between runs, so neither kind waits behind the other for long. A run that raises is logged
 and left to the sweep (its match is active, unleased, not queued: enqueued
 again; `MAX_ATTEMPTS` failed runs in a row abort it), as RQ's retries did;
@@ -88,6 +89,8 @@ def worker_class(base):
         look_in_queue = True  # whether RQ's queue may hold a job
         #: (token, `take_run`'s answer for it) when the last run took the next as it ended
         next_run: tuple[str, tuple[str | None, int] | None] | None = None
+        #: `pop_run`'s answer: a run taken off the list by the wait, its lease not taken yet
+        popped: tuple[str | None, int] | None = None
 
         def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
             if not hasattr(self, "store"):
@@ -101,6 +104,8 @@ def worker_class(base):
                         self.run_maintenance_tasks()
                 if self.next_run is not None:  # taken already, its lease held: run whatever happens
                     (token, taken), self.next_run = self.next_run, None
+                elif self.popped is not None:  # off the list already: run whatever happens, its runner
+                    (token, taken), self.popped = (None, self.popped), None  # takes the lease
                 elif self._stop_requested or self.done >= MAX_JOBS * RUNS_PER_JOB:
                     return None  # the pool starts a fresh worker after a retired one
                 else:
@@ -122,12 +127,15 @@ def worker_class(base):
                         self.done += self.job_runs
                         return result
                     self.look_in_queue = False
-                if taken is None and not self.store.wait_for_runs(WAIT_S):  # none, just now
-                    self.look_in_queue = True  # a while with no run: a job RQ queued itself (a retry)
+                if taken is None:  # none, just now: wait for one
+                    self.popped = self.store.pop_run(WAIT_S)
+                    if self.popped is None:
+                        self.look_in_queue = True  # a while with no run: a job RQ queued itself (a retry)
 
-        def run_next(self, match_id: str, token: str) -> None:
-            """Make the run; as it ends waiting it takes the next (`next_run`), unless this worker
-            is to stop or retire after it."""
+        def run_next(self, match_id: str, token: str | None) -> None:
+            """Make the run (with its lease taken for `token`, or to take: `popped`); as it ends
+            waiting it takes the next (`next_run`), unless this worker is to stop or retire after
+            it."""
             self._state = WorkerStatus.BUSY  # a stop signal now waits for the run's end
             last = self._stop_requested or self.done + 1 >= MAX_JOBS * RUNS_PER_JOB
             next_token = None if last else secrets.token_hex(8)

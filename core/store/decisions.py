@@ -8,8 +8,8 @@ Keys:
                                 when each must have ended (epoch ms): the per-bot cap, taken
                                 with the account's (core/store/quotas.py `take_places`)
 
-The match runner publishes a decision (`pend`, on the pipeline of
-`Store.await_answer`, core/store/waits.py) and its run ends; a bot
+The match runner publishes a decision (`PEND_STEP`, in the step that ends
+its run: `Store.end_run_asking`, core/store/waits.py) and its run ends; a bot
 long-poll registers on its wake channel (`listen_decisions`) *before* reading
 what is pending, so a decision published between the two still wakes it, and
 only then waits (`wait_decisions(listening=…)`): one read before the wait. No sleep loop: the
@@ -50,7 +50,7 @@ PENDING_LUA = PENDING_FUNCTION + "return pending(KEYS[1], ARGV[1], ARGV[2])\n"
 #: decisions, then the places' keys; ARGV: `LOG_KEY_AROUND` (2), now ms, how many fields to skip
 #: and those fields, then `take`'s ARGV (core/store/quotas.py). {-1, pending} when a decision may
 #: be live (not skipped, not answered — its log shorter than its turn + 1 — and its deadline, the
-#: record's last field as `pend` writes it, after now; a record not read so counts as live): no
+#: record's last field as `pending_value` writes it, after now; a record not read so counts as live): no
 #: place taken, the poll does not wait; else {`take`'s reply, pending}.
 POLL_LUA = PENDING_FUNCTION + TAKE_FUNCTION + """
 local out = pending(KEYS[1], ARGV[1], ARGV[2])
@@ -86,13 +86,21 @@ def polls_key(bot_id: str) -> str:
     return f"bot:{bot_id}:polls"
 
 
-def pend(pipe, bot_id: str, decision: dict, sent_at: int, deadline_at: int) -> None:
-    """On `pipe`: make `decision` (docs/api.md §3) pending for the bot until `deadline_at`, and wake
-    its long-polls."""
-    field = f"{decision['match_id']}:{decision['turn']}"
-    pipe.hset(decisions_key(bot_id), field, json.dumps(
-        {"decision": decision, "sent_at": sent_at, "deadline_at": deadline_at}, separators=(",", ":")))
-    pipe.publish(wake_channel(bot_id), field)
+#: The pend step, inside a caller's Lua script: a decision (docs/api.md §3) pending for the bot
+#: until its deadline, and its long-polls woken. `pending` the bot's decisions (`decisions_key`),
+#: `wake` its wake channel, `field` "{match}:{turn}" and `value` its record (`pending_value`),
+#: declared before it
+PEND_STEP = """
+redis.call('HSET', pending, field, value)
+redis.call('PUBLISH', wake, field)
+"""
+
+
+def pending_value(decision_json: str, sent_at: int, deadline_at: int) -> str:
+    """A pending decision's stored record, from its decision as JSON already: the bytes
+    `json.dumps({"decision", "sent_at", "deadline_at"}, separators=(",", ":"))` gives (a poll reads
+    the deadline at its end: `POLL_LUA`), without encoding the decision again."""
+    return f'{{"decision":{decision_json},"sent_at":{int(sent_at)},"deadline_at":{int(deadline_at)}}}'
 
 
 def read_pending_record(pipe, bot_id: str, match_id: str, turn: int) -> None:

@@ -18,8 +18,13 @@ remote decision's continuation is a few milliseconds of work, and RQ's
 bookkeeping of a job (its hash, registries, result, heartbeats: some twenty
 round trips) cost more than the run itself. They are items "{id}:{k+1}" of
 `runs`, which a worker takes together with the match's lease (`take_run`,
-one Lua step: a run is never taken without its lease, so the sweep never
-sees one in between). The sweep names them "match-{id}-{k+1}"
+one Lua step: the sweep never sees such a run in between) — or, a worker
+that waits for one, pops it and takes the lease in the run's first round
+trip (`pop_run`): should it die in between, the sweep finds the match
+active, unleased and not queued and queues its run again, as for any run a
+dead worker dropped (one queued again in that instant finds the lease held,
+or its turn published, and plays nothing twice: the log takes turn k only
+once). The sweep names them "match-{id}-{k+1}"
 (`job_id`; `job_ident` reads the match back from either form).
 
 Why leases: a worker can die at any moment (a crash, `kill -9`, a lost
@@ -60,12 +65,11 @@ RENEW_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
-#: The take step: `runs_key` the runs list, `new_token` a lease token, `ttl` its ttl ms, set before
-#: it. The next run with its match's lease taken, in one step: it leaves `taken` {item, 1}; {item, 0}
-#: if another runner holds the match (that run goes on itself: this one is dropped) or the item is
-#: a nudge; false if there is none.
+#: The take step: `runs_key` the runs list, `new_token` a lease token, `ttl` its ttl ms and `taken`
+#: (false), declared before it. The next run with its match's lease taken, in one step: it sets
+#: `taken` to {item, 1}; {item, 0} if another runner holds the match (that run goes on itself: this
+#: one is dropped) or the item is a nudge; it stays false if there is none.
 TAKE_STEP = """
-local taken = false
 local item = redis.call('LPOP', runs_key)
 if item then
   local match = string.match(item, '^(.+):%d+$')
@@ -77,13 +81,16 @@ if item then
 end
 """
 #: KEYS[1] the runs list; ARGV[1] a lease token, ARGV[2] its ttl ms: the take step alone (`take_run`)
-TAKE_RUN_LUA = "local runs_key, new_token, ttl = KEYS[1], ARGV[1], ARGV[2]\n" + TAKE_STEP + "return taken\n"
-#: KEYS[1] the lease; ARGV[1] token: given back if this token's
+TAKE_RUN_LUA = ("local runs_key, new_token, ttl = KEYS[1], ARGV[1], ARGV[2]\nlocal taken = false\n" + TAKE_STEP
+                + "return taken\n")
+#: The release step: `lease` the lease's key and `token` a token ('' for none), declared before it:
+#: the lease given back if it is this token's (`released` 1)
 RELEASE_STEP = """
 local released = 0
-if redis.call('GET', KEYS[1]) == ARGV[1] then released = redis.call('DEL', KEYS[1]) end
+if redis.call('GET', lease) == token then released = redis.call('DEL', lease) end
 """
-RELEASE_LUA = RELEASE_STEP + "return released\n"
+#: KEYS[1] the lease; ARGV[1] token: the release step alone (`release_lease`)
+RELEASE_LUA = "local lease, token = KEYS[1], ARGV[1]\n" + RELEASE_STEP + "return released\n"
 
 
 def queue_name(name: str | None = None) -> str:
@@ -255,11 +262,16 @@ class Jobs:
         there is none."""
         return taken_run(self.script(TAKE_RUN_LUA)(keys=[runs_key(self.queue)], args=[token, ttl_ms]))
 
-    def wait_for_runs(self, timeout_s: float) -> bool:
-        """Block until the runs list holds something (True), at most `timeout_s` (False); the
-        list is left as it is."""
-        key = runs_key(self.queue)
-        return self.r.blmove(key, key, timeout_s, "LEFT", "LEFT") is not None
+    def pop_run(self, timeout_s: float) -> tuple[str | None, int] | None:
+        """The next of the queue's runs, waiting up to `timeout_s` for one (`take_run`'s answer
+        but for the lease, which its runner takes as it starts, in its first round trip: the
+        waiting worker's wake-up and its take are one); None if none came. A worker is woken
+        only for a run it then holds, never for one another worker takes."""
+        popped = self.r.blpop([runs_key(self.queue)], timeout_s)
+        if popped is None:
+            return None
+        match_id, _, step = text(popped[1]).rpartition(":")
+        return (match_id, int(step)) if match_id else (None, 0)
 
     def popped_job_ids(self) -> list[str]:
         """The ids of the jobs a worker has taken from the queue and not started yet."""

@@ -49,7 +49,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
-from core.store.jobs import RELEASE_STEP, TAKE_STEP, lease_key, mark_active, runs_key, taken_run
+from core.store.jobs import TAKE_STEP, mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
 from core.store.slots import SLOTS_STEP, slots_step
@@ -102,17 +102,22 @@ end
 """
 #: KEYS[1] the match hash; ARGV[1] now (JSON): the start step alone (`start_match`)
 START_LUA = "local match_key, started_at = KEYS[1], ARGV[1]\n" + START_STEP + "return {attempts, changed}\n"
-#: core/store/jobs.py's release step (KEYS[1] the match's lease, ARGV[1] its token), then the
-#: length of the log (KEYS[2]), -1 if the match (KEYS[3]) is archived; then, if ARGV[2] is not
-#: empty and the log holds no more than ARGV[4] entries, jobs.py's take step (KEYS[4] the runs
-#: list, ARGV[2] the new token, ARGV[3] its ttl). {length, taken} (`release_and_log_length`).
-RELEASE_AND_LENGTH_LUA = RELEASE_STEP + f"""
-if redis.call('HEXISTS', KEYS[3], '{ARCHIVED}') == 1 then return {{-1, false}} end
-local length = redis.call('LLEN', KEYS[2])
-if ARGV[2] == '' or length > tonumber(ARGV[4]) then return {{length, false}} end
-local runs_key, new_token, ttl = KEYS[4], ARGV[2], ARGV[3]
+#: The end step of a run that asks (after core/store/jobs.py's release step, and a decision
+#: published: core/store/waits.py `end_run_asking`): `match_key` the match hash, `log` its log,
+#: `asked` the turn asked, `taken` (false) and the take step's `runs_key`, `new_token` ('' for none)
+#: and `ttl`, declared before it. The run ended cleanly: the count of runs started without ending,
+#: which aborts a crash loop (`start_match`), starts again. It leaves `length`, the log's (-1 if the
+#: match is archived), and, with a `new_token` and a log of no more than `asked` entries (the match
+#: waits), `taken`: jobs.py's take step, the queue's next run.
+RUN_END_STEP = f"""
+redis.call('HSET', match_key, 'attempts', 0)
+local length = -1
+if redis.call('HEXISTS', match_key, '{ARCHIVED}') == 0 then
+  length = redis.call('LLEN', log)
+  if new_token ~= '' and length <= tonumber(asked) then
 """ + TAKE_STEP + """
-return {length, taken}
+  end
+end
 """
 #: core/store/slots.py's slots step, then, only if the slots are taken, the start step
 #: (`take_slots_and_start`): KEYS and ARGV the slots step's, then the match hash and now (JSON)
@@ -121,12 +126,6 @@ START_WITH_SLOTS_LUA = ("local n = (#KEYS - 2) / 2\n" + SLOTS_STEP
                         + "if full > 0 then return {full, 0, 0} end\n"
                         + "local match_key, started_at = KEYS[#KEYS], ARGV[#ARGV]\n" + START_STEP
                         + "return {0, attempts, changed}\n")
-
-
-def run_ended(pipe, match_id: str) -> None:
-    """On `pipe`: a run of the match ended cleanly (it asked a remote bot): the count of runs
-    started without ending, which aborts a crash loop (`start_match`), starts again."""
-    pipe.hset(f"match:{match_id}", "attempts", 0)
 
 
 def log_key(match_id: str) -> str:
@@ -335,22 +334,6 @@ class Matches:
             return self.archived_document(match_id)["match"]
         return load_fields(raw)
 
-    def release_and_log_length(self, match_id: str, token: str, asked_turn: int = 0, next_token: str | None = None,
-                               ttl_ms: int = 0) -> tuple[int, bool, tuple[str | None, int] | None]:
-        """Give the match's lease held by `token` back (`release_lease`), then the length of its
-        log (`log_length`), in one round trip, in this order: an answer settled after it is
-        then either counted here or followed by a run that finds the lease free. With
-        `next_token`, and if the log holds no more than `asked_turn` entries (this run's match
-        waits), the queue's next run is taken too (`take_run` for `next_token`, `ttl_ms`).
-        (the length, whether the next run was looked for, `take_run`'s answer if it was)."""
-        length, taken = self.script(RELEASE_AND_LENGTH_LUA)(
-            keys=[lease_key("match", match_id), log_key(match_id), f"match:{match_id}", runs_key(self.queue)],
-            args=[token, next_token or "", ttl_ms, asked_turn])
-        if int(length) < 0:
-            return len(self.archived_document(match_id)["log"]), False, None
-        looked = next_token is not None and int(length) <= asked_turn
-        return int(length), looked, taken_run(taken)
-
     def match_status(self, match_id: str) -> str | None:
         raw = self.r.hget(f"match:{match_id}", "status")
         return json.loads(raw) if raw else None
@@ -452,10 +435,6 @@ class Matches:
                 pipe.srem(queued_key(owner), match_id)
             events.match_changed(pipe, match_id, tournament)
             pipe.execute()
-
-    def end_run(self, match_id: str) -> None:
-        """A run of the match ended cleanly: see `run_ended`."""
-        run_ended(self.r, match_id)
 
     def match_ranks(self, match_ids: list[str]) -> list[tuple[str | None, list, list | None]]:
         """(status, entrants, ranks) of each match, in one round trip (what the ratings worker

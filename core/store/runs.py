@@ -1,13 +1,17 @@
 """A match's run as it starts: what it reads, in one round trip.
 
     read_run(store, match_id, seats, since[, match])
+    start_run(store, match_id, match, since, seat_bots[, lease])
 
 No keys of its own: it reads, on one pipeline, what core/store/matches.py
 (the match's status or record, its log), core/store/bots.py (each seat's bot,
 `RUNNER_FIELDS`) and core/store/waits.py (the match's waiting record) keep,
 decoded by their functions. A run used to read them in four round trips of
 its own; a continuation (worker/match_runner.py, its referee kept) reads
-only the match's status, as nothing else of a match changes while it runs.
+only the match's status, as nothing else of a match changes while it runs,
+and takes its slots and starts (core/store/slots.py's and matches.py's steps)
+in the same step (`start_run`) — with its lease, for a run a waiting worker
+popped (core/store/jobs.py `pop_run`): one round trip, not three.
 """
 
 from __future__ import annotations
@@ -15,10 +19,45 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from core.store.bots import read_runner_record, runner_record
-from core.store.keys import load_fields
-from core.store.matches import ARCHIVED, log_key
+from core.store.bots import RUNNER_FIELDS, read_runner_record, runner_record
+from core.store.jobs import lease_key
+from core.store.keys import load_fields, now_iso
+from core.store.matches import ARCHIVED, START_STEP, log_key
+from core.store.slots import SLOTS_STEP, slots_step
 from core.store.waits import waiting_key, waiting_record
+
+#: A continuation's start (`start_run`): KEYS and ARGV core/store/slots.py's slots step's first
+#: (its `n` bots: ARGV[#ARGV]), then KEYS the match hash, its log, its waiting hash, its lease and
+#: each seat's bot, ARGV now (JSON: matches.py's start step's `started_at`), the log's first entry
+#: to read, a lease token to take the lease with ('' when it is held already) and its ttl ms, and
+#: `RUNNER_FIELDS`. The lease taken (else {'busy'}: another runner has the match); the reads — the
+#: match's status and archived mark, each bot's fields, the log from that entry, the waiting hash
+#: — then, only if the match is neither missing nor over nor archived, the slots step and, if the
+#: slots are taken, the start step. {status, archived, bots, entries, waiting, full, attempts,
+#: changed}: full -1 when the steps did not run.
+START_RUN_LUA = """
+local n = tonumber(ARGV[#ARGV])
+local k, a = 2 * n + 1, 3 + 2 * n
+local match_key, started_at = KEYS[k + 1], ARGV[a + 1]
+if ARGV[a + 3] ~= '' and not redis.call('SET', KEYS[k + 4], ARGV[a + 3], 'NX', 'PX', ARGV[a + 4]) then
+  return {'busy'}
+end
+local fields = {}
+for i = a + 5, #ARGV - 1 do fields[#fields + 1] = ARGV[i] end
+local read = redis.call('HMGET', match_key, 'status', '""" + ARCHIVED + """')
+local status, archived = read[1], read[2]
+local bots = {}
+for i = k + 5, #KEYS do bots[#bots + 1] = redis.call('HMGET', KEYS[i], unpack(fields)) end
+local entries = redis.call('LRANGE', KEYS[k + 2], ARGV[a + 2], -1)
+local waiting = redis.call('HGETALL', KEYS[k + 3])
+if not status or archived or status == '"finished"' or status == '"aborted"' then
+  return {status, archived, bots, entries, waiting, -1, 0, 0}
+end
+""" + SLOTS_STEP + """
+if full > 0 then return {status, archived, bots, entries, waiting, full, 0, 0} end
+""" + START_STEP + """
+return {status, archived, bots, entries, waiting, 0, attempts, changed}
+"""
 
 
 @dataclass
@@ -33,6 +72,10 @@ class RunStart:
     log: list[dict]
     #: core/store/waits.py `waiting_on`
     waiting: dict | None
+    #: `start_run`'s slots and start: (the first full bot or None, the runs started, this one
+    #: included: `take_slots_and_start`'s answer) and whether the start marked the match running;
+    #: None if they were not made (the match is over)
+    started: tuple[tuple[dict | None, int], bool] | None = None
 
 
 def read_run(store, match_id: str, seats: list[str], since: int, match: dict | None = None) -> RunStart | None:
@@ -65,3 +108,40 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
     records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
     return RunStart(found, {b: r for b, r in records.items() if r is not None},
                     since, [json.loads(e) for e in entries], waiting_record(waiting))
+
+
+#: `start_run`'s answer when it was to take the match's lease and another runner holds it
+BUSY = "busy"
+
+
+def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dict | None],
+              lease: tuple[str, int] | None = None) -> RunStart | None | str:
+    """`read_run` of a match whose record was read before (`match`: only its status is read again)
+    and `take_slots_and_start` (core/store/matches.py), in one step: the slots of the remote bots
+    among `seat_bots` (the records the match's last run used: a bot's kind never changes, and its
+    `max_concurrent` only counts for a match not holding its slot yet, from its next match) and
+    the start, made only if the match is neither over nor archived (`RunStart.started`). None if
+    there is no such match. The match's lease is held (nothing else moves it meanwhile), or with
+    `lease` (token, ttl ms) taken first in the same step: `BUSY` if another runner holds it."""
+    bot_ids = list(dict.fromkeys(match["seats"]))
+    slotted, keys, args = slots_step(match_id, [b for b in seat_bots if b is not None])
+    token, ttl_ms = lease or ("", 0)
+    raw = store.script(START_RUN_LUA)(
+        keys=[*keys, f"match:{match_id}", log_key(match_id), waiting_key(match_id), lease_key("match", match_id),
+              *(f"bot:{b}" for b in bot_ids)],
+        args=[*args, json.dumps(now_iso()), since, token, ttl_ms, *RUNNER_FIELDS, len(slotted)])
+    if raw[0] == BUSY.encode():
+        return BUSY
+    status, archived, bots, entries, waiting, full, attempts, changed = raw
+    if status is None:
+        return None
+    if archived:  # over: only its record is read (from the archive)
+        return RunStart(store.archived_document(match_id)["match"], {}, since, [], None)
+    records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
+    started, status = None, json.loads(status)
+    if int(full) >= 0:
+        started = ((slotted[int(full) - 1] if int(full) else None, int(attempts)), bool(int(changed)))
+        status = "running" if int(changed) else status  # as the start step left it
+    return RunStart({**match, "status": status}, {b: r for b, r in records.items() if r is not None},
+                    since, [json.loads(e) for e in entries],
+                    waiting_record(dict(zip(waiting[::2], waiting[1::2], strict=True))), started)

@@ -46,10 +46,10 @@ from __future__ import annotations
 import json
 
 from core.store.debug import write_debug
-from core.store.decisions import decisions_key, pend
-from core.store.jobs import QUEUE, continuation
+from core.store.decisions import PEND_STEP, decisions_key, pending_value, wake_channel
+from core.store.jobs import QUEUE, RELEASE_STEP, continuation, lease_key, runs_key, taken_run
 from core.store.keys import now_ms, text
-from core.store.matches import log_key, run_ended
+from core.store.matches import RUN_END_STEP, log_key
 
 #: a webhook turn's backstop after its deadline: the call itself times out first; the clock
 #: judges it only if the dispatcher making the call died
@@ -167,6 +167,37 @@ return 1
 """
 
 
+#: A run's end as it asks a remote bot (`end_run_asking`), one step. KEYS[1] the waiting hash,
+#: KEYS[2] the deadlines, KEYS[3] the polling bot's decisions or the calls, KEYS[4] the polling bot's
+#: wake channel, KEYS[5] the match's lease, KEYS[6] the match hash, KEYS[7] its log, KEYS[8] the runs
+#: list; ARGV[1] the bot's kind ('' when the decision is published already), ARGV[2] the waiting
+#: record, ARGV[3] when the clock judges the turn, ARGV[4] "{match}:{turn}", ARGV[5] the pending
+#: decision's record (core/store/decisions.py's pend step) or the call item, ARGV[6] the lease's
+#: token ('' for none held), ARGV[7] the turn asked, ARGV[8] the next run's lease token ('' for
+#: none), ARGV[9] its ttl ms. The decision published, then jobs.py's release step, then matches.py's
+#: run end step: {length, taken}.
+END_RUN_ASKING_LUA = """
+local kind, member = ARGV[1], ARGV[4]
+if kind ~= '' then
+  redis.call('DEL', KEYS[1])
+  redis.call('HSET', KEYS[1], 'record', ARGV[2])
+  redis.call('ZADD', KEYS[2], ARGV[3], member)
+  if kind == 'polling' then
+    local pending, wake, field, value = KEYS[3], KEYS[4], member, ARGV[5]
+""" + PEND_STEP + """
+  else
+    redis.call('RPUSH', KEYS[3], ARGV[5])
+  end
+end
+local lease, token = KEYS[5], ARGV[6]
+""" + RELEASE_STEP + """
+local match_key, log, asked = KEYS[6], KEYS[7], ARGV[7]
+local runs_key, new_token, ttl, taken = KEYS[8], ARGV[8], ARGV[9], false
+""" + RUN_END_STEP + """
+return {length, taken}
+"""
+
+
 def late_key(queue: str) -> str:
     return "waits:late_ms" if queue == QUEUE else f"waits:late_ms:{queue}"
 
@@ -202,28 +233,56 @@ class Waits:
     script: object
     queue: str
     append_entry: object
+    archived_document: object
 
     def await_answer(self, match_id: str, decision: dict, bot: dict) -> dict:
         """Ask a remote bot: `decision` becomes pending for a polling bot, or a call to make for
-        a webhook; the turn's deadline is set. One transaction. The waiting record."""
-        sent_at = now_ms()
-        deadline_at = sent_at + int(decision["deadline_ms"])
-        turn = decision["turn"]
-        record = {"turn": turn, "seat": decision["seat"], "bot": bot["id"], "version": bot.get("version"),
-                  "kind": bot["kind"], "queue": self.queue, "sent_at": sent_at, "deadline_at": deadline_at,
-                  "account": bot.get("owner"), "decision": decision}
-        judge_at = deadline_at if bot["kind"] == "polling" else deadline_at + CALL_SLACK_MS
-        pipe = self.r.pipeline()
-        run_ended(pipe, match_id)  # the run that asks ends cleanly
-        pipe.delete(waiting_key(match_id))
-        pipe.hset(waiting_key(match_id), "record", json.dumps(record, separators=(",", ":")))
-        pipe.zadd(deadlines_key(self.queue), {_member(match_id, turn): judge_at})
-        if bot["kind"] == "polling":
-            pend(pipe, bot["id"], decision, sent_at, deadline_at)
-        else:
-            pipe.rpush(calls_key(self.queue), call_item(match_id, turn))
-        pipe.execute()
-        return record
+        a webhook; the turn's deadline is set; the run that asks ended cleanly. One step
+        (`end_run_asking` with no lease). The waiting record."""
+        return self.end_run_asking(match_id, decision["turn"], (decision, bot))[0]
+
+    def end_run_asking(self, match_id: str, turn: int, ask: tuple[dict, dict] | None, token: str | None = None,
+                       next_token: str | None = None,
+                       ttl_ms: int = 0) -> tuple[dict | None, int, bool, tuple[str | None, int] | None]:
+        """A run of the match ends asking for `turn`, in one step (`END_RUN_ASKING_LUA`): `ask`'s
+        decision (decision, bot) published — pending for a polling bot or a call to make for a
+        webhook, the turn's deadline set, the waiting record written — unless `ask` is None (a
+        run before this one published it); then the match's lease held by `token` given back;
+        then the run's clean end (its count of attempts is 0 again) and the log's length read,
+        in this order: an answer settled after it is then either counted in that length or
+        followed by a run that finds the lease free. With `next_token`, and if the log holds no
+        more than `turn` entries (the match waits), the queue's next run is taken too
+        (`take_run` for `next_token`, `ttl_ms`). The decision is encoded once, for the waiting
+        record and the pending decision alike. (the waiting record or None, the log's length,
+        whether the next run was looked for, `take_run`'s answer if it was)."""
+        member = _member(match_id, turn)
+        kind, record, record_json, judge_at, item, lists = "", None, "", 0, "", ["", ""]
+        if ask is not None:
+            decision, bot = ask
+            sent_at = now_ms()
+            deadline_at = sent_at + int(decision["deadline_ms"])
+            kind = bot["kind"]
+            head = {"turn": turn, "seat": decision["seat"], "bot": bot["id"], "version": bot.get("version"),
+                    "kind": kind, "queue": self.queue, "sent_at": sent_at, "deadline_at": deadline_at,
+                    "account": bot.get("owner")}
+            encoded = json.dumps(decision, separators=(",", ":"))
+            # the record as json.dumps({**head, "decision": decision}) writes it, the decision encoded once
+            record_json = json.dumps(head, separators=(",", ":"))[:-1] + ',"decision":' + encoded + "}"
+            record = {**head, "decision": decision}
+            if kind == "polling":
+                judge_at, item = deadline_at, pending_value(encoded, sent_at, deadline_at)
+                lists = [decisions_key(bot["id"]), wake_channel(bot["id"])]
+            else:
+                judge_at, item = deadline_at + CALL_SLACK_MS, call_item(match_id, turn)
+                lists = [calls_key(self.queue), ""]
+        length, taken = self.script(END_RUN_ASKING_LUA)(
+            keys=[waiting_key(match_id), deadlines_key(self.queue), *lists, lease_key("match", match_id),
+                  f"match:{match_id}", log_key(match_id), runs_key(self.queue)],
+            args=[kind, record_json, judge_at, member, item, token or "", turn, next_token or "", ttl_ms])
+        if int(length) < 0:
+            return record, len(self.archived_document(match_id)["log"]), False, None
+        looked = next_token is not None and int(length) <= turn
+        return record, int(length), looked, taken_run(taken)
 
     def waiting_on(self, match_id: str) -> dict | None:
         """The match's last remote turn asked (its record, with `called_at` if a call started), or None."""

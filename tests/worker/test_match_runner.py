@@ -502,3 +502,76 @@ def test_a_run_that_ends_waiting_takes_the_next_run_with_its_lease_as_it_gives_i
     status, runner = run_continuation(store, mids[1], "second", "third")
     assert status == "waiting" and runner.looked_next and runner.next_run is None  # none queued
     assert store.take_run("fourth", TTL_MS) is None and not store.lease_held("match", mids[1])
+
+
+def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
+    """`end_run_asking`: a polling decision pending as it always was stored (the same bytes), a webhook's
+    call queued, the waiting record, the deadline, the run's clean end and the lease given back,
+    in one step; a token not the lease's gives nothing back; a decision published already is not
+    published again."""
+    from core.store.decisions import decisions_key
+    from core.store.jobs import continuation, lease_key
+    from core.store.waits import CALL_SLACK_MS, call_item, calls_key, deadlines_key, waiting_key
+    from worker.lease import TTL_MS
+
+    poll = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]
+    hook = {"id": "b_hook", "kind": "webhook", "owner": "acct_test", "version": 2}
+    mid, other = (store.create_match(GAME, [poll["id"], poll["id"]], SEED, {}, time_bank_ms=0)["id"] for _ in "ab")
+    store.r.hset(f"match:{mid}", "attempts", 2)
+    decision = {"match_id": mid, "turn": 0, "seat": 0, "deadline_ms": 5000, "view": {"hand": ["é", 1.5]}}
+    token = store.take_lease("match", mid, TTL_MS)
+    continuation(store.r, other, 3, store.queue)
+    record, length, looked, taken = store.end_run_asking(mid, 0, (decision, poll), token, "next", TTL_MS)
+    assert (length, looked, taken) == (0, True, (other, 3))
+    assert store.r.get(lease_key("match", other)) == b"next" and not store.lease_held("match", mid)
+    assert store.r.hget(f"match:{mid}", "attempts") == b"0"
+    assert store.waiting_on(mid) == record and record["decision"] == decision and record["kind"] == "polling"
+    stored = store.r.hget(decisions_key(poll["id"]), f"{mid}:0")
+    assert stored == json.dumps({"decision": decision, "sent_at": record["sent_at"],
+                                 "deadline_at": record["deadline_at"]}, separators=(",", ":")).encode()
+    assert store.r.hget(waiting_key(mid), "record") == json.dumps(record, separators=(",", ":")).encode()
+    assert store.r.zscore(deadlines_key(store.queue), f"{mid}:0") == record["deadline_at"]
+
+    token = store.take_lease("match", mid, TTL_MS)
+    record, length, looked, taken = store.end_run_asking(mid, 1, ({**decision, "turn": 1}, hook), "not-mine")
+    assert (length, looked, taken) == (0, False, None)
+    assert store.r.get(lease_key("match", mid)) == token.encode()  # not this token's: kept
+    assert store.r.lrange(calls_key(store.queue), 0, -1) == [call_item(mid, 1).encode()]
+    assert store.r.zscore(deadlines_key(store.queue), f"{mid}:1") == record["deadline_at"] + CALL_SLACK_MS
+    assert store.waiting_on(mid) == record and record["version"] == 2 and record["account"] == "acct_test"
+
+    assert store.end_run_asking(mid, 1, None, token) == (None, 0, False, None)  # published already
+    assert not store.lease_held("match", mid) and store.waiting_on(mid) == record
+    assert store.r.llen(calls_key(store.queue)) == 1
+
+
+def test_a_continuation_reads_takes_its_slots_and_starts_in_one_step(store):
+    """`start_run`: the reads of `read_run`, then the slots and the start, as `take_slots_and_start`
+    makes them, in one step; none of them for a match that is over; a bot full for a match not
+    holding its slot puts the match in its queue."""
+    from core.store.runs import read_run, start_run
+    from core.store.slots import playing_key
+    from core.store.slots import waiting_key as slot_queue
+
+    poll = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling",
+                            max_concurrent=1)[0]
+    mid, other = (store.create_match(GAME, [poll["id"], poll["id"]], SEED, {}, time_bank_ms=0) for _ in "ab")
+    bots = [{**poll, "version": 1}] * 2
+    start = start_run(store, mid["id"], mid, 0, bots)
+    assert start.started == ((None, 1), True) and store.get_match(mid["id"])["status"] == "running"
+    read = read_run(store, mid["id"], mid["seats"], 0, mid)
+    assert (start.match, start.bots, start.log, start.waiting) == (read.match, read.bots, read.log, read.waiting)
+    assert start_run(store, mid["id"], mid, 0, bots).started == ((None, 2), False)
+    assert store.r.smembers(playing_key(poll["id"])) == {mid["id"].encode()}
+
+    store.take_lease("match", mid["id"], 10_000)  # the slot is live: the other match waits for it
+    full = start_run(store, other["id"], other, 0, bots)
+    assert full.started[0][0]["id"] == poll["id"] and full.started[0][1] == 0
+    assert store.r.zscore(slot_queue(poll["id"]), other["id"]) is not None
+    assert store.get_match(other["id"])["status"] == "queued"
+
+    store.set_match_status(mid["id"], "aborted")
+    over = start_run(store, mid["id"], mid, 0, bots)
+    assert over.started is None and over.match["status"] == "aborted"
+    assert store.r.hget(f"match:{mid['id']}", "attempts") == b"2"
+    assert start_run(store, "m_none", {**mid, "id": "m_none"}, 0, bots) is None
