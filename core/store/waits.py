@@ -45,11 +45,14 @@ from __future__ import annotations
 
 import json
 
-from core.store.debug import write_debug
+from redis.exceptions import NoScriptError
+
+from core.store.debug import debug_key, debug_note
 from core.store.decisions import decisions_key, pend
-from core.store.jobs import QUEUE, continuation
+from core.store.events import match_channel
+from core.store.jobs import CONTINUATION_STEP, QUEUE, continuation_parts
 from core.store.keys import now_ms, text
-from core.store.matches import log_key, run_ended
+from core.store.matches import APPEND_STEP, log_key, run_ended
 
 #: a webhook turn's backstop after its deadline: the call itself times out first; the clock
 #: judges it only if the dispatcher making the call died
@@ -165,6 +168,26 @@ end
 redis.call('RPUSH', KEYS[3], ARGV[2])
 return 1
 """
+
+
+#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel, KEYS[4] the deadlines,
+#: KEYS[5] the account's share, KEYS[6] the match's debug notes, KEYS[7] the bot's pending
+#: decisions, KEYS[8] the active set, KEYS[9] the runs; ARGV[1] the turn, ARGV[2] its entry,
+#: ARGV[3] the member "{match}:{turn}", ARGV[4] "1" if the call held a share of its account,
+#: ARGV[5] and ARGV[6] the debug note's field and value ("" for none), ARGV[7] "1" if the turn is a
+#: polling bot's pending decision, ARGV[8] and ARGV[9] the continuation's member and run. The
+#: settling of a remote turn in one step (`settle`): the entry appended (matches.py's append
+#: step) and, only if it landed, its deadline, share and pending decision gone, its debug note
+#: kept, the match's next run queued (jobs.py's continuation step). 1 if it landed, else 0.
+SETTLE_LUA = ("local log_key, match_key, channel, first_turn = KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1])\n"
+              "local entries = {ARGV[2]}\n" + APPEND_STEP + """
+if appended == 0 then return 0 end
+redis.call('ZREM', KEYS[4], ARGV[3])
+if ARGV[4] == '1' then redis.call('ZREM', KEYS[5], ARGV[3]) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[6], ARGV[5], ARGV[6]) end
+if ARGV[7] == '1' then redis.call('HDEL', KEYS[7], ARGV[3]) end
+local active_key, runs_key, active_member, run_item = KEYS[8], KEYS[9], ARGV[8], ARGV[9]
+""" + CONTINUATION_STEP + "return 1\n")
 
 
 def late_key(queue: str) -> str:
@@ -338,22 +361,50 @@ class Waits:
         """Append the entry that ends a remote turn (an answer, a fault, a timeout) and, if it
         landed, keep the answer's `debug` text (core/store/debug.py) and enqueue the match's
         next run; False if the turn was already settled or the match is over (nothing kept,
-        nothing enqueued). `record`: the turn's `waiting_on`, if read already."""
-        if not self.append_entry(match_id, entry):
-            return False
-        turn = entry["turn"]
+        nothing enqueued). `record`: the turn's `waiting_on`, if read already. One round trip
+        (with the record given): `SETTLE_LUA`."""
         record = record or self.waiting_on(match_id) or {}
+        return bool(self.script(SETTLE_LUA)(*self._settling(match_id, entry, record, debug)))
+
+    def settle_all(self, turns: list[tuple[str, dict, dict, str | None]]) -> list[bool]:
+        """`settle` of each (match, entry, record, debug), in one round trip: what landed."""
+        if len(turns) == 1:
+            return [self.settle(*turns[0])]
+        calls = [self._settling(match_id, entry, record, debug) for match_id, entry, record, debug in turns]
+        return [bool(landed) for landed in self._scripts_at_once(SETTLE_LUA, calls)]
+
+    def _scripts_at_once(self, source: str, calls: list[tuple[list, list]]) -> list:
+        """The script run with each (keys, args) in one round trip, by its SHA (a pipeline of
+        redis-py's Script objects asks Redis whether it knows them first: one more round trip),
+        loaded and run again if Redis lost it (a restart)."""
+        sha = self.script(source).sha
+        for attempt in (1, 2):
+            pipe = self.r.pipeline(transaction=False)
+            for keys, args in calls:
+                pipe.evalsha(sha, len(keys), *keys, *args)
+            try:
+                return pipe.execute()
+            except NoScriptError:
+                if attempt == 2:
+                    raise
+                self.r.script_load(source)
+        return []
+
+    def _settling(self, match_id: str, entry: dict, record: dict, debug: str | None) -> tuple[list, list]:
+        """`SETTLE_LUA`'s keys and arguments."""
+        turn = int(entry["turn"])
         queue = record.get("queue") or self.queue
-        pipe = self.r.pipeline()
-        pipe.zrem(deadlines_key(queue), _member(match_id, turn))
-        if record.get("kind") == "webhook" and record.get("account"):
-            pipe.zrem(share_key(queue, record["account"]), _member(match_id, turn))
-        write_debug(pipe, match_id, turn, entry["seat"], debug)
-        if record.get("kind") == "polling" and record.get("turn") == turn:
-            pipe.hdel(decisions_key(record["bot"]), _member(match_id, turn))
-        continuation(pipe, match_id, turn + 1, queue)  # the match's next run, in the same transaction
-        pipe.execute()
-        return True
+        member = _member(match_id, turn)
+        account = record.get("account") if record.get("kind") == "webhook" else None
+        polling = record.get("kind") == "polling" and record.get("turn") == turn
+        field, note = debug_note(turn, entry["seat"], debug) if debug else ("", "")
+        (active, runs), (active_member, run_item) = continuation_parts(match_id, turn + 1, queue)
+        keys = [log_key(match_id), f"match:{match_id}", match_channel(match_id), deadlines_key(queue),
+                share_key(queue, account or "-"), debug_key(match_id), decisions_key(record.get("bot") or "-"),
+                active, runs]
+        args = [turn, json.dumps(entry, separators=(",", ":")), member, "1" if account else "0", field, note,
+                "1" if polling else "0", active_member, run_item]
+        return keys, args
 
     def note_late(self, ms: int) -> None:
         """A timeout was recorded `ms` after its deadline."""
