@@ -44,6 +44,7 @@ continuation per turn, however the answer and the deadline race.
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 from redis.exceptions import NoScriptError
 
@@ -53,6 +54,7 @@ from core.store.events import match_channel
 from core.store.jobs import CONTINUATION_STEP, QUEUE, continuation_parts
 from core.store.keys import now_ms, text
 from core.store.matches import APPEND_STEP, log_key, run_ended
+from core.store.versions import as_version, versions_key
 
 #: a webhook turn's backstop after its deadline: the call itself times out first; the clock
 #: judges it only if the dispatcher making the call died
@@ -106,27 +108,77 @@ def call_item(match_id: str, turn: int) -> str:
     return json.dumps({"match": match_id, "turn": turn})
 
 
+#: The start step: `waiting_key`, `deadlines_key`, `taken_key`, `share_key` (the account's share),
+#: `now`, `lease` (when the call's lease ends: its deadline plus `CALL_SLACK_MS`), `member`, `item`
+#: and `share` (the account's most calls in flight; 0: no share kept) set before it, and `started`
+#: declared, the turn known to be pending. The call is sent now (`started` "sent": it leaves the taken list, its clock
+#: starts), or its account has its share in flight ("over": it stays taken).
+START_STEP = """
+started = 'sent'
+if share > 0 then
+  redis.call('ZREMRANGEBYSCORE', share_key, '-inf', now)
+  if not redis.call('ZSCORE', share_key, member) and redis.call('ZCARD', share_key) >= share then
+    started = 'over'
+  else
+    redis.call('ZADD', share_key, lease, member)
+  end
+end
+if started == 'sent' then
+  redis.call('LREM', taken_key, 1, item)
+  redis.call('HSET', waiting_key, 'called_at', now)
+  redis.call('ZADD', deadlines_key, lease, member)
+end
+"""
+
 #: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken, KEYS[5] the account's share;
-#: ARGV[1] turn, ARGV[2] now, ARGV[3] judge at, ARGV[4] the member, ARGV[5] the item, ARGV[6] the
-#: account's most calls in flight (0: no share kept), ARGV[7] when its lease ends. The call is sent
-#: now ("sent": it leaves the taken list, its clock starts), or its turn is no longer pending
-#: ("gone": it leaves the taken list), or its account has its share in flight ("over": it stays).
+#: ARGV[1] turn, ARGV[2] now, ARGV[3] when its lease ends, ARGV[4] the member, ARGV[5] the item,
+#: ARGV[6] the account's most calls in flight (0: no share kept). "gone" if the turn is no longer
+#: pending (the call leaves the taken list), else the start step's "sent" or "over" (`start_call`).
 START_CALL_LUA = """
-if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
-  redis.call('LREM', KEYS[4], 1, ARGV[5])
+local waiting_key, deadlines_key, taken_key, share_key = KEYS[1], KEYS[3], KEYS[4], KEYS[5]
+local now, lease, member, item, share = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
+local started
+if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', waiting_key, 'record') == 0 then
+  redis.call('LREM', taken_key, 1, item)
   return 'gone'
 end
-if tonumber(ARGV[6]) > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[2])
-  if not redis.call('ZSCORE', KEYS[5], ARGV[4]) and redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[6]) then
-    return 'over'
-  end
-  redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
+""" + START_STEP + "return started\n"
+
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken; ARGV[1] turn, ARGV[2] now,
+#: ARGV[3] the member, ARGV[4] the item, ARGV[5] "1" to start the call, ARGV[6] the account's most
+#: calls in flight, ARGV[7] and ARGV[8] what comes before and after the account in its share's key,
+#: ARGV[9] `CALL_SLACK_MS`, ARGV[10] what follows `bot:{id}` in its versions' key. A taken call
+#: learns all it needs in one round trip (`prepare_call`): {"gone"} (it leaves the taken list) if
+#: its turn is no longer a pending webhook call; else {how its start went ("sent" or "over", or
+#: "read" if not asked), the waiting record, the bot's `url`, `owner` and `version` (JSON, or
+#: false), the pinned version's entry in the bot's versions (or false: the latest), the account}.
+#: The bot's key is read where its record names it (core/store/bots.py's `bot:{id}`).
+PREPARE_CALL_LUA = """
+local waiting_key, deadlines_key, taken_key = KEYS[1], KEYS[3], KEYS[4]
+local turn, now, member, item = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+local raw = redis.call('HGET', waiting_key, 'record')
+local record = raw and cjson.decode(raw)
+if not record or record.turn ~= turn or record.kind ~= 'webhook' or redis.call('LLEN', KEYS[2]) > turn then
+  redis.call('LREM', taken_key, 1, item)
+  return {'gone'}
 end
-redis.call('LREM', KEYS[4], 1, ARGV[5])
-redis.call('HSET', KEYS[1], 'called_at', ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
-return 'sent'
+local bot_key = 'bot:' .. record.bot
+local fields = redis.call('HMGET', bot_key, 'url', 'owner', 'version')
+local old = false
+if type(record.version) == 'number' and record.version ~= tonumber(fields[3] or '1') then
+  old = redis.call('HGET', bot_key .. ARGV[10], record.version)
+end
+local account = record.account
+if type(account) ~= 'string' or account == '' then
+  account = fields[2] and cjson.decode(fields[2])
+  if type(account) ~= 'string' or account == '' then account = record.bot end
+end
+local started = 'read'
+if ARGV[5] == '1' then
+  local share, share_key = tonumber(ARGV[6]), ARGV[7] .. account .. ARGV[8]
+  local lease = tonumber(now) + tonumber(record.decision.deadline_ms) + tonumber(ARGV[9])
+""" + START_STEP + """end
+return {started, raw, fields[1], fields[2], fields[3], old, account}
 """
 
 #: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] calls, KEYS[5] the account's share;
@@ -216,6 +268,42 @@ def waiting_record(raw: dict) -> dict | None:
     return record
 
 
+def waiting_record_and_body(raw: bytes) -> tuple[dict, bytes | None]:
+    """A waiting record from its stored JSON, and its decision's own JSON text within it (the
+    body of its webhook call, sent as stored: never encoded again), or None if the record is not
+    laid out as `await_answer` writes it (`"decision"` its last field: then the body is encoded)."""
+    source = raw.decode() if isinstance(raw, bytes) else raw
+    at = source.find(_DECISION_FIELD)
+    if at > 0 and source.endswith("}"):
+        try:
+            record = json.loads(source[:at].rstrip(",") + "}")
+            decision, end = _DECODER.raw_decode(source, at + len(_DECISION_FIELD))
+        except ValueError:
+            pass
+        else:
+            if end == len(source) - 1 and isinstance(record, dict) and "decision" not in record:
+                record["decision"] = decision
+                return record, source[at + len(_DECISION_FIELD):end].encode()
+    return json.loads(source), None
+
+
+_DECISION_FIELD = '"decision":'
+_DECODER = json.JSONDecoder()
+
+
+class PreparedCall(NamedTuple):
+    """`prepare_call`'s answer: how the call's start went ("sent", "over", or "read": not
+    tried), the turn's waiting record, the bot as its pinned version is reached, the account
+    whose share the call takes, the decision's JSON (or None), and when it was started."""
+
+    started: str
+    record: dict
+    bot: dict
+    account: str
+    body: bytes | None
+    called_at: int
+
+
 def _member(match_id: str, turn: int) -> str:
     return f"{match_id}:{turn}"
 
@@ -263,8 +351,33 @@ class Waits:
         got = self.script(START_CALL_LUA)(
             keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller),
                   share_key(self.queue, account or "-")],
-            args=[turn, called_at, lease, _member(match_id, turn), item, share if account else 0, lease])
-        return got.decode() if isinstance(got, bytes) else got
+            args=[turn, called_at, lease, _member(match_id, turn), item, share if account else 0])
+        return text(got)
+
+    def prepare_call(self, match_id: str, turn: int, item: str | bytes, caller: str, start: bool = True,
+                     share: int = 0, now: int | None = None) -> PreparedCall | None:
+        """A taken webhook call: what it needs to be made — the turn's waiting record, its bot as
+        the version the match pinned is reached (its URL read now: a changed URL holds at once),
+        its account — and, with `start`, its start (`start_call`, at `now`, with the account's
+        `share`), in one round trip. None (and the call leaves `caller`'s taken list) if its
+        turn is no longer a pending webhook call."""
+        now = now_ms() if now is None else now
+        before, _, after = share_key(self.queue, "\0").partition("\0")
+        got = self.script(PREPARE_CALL_LUA)(
+            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller)],
+            args=[turn, now, _member(match_id, turn), item, "1" if start else "0", share, before, after, CALL_SLACK_MS,
+                  versions_key("").removeprefix("bot:")])
+        if text(got[0]) == "gone":
+            return None
+        started, raw, url, owner, latest, old, account = got
+        record, body = waiting_record_and_body(raw)
+        bot = {"id": record["bot"], "version": json.loads(latest) if latest else 1}
+        if url:
+            bot["url"] = json.loads(url)
+        if owner:
+            bot["owner"] = json.loads(owner)
+        return PreparedCall(text(started), record, as_version(bot, record.get("version"), old or None), text(account),
+                            body, now)
 
     def call_started(self, match_id: str, turn: int, called_at: int, deadline_ms: int | None = None,
                      caller: str | None = None, item: str | bytes | None = None) -> bool:
