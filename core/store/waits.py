@@ -2,7 +2,9 @@
 
 Keys:
     match:{id}:waiting      hash: "record" (JSON {"turn", "seat", "bot", "version", "kind", "queue",
-                            "sent_at", "deadline_at", "decision"}, epoch ms), "called_at" (epoch
+                            "sent_at", "deadline_at", "account", "decision"}, epoch ms; `deadline_at`
+                            is `sent_at` plus the decision's `deadline_ms`; the decision comes last:
+                            `prepare_call` reads the fields before it), "called_at" (epoch
                             ms, a webhook call under way), "called_again" (it was lost once);
                             from the first remote decision to the match's end: the match holds
                             its bots' slots while it has it
@@ -157,7 +159,12 @@ PREPARE_CALL_LUA = """
 local waiting_key, deadlines_key, taken_key = KEYS[1], KEYS[3], KEYS[4]
 local turn, now, member, item = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
 local raw = redis.call('HGET', waiting_key, 'record')
-local record = raw and cjson.decode(raw)
+local record = false
+if raw then  -- the fields before the decision (its last, and the bulk) are all this needs to read
+  local cut = string.find(raw, '"decision":', 1, true)
+  local ok, head = pcall(cjson.decode, cut and (string.gsub(string.sub(raw, 1, cut - 1), ',$', '')) .. '}' or raw)
+  record = ok and type(head) == 'table' and head.deadline_at and head or cjson.decode(raw)
+end
 if not record or record.turn ~= turn or record.kind ~= 'webhook' or redis.call('LLEN', KEYS[2]) > turn then
   redis.call('LREM', taken_key, 1, item)
   return {'gone'}
@@ -176,7 +183,7 @@ end
 local started = 'read'
 if ARGV[5] == '1' then
   local share, share_key = tonumber(ARGV[6]), ARGV[7] .. account .. ARGV[8]
-  local lease = tonumber(now) + tonumber(record.decision.deadline_ms) + tonumber(ARGV[9])
+  local lease = tonumber(now) + (record.deadline_at - record.sent_at) + tonumber(ARGV[9])  -- its deadline_ms
 """ + START_STEP + """end
 return {started, raw, fields[1], fields[2], fields[3], old, account}
 """
