@@ -18,11 +18,16 @@ A match runner publishes a remote seat's decision and its run ends
   asyncio event loop (core/eventloop.py), up to `calls` (4,096) in flight
   in one process; each answer is judged (core/answers.py) and settled the
   moment it comes; and the best-effort `match_over` notices. A waiting call
-  costs a few hundred bytes and a socket, not a thread. The taker thread
-  that takes a call from Redis also reads its records and starts it (its
-  account's share held) before handing it to the loop, and the settling
-  runs on a few store threads: a webhook decision crosses threads three
-  times, each wake-up being most of what a decision costs the callers.
+  costs a few hundred bytes and a socket, not a thread. A webhook decision
+  is three round trips to Redis and crosses threads twice: the taker
+  thread takes a call (`BLMOVE`), learns all it needs and starts it, its
+  account's share held, in one Lua step (`Store.prepare_call`), and hands
+  it to the loop; the loop makes the call and hands the answer to the
+  settler thread, which judges it and settles its turn in one Lua step
+  (the answers that came meanwhile in one round trip: `Store.settle_all`)
+  and ends the call. The taker, the settler and the clock each have a
+  Redis connection of their own; the rarer store work (a call waiting for
+  its account's share, the upkeep) runs on a few store threads.
 * **fair share**: an account has at most `CARDARENA_CALLS_PER_ACCOUNT` (256)
   calls in flight, over every dispatcher: counted in a dispatcher first,
   then in Redis as each is sent (`Store.start_call`: `waits:share:{account}`,
