@@ -276,31 +276,62 @@ def waiting_record(raw: dict) -> dict | None:
 
 
 def waiting_record_and_body(raw: bytes) -> tuple[dict, bytes | None]:
-    """A waiting record from its stored JSON, and its decision's own JSON text within it (the
-    body of its webhook call, sent as stored: never encoded again), or None if the record is not
-    laid out as `await_answer` writes it (`"decision"` its last field: then the body is encoded)."""
+    """A waiting record from its stored JSON, as a webhook call needs it: its fields, and its
+    decision's own JSON text within it — the call's body, sent as stored, never encoded again —
+    or None if the record is not laid out as `await_answer` writes it (`"decision"` its last
+    field: then the body is encoded). Its decision is read without its view (`call_fields`)."""
     source = raw.decode() if isinstance(raw, bytes) else raw
     at = source.find(_DECISION_FIELD)
     if at > 0 and source.endswith("}"):
         try:
             record = json.loads(source[:at].rstrip(",") + "}")
-            decision, end = _DECODER.raw_decode(source, at + len(_DECISION_FIELD))
         except ValueError:
-            pass
-        else:
-            if end == len(source) - 1 and isinstance(record, dict) and "decision" not in record:
+            record = None
+        if isinstance(record, dict) and "decision" not in record:
+            body = source[at + len(_DECISION_FIELD):-1]
+            decision = call_fields(body)
+            if decision is None:  # laid out otherwise: read whole
+                try:
+                    decision, end = _DECODER.raw_decode(source, at + len(_DECISION_FIELD))
+                except ValueError:
+                    decision, end = None, 0
+                decision = decision if end == len(source) - 1 else None
+            if decision is not None:
                 record["decision"] = decision
-                return record, source[at + len(_DECISION_FIELD):end].encode()
+                return record, body.encode()
     return json.loads(source), None
 
 
-_DECISION_FIELD = '"decision":'
+def call_fields(decision: str) -> dict | None:
+    """A decision's fields from its JSON text (sdk/referee.py `MatchReferee.decision`) but its
+    `view`, which only the bot reads: the fields before the view and from `legal_actions` on.
+    Most of a decision is its view, and the dispatcher never looks at it. None if the text is
+    not laid out that way (the fields before the view plain values, `legal_actions` a field of
+    the decision itself: then it is read whole)."""
+    view, legal = decision.find(_VIEW_FIELD), decision.rfind(_LEGAL_FIELD)
+    if not 0 < view < legal:
+        return None
+    try:
+        fields = json.loads(decision[:view].rstrip(",") + "}")
+        actions, end = _DECODER.raw_decode(decision, legal + len(_LEGAL_FIELD))
+        # `{` and what follows the legal actions is one object only if they close the decision
+        # itself: then `legal_actions` is the decision's own field, not one nested deeper
+        rest = json.loads("{" + decision[end + 1:]) if decision[end:end + 1] == "," else None
+    except ValueError:
+        return None
+    if not isinstance(fields, dict) or not isinstance(rest, dict) or {"view", "legal_actions"} & (fields.keys()
+                                                                                                 | rest.keys()):
+        return None
+    return {**fields, "legal_actions": actions, **rest}
+
+
+_DECISION_FIELD, _VIEW_FIELD, _LEGAL_FIELD = '"decision":', '"view":', '"legal_actions":'
 _DECODER = json.JSONDecoder()
 
 
 class PreparedCall(NamedTuple):
     """`prepare_call`'s answer: how the call's start went ("sent", "over", or "read": not
-    tried), the turn's waiting record, the bot as its pinned version is reached, the account
+    tried), the turn's waiting record (its decision without its view: `call_fields`), the bot as its pinned version is reached, the account
     whose share the call takes, the decision's JSON (or None), and when it was started."""
 
     started: str

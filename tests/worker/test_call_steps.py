@@ -13,7 +13,14 @@ import pytest
 from core.store import Store, secret_key
 from core.store.debug import debug_key
 from core.store.jobs import job_id
-from core.store.waits import CALL_SLACK_MS, deadlines_key, share_key, taken_key
+from core.store.waits import (
+    CALL_SLACK_MS,
+    call_fields,
+    deadlines_key,
+    share_key,
+    taken_key,
+    waiting_record_and_body,
+)
 from sdk.faults import fault
 from tests.worker.test_never_waits import ask_first_remote_turn, queued, remote_match
 from worker.dispatch import Dispatcher, _Call
@@ -39,7 +46,8 @@ def test_a_taken_call_learns_its_record_bot_and_account_and_starts_in_one_step(s
     mid, turn = match["id"], record["turn"]
     raw = taken(store)
     read = store.prepare_call(mid, turn, raw, "me", start=False)
-    assert read.started == "read" and read.record == record and read.account == "acct_test"
+    unseen = {k: v for k, v in record["decision"].items() if k != "view"}  # only the bot reads its view
+    assert read.started == "read" and read.record == {**record, "decision": unseen} and read.account == "acct_test"
     assert read.bot["id"] == bot["id"] and read.bot["url"] == URL and read.bot["owner"] == "acct_test"
     assert json.loads(read.body) == record["decision"]  # the call's body: the decision's JSON as stored
     assert store.waiting_on(mid).get("called_at") is None and store.r.lrange(taken_key(store.queue, "me"), 0, -1) == [raw]
@@ -137,3 +145,23 @@ def test_a_bots_good_answers_are_noted_once_a_second_and_a_recovery_at_once(stor
     assert settled(None)["last_seen"] >= failed["last_failed"]  # a good answer after a failure: noted at once
     assert settled("timeout")["last_seen"] >= failed["last_failed"]  # a timeout says neither
     assert dispatcher.busy == 0 and not dispatcher.in_flight
+
+
+def test_a_decision_is_read_without_its_view_and_whole_when_laid_out_otherwise():
+    """`call_fields`: the decision's own fields but its view; a `legal_actions` nested deeper (in
+    an action, in the clock) is never taken for the decision's: then the decision is read whole."""
+    decision = {"type": "turn", "protocol": 1, "match_id": "m_1", "game": "duck-soup", "turn": 3, "seat": 1,
+                "view": {"hand": ["AS"], "legal_actions": ["not these"]}, "legal_actions": [{"play": "AS"}, []],
+                "deadline_ms": 300, "clock": {"move_ms": 300, "bank_ms": 0}, "last_latency_ms": None}
+    record = {"turn": 3, "seat": 1, "bot": "b_1", "kind": "webhook", "decision": decision}
+    read, body = waiting_record_and_body(json.dumps(record, separators=(",", ":")).encode())
+    assert read == {**record, "decision": {k: v for k, v in decision.items() if k != "view"}}
+    assert json.loads(body) == decision
+    for nested in ({**decision, "legal_actions": [{"legal_actions": [1]}, {"x": 2}]},
+                   {**decision, "clock": {"legal_actions": [3]}}, {**decision, "last_latency_ms": {"legal_actions": []}}):
+        assert call_fields(json.dumps(nested, separators=(",", ":"))) is None
+        stored = json.dumps({**record, "decision": nested}, separators=(",", ":")).encode()
+        read, body = waiting_record_and_body(stored)
+        assert read == {**record, "decision": nested} and json.loads(body) == nested
+    for other in ({"decision": decision, "turn": 3}, {**record, "decision": decision}):  # not last; not compact
+        assert waiting_record_and_body(json.dumps(other).encode()) == (other, None)  # then encoded to be sent
