@@ -165,3 +165,17 @@ def test_a_decision_is_read_without_its_view_and_whole_when_laid_out_otherwise()
         assert read == {**record, "decision": nested} and json.loads(body) == nested
     for other in ({"decision": decision, "turn": 3}, {**record, "decision": decision}):  # not last; not compact
         assert waiting_record_and_body(json.dumps(other).encode()) == (other, None)  # then encoded to be sent
+
+
+def test_calls_of_turns_no_longer_pending_are_found_in_chunks(store, monkeypatch):
+    monkeypatch.setattr("core.store.waits.CALLS_OVER_CHUNK", 2)
+    turns = []
+    for _ in range(3):
+        match, _, _ = remote_match(store, "webhook", url=URL)
+        turns.append((match["id"], ask_first_remote_turn(store, match)))
+    (pending, _), (settled, record), (aborted, _) = turns
+    assert store.settle(settled, {"turn": record["turn"], "seat": record["seat"], "action": "x"}, record)
+    store.forget_wait(aborted)  # the match ended: its turn is no longer pending
+    calls = [(mid, record["turn"]) for mid, record in turns]
+    assert store.calls_over(calls) == {calls[1], calls[2]}
+    assert store.calls_over([calls[0]]) == set() and store.calls_over([]) == set()
