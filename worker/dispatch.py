@@ -571,12 +571,16 @@ class Dispatcher:
                 return
 
     def _settle(self, batch: list[tuple]) -> None:
-        store, turns = self.settler_store, []
+        store, judged = self.settler_store, []
         for call, _, reply, ms in batch:
-            entry = answered(store, call.record["decision"], ms, reply.action, reply.fault)
-            turns.append((call.match, entry, call.record, reply.debug))
-        for (call, _, _, _), (_, entry, _, _), landed in zip(batch, turns, store.settle_all(turns), strict=True):
-            if landed and fault_kind(entry.get("fault") or "") == "timeout":
+            try:
+                judged.append((call, answered(store, call.record["decision"], ms, reply.action, reply.fault),
+                               reply.debug))
+            except Exception:  # one answer that cannot be judged now: the deadline's backstop settles it
+                log.exception("judging the answer of match %s turn %s failed", call.match, call.turn)
+        landed = store.settle_all([(call.match, entry, call.record, debug) for call, entry, debug in judged])
+        for (call, entry, _), settled in zip(judged, landed, strict=True):
+            if settled and fault_kind(entry.get("fault") or "") == "timeout":
                 store.note_late(now_ms() - call.called_at - int(call.record["decision"]["deadline_ms"]))
 
     def _settled(self, call: _Call, driver: WebhookDriver) -> None:

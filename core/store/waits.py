@@ -537,6 +537,8 @@ class Waits:
 
     def settle_all(self, turns: list[tuple[str, dict, dict, str | None]]) -> list[bool]:
         """`settle` of each (match, entry, record, debug), in one round trip: what landed."""
+        if not turns:
+            return []
         if len(turns) == 1:
             return [self.settle(*turns[0])]
         calls = [self._settling(match_id, entry, record, debug) for match_id, entry, record, debug in turns]
