@@ -158,9 +158,10 @@ async def call_async(url: str, body: bytes, headers: dict[str, str], deadline_s:
         raise CallTimeout("no complete answer before the deadline") from None
 
 
-async def post_signed_async(url: str, secret: str, message: dict, deadline_s: float, max_bytes: int,
+async def post_signed_async(url: str, secret: str, message: dict | bytes, deadline_s: float, max_bytes: int,
                             *, public_only: bool = False, party: str | None = None) -> tuple[int, bytes]:
-    """`call_async` with `message` as JSON, signed with the bot's `secret` (docs/api.md §3)."""
+    """`call_async` with `message` as JSON (or its JSON already: sent as it is), signed with
+    the bot's `secret` (docs/api.md §3)."""
     body, headers, owner = _signed(secret, message)
     return await call_async(url, body, headers, deadline_s, max_bytes, public_only=public_only, owner=owner,
                             party=party)
@@ -197,12 +198,18 @@ def _target(url: str) -> Target:
     return parse_target(url)
 
 
-def _signed(secret: str, message: dict) -> tuple[bytes, dict[str, str], str]:
-    body = json.dumps(message, separators=(",", ":")).encode()
+def _signed(secret: str, message: dict | bytes) -> tuple[bytes, dict[str, str], str]:
+    body = message if isinstance(message, bytes) else json.dumps(message, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret),
                "User-Agent": "cardarena-referee/1"}
     # its connections are this secret's (a bot's) at this URL (a version's) alone
-    return body, headers, hashlib.sha256(secret.encode()).hexdigest()[:16]
+    return body, headers, _owner(secret)
+
+
+@functools.lru_cache(maxsize=4096)
+def _owner(secret: str) -> str:
+    """Whose kept-alive connections a call may reuse: a digest of the bot's secret (never the secret)."""
+    return hashlib.sha256(secret.encode()).hexdigest()[:16]
 
 
 # -- the request and the answer ------------------------------------------------------------

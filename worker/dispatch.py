@@ -18,11 +18,16 @@ A match runner publishes a remote seat's decision and its run ends
   asyncio event loop (core/eventloop.py), up to `calls` (4,096) in flight
   in one process; each answer is judged (core/answers.py) and settled the
   moment it comes; and the best-effort `match_over` notices. A waiting call
-  costs a few hundred bytes and a socket, not a thread. The taker thread
-  that takes a call from Redis also reads its records and starts it (its
-  account's share held) before handing it to the loop, and the settling
-  runs on a few store threads: a webhook decision crosses threads three
-  times, each wake-up being most of what a decision costs the callers.
+  costs a few hundred bytes and a socket, not a thread. A webhook decision
+  is three round trips to Redis and crosses threads twice: the taker
+  thread takes a call (`BLMOVE`), learns all it needs and starts it, its
+  account's share held, in one Lua step (`Store.prepare_call`), and hands
+  it to the loop; the loop makes the call and hands the answer to the
+  settler thread, which judges it and settles its turn in one Lua step
+  (the answers that came meanwhile in one round trip: `Store.settle_all`)
+  and ends the call. The taker, the settler and the clock each have a
+  Redis connection of their own; the rarer store work (a call waiting for
+  its account's share, the upkeep) runs on a few store threads.
 * **fair share**: an account has at most `CARDARENA_CALLS_PER_ACCOUNT` (256)
   calls in flight, over every dispatcher: counted in a dispatcher first,
   then in Redis as each is sent (`Store.start_call`: `waits:share:{account}`,
@@ -77,6 +82,7 @@ import collections
 import json
 import logging
 import os
+import queue
 import secrets
 import socket
 import sys
@@ -84,14 +90,17 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import redis
+
 from core import eventloop
 from core.answers import answered, timed_out
 from core.calls import NotMade
+from core.store import Store
 from core.store.keys import now_ms
 from core.store.waits import CALL_SLACK_MS, UNSENT_CHECK_MS
 from sdk.clock import TimeRules
 from sdk.faults import fault_kind
-from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver
+from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver, shows_alive
 from worker.heartbeat import Heartbeat
 
 log = logging.getLogger("cardarena.dispatch")
@@ -117,8 +126,13 @@ STORE_THREADS = 4
 RETRY_S = 0.5
 #: times a taken call's preparation (its records, in Redis) is tried before it is let go
 PREPARE_TRIES = 5
-#: bots' secrets a dispatcher keeps (all forgotten when full)
+#: bots' secrets a dispatcher keeps (all forgotten when full), and bots it noted seen
 SECRETS_KEPT = 10_000
+#: answers the settler settles in one round trip at most
+SETTLE_BATCH = 64
+#: a bot's good answers are noted (its `last_seen`, core/liveness.py) at most this often by one
+#: dispatcher (seconds): the API's pace for a polling bot's requests (server/auth.py)
+SEEN_EVERY_S = 1.0
 
 
 def calls_per_account() -> int:
@@ -130,12 +144,13 @@ def calls_per_account() -> int:
 class _Call:
     """One taken call in a dispatcher: what it is, whose, and its task."""
 
-    __slots__ = ("raw", "item", "match", "turn", "account", "bot", "secret", "record", "task", "sent", "called_at")
+    __slots__ = ("raw", "item", "match", "turn", "account", "bot", "secret", "record", "body", "task", "sent",
+                 "called_at")
 
     def __init__(self, raw: bytes, item: dict) -> None:
         self.raw, self.item = raw, item
         self.match, self.turn = item.get("match"), item.get("turn")
-        self.account = self.bot = self.secret = self.record = self.task = self.called_at = None
+        self.account = self.bot = self.secret = self.record = self.body = self.task = self.called_at = None
         self.sent = False
 
 
@@ -167,22 +182,30 @@ class Dispatcher:
         self.waiting: dict[str, collections.deque] = {}  # per account: calls over its share
         self.blocked: dict[str, float] = {}  # accounts found over their share on every dispatcher, until
         self.secrets: dict[str, str] = {}  # bot id -> its secret (they never change)
+        self.seen: dict[str, float] = {}  # bot id -> when the settler last noted it seen (monotonic)
+        self.answers: queue.SimpleQueue = queue.SimpleQueue()  # answered calls, for the settler
         self.calls_held: dict[bytes, _Call] = {}  # every taken call, by its queued bytes
         self.loop: asyncio.AbstractEventLoop | None = None
         self.store_threads: ThreadPoolExecutor | None = None
+        # the taker's, the settler's and the clock's own stores: each on a connection of its own
+        self.taker_store = self.settler_store = self.clock_store = store
         self.maintainer = None
 
     # -- life ------------------------------------------------------------------
     def start(self) -> Dispatcher:
+        if "clock" in self.parts:
+            self.clock_store = self._own_store()
         if "calls" in self.parts:
+            self.taker_store, self.settler_store = self._own_store(), self._own_store()
             self.loop = eventloop.loop()
             self.store_threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="dispatch-store")
             self.store.caller_beat(self.caller)
             self.maintainer = asyncio.run_coroutine_threadsafe(self._maintain(), self.loop)
-        for part, target in (("clock", self._clock), ("calls", self._take_calls)):
+        for part, name, target in (("clock", "clock", self._clock), ("calls", "calls", self._take_calls),
+                                   ("calls", "settler", self._settle_answers)):
             if part not in self.parts:
                 continue
-            thread = threading.Thread(target=target, name=f"dispatch-{part}", daemon=True)
+            thread = threading.Thread(target=target, name=f"dispatch-{name}", daemon=True)
             thread.start()
             self.threads.append(thread)
         if self.heartbeat is not None:
@@ -196,8 +219,10 @@ class Dispatcher:
         if self.heartbeat is not None:
             self.heartbeat.stop()
         for thread in self.threads:
-            thread.join(timeout=2)
+            if thread.name != "dispatch-settler":
+                thread.join(timeout=2)
         if self.loop is None:
+            self._close_own_stores()
             return
         end = time.monotonic() + grace_s
         while self.busy > 0 and time.monotonic() < end:
@@ -216,7 +241,26 @@ class Dispatcher:
             self.store.caller_gone(self.caller)  # the taken calls not sent go back in the queue
         except Exception:
             log.exception("could not give back the taken calls")
+        self.answers.put(None)  # the settler ends once the answers before it are settled
+        for thread in self.threads:
+            if thread.name == "dispatch-settler":
+                thread.join(timeout=5)
         self.store_threads.shutdown(wait=False, cancel_futures=True)
+        self._close_own_stores()
+
+    def _close_own_stores(self) -> None:
+        for own in {self.taker_store, self.settler_store, self.clock_store} - {self.store}:
+            own.r.close()
+
+    def _own_store(self) -> Store:
+        """The store on a Redis connection of its own, for one thread's round trips: redis-py's
+        pool costs ~10 us a command (its lock, the connection's checks), a third of a command's
+        CPU in the client. The thread's commands are one at a time anyway."""
+        pool = self.store.r.connection_pool
+        client = redis.Redis(connection_pool=type(pool)(connection_class=pool.connection_class,
+                                                        **pool.connection_kwargs),
+                             single_connection_client=True)
+        return Store(client, self.store.secret_key, queue=self.store.queue)
 
     def __enter__(self) -> Dispatcher:
         return self.start()
@@ -228,7 +272,7 @@ class Dispatcher:
     def _clock(self) -> None:
         while not self.stopping.is_set():
             try:
-                due, nearest = self.store.claim_due_and_next()  # one round trip a look
+                due, nearest = self.clock_store.claim_due_and_next()  # one round trip a look
                 for match_id, turn in due:
                     self.judge_deadline(match_id, turn)
                 if due:
@@ -277,7 +321,7 @@ class Dispatcher:
                 self.stopping.wait(0.01)
                 continue
             try:
-                raw = self.store.take_call(TAKE_WAIT_S, self.caller)
+                raw = self.taker_store.take_call(TAKE_WAIT_S, self.caller)
             except Exception:
                 log.exception("taking a webhook call failed")
                 self.stopping.wait(0.5)
@@ -291,23 +335,25 @@ class Dispatcher:
             self.loop.call_soon_threadsafe(self._arrive, call, ready, started)
 
     def _ready(self, call: _Call) -> tuple[bool | None, str | None]:
-        """On the taker's thread, in the same wake-up as the take: the call prepared and, if its
-        account has room in this dispatcher, started in Redis (its share held here). (prepared:
-        None if it could not be, to be tried again on the loop; how its start went, or None if
-        not tried.) One hand-over to the loop per call instead of three."""
+        """On the taker's thread, in the same wake-up as the take: the call prepared and started
+        in Redis if its account has room over every dispatcher (`Store.prepare_call`: one round
+        trip), its share then held here too. (prepared: None if it could not be, to be tried
+        again on the loop; how its start went, "sent" or "over", or None if not tried.) One
+        hand-over to the loop per call."""
         try:
-            ready = self._prepare(call)
+            if call.item.get("notice") or not self._takes_turn(call):
+                return self._prepare(call), None
+            prepared = self.taker_store.prepare_call(call.match, call.turn, call.raw, self.caller, True,
+                                                     self.per_account)
         except Exception:  # Redis away a moment: the loop tries again, patiently
             log.warning("preparing a webhook call failed: %s (tried again)", call.item, exc_info=True)
             return None, None
-        if not ready or call.item.get("notice") or not self._hold(call.account, first=True):
-            return ready, None
-        try:
-            return True, self._start(call)
-        except Exception:  # the loop starts it again (a start made twice is one start)
-            log.warning("starting a webhook call failed: %s (tried again)", call.item, exc_info=True)
-            self._release(call.account)
-            return True, None
+        if prepared is None:  # its turn is over: it left the taken list
+            return False, None
+        self._fill(call, prepared)
+        with self.lock:  # its share held here as it is in Redis ("over": given back as it waits)
+            self.in_flight[call.account] += 1
+        return True, prepared.started
 
     def _arrive(self, call: _Call, ready: bool | None, started: str | None) -> None:
         self.calls_held[call.raw] = call
@@ -384,26 +430,39 @@ class Dispatcher:
             queue.append(call)
 
     def _prepare(self, call: _Call) -> bool:
-        """On the taker's thread (or a store thread): the call's bot, secret and account; False (and dropped) if there
-        is nothing to call."""
+        """On the taker's thread (or a store thread): the call's bot, secret and account, not
+        started; False (and dropped) if there is nothing to call."""
         store, item = self.store, call.item
-        if item.get("notice"):
-            bot = store.version_record(item.get("bot"), item.get("version"))
-        else:
-            record = store.waiting_on(call.match) if call.match else None
-            if record is None or record["turn"] != call.turn or record["kind"] != "webhook":
+        if not item.get("notice"):
+            if not self._takes_turn(call):  # not a call at all
                 store.call_dropped(self.caller, call.raw)
                 return False
-            call.record = record
-            # reached as the version the match pinned (its own URL: core/store/versions.py)
-            bot = store.version_record(record["bot"], record.get("version")) or {"id": record["bot"]}
-        if bot is None or (item.get("notice") and bot.get("kind") != "webhook"):
+            prepared = store.prepare_call(call.match, call.turn, call.raw, self.caller, False)
+            if prepared is None:  # its turn is over: it left the taken list
+                return False
+            self._fill(call, prepared)
+            return True
+        bot = store.version_record(item.get("bot"), item.get("version"))
+        if bot is None or bot.get("kind") != "webhook":
             store.call_dropped(self.caller, call.raw)
             return False
         call.bot = bot
         call.secret = self._secret(bot["id"]) if bot.get("url") else ""
-        call.account = (call.record or {}).get("account") or bot.get("owner") or bot["id"]
+        call.account = bot.get("owner") or bot["id"]
         return True
+
+    @staticmethod
+    def _takes_turn(call: _Call) -> bool:
+        """Whether the queued item names a turn (a match and a turn number): else nothing to call."""
+        return isinstance(call.match, str) and isinstance(call.turn, int)
+
+    def _fill(self, call: _Call, prepared) -> None:
+        """The call as `Store.prepare_call` found it: its turn's record, its bot as the version the
+        match pinned is reached (its own URL: core/store/versions.py), the body, the account."""
+        call.record, call.bot, call.account, call.body = prepared.record, prepared.bot, prepared.account, prepared.body
+        call.secret = self._secret(call.bot["id"]) if call.bot.get("url") else ""
+        if prepared.started == "sent":
+            call.called_at = prepared.called_at
 
     def _secret(self, bot_id: str) -> str:
         """The bot's secret, kept once derived: it never changes (HMAC of the server key and
@@ -425,25 +484,27 @@ class Dispatcher:
     async def _make(self, call: _Call, started: str | None = None) -> None:
         """Make the call, its account's share held here (`_hold`), and settle its turn;
         `started`: how its start in Redis went, if it was tried already."""
-        over = False
+        ended = "done"
         try:
             if call.item.get("notice"):
                 await self._notify(call)
             else:
-                over = await self._call(call, started)
+                ended = await self._call(call, started)
         except asyncio.CancelledError:
             pass  # its turn is over (aborted), or the dispatcher stops: nothing to settle
         except Exception:  # a platform error after sending: the deadline's backstop settles the turn
             log.exception("a webhook call failed: %s", call.item)
         finally:
-            self._release(call.account)
-            if over:  # its account has its share in flight on other dispatchers: it waits here
+            if ended == "over":  # its account has its share in flight on other dispatchers: it waits here
+                self._release(call.account)
                 self._wait(call, first=True)
                 self.blocked[call.account] = time.monotonic() + CHECK_S
                 self._unbusy()
-            else:
+            elif ended == "done":
+                self._release(call.account)
                 self._done(call)
                 self._start_waiting(call.account)
+            # "settling": answered, its turn handed to the settler, which ends it (`_settled`)
 
     def _start_waiting(self, account: str) -> None:
         queue = self.waiting.get(account)
@@ -458,39 +519,89 @@ class Dispatcher:
         if queue is not None and not queue:
             del self.waiting[account]
 
-    async def _call(self, call: _Call, started: str | None = None) -> bool:
-        """Send the call (started in Redis already if `started` says so) and settle its turn;
-        True if its account's share (over every dispatcher) is in flight already: then it was
-        not sent, and waits."""
+    async def _call(self, call: _Call, started: str | None = None) -> str:
+        """Send the call (started in Redis already if `started` says so) and hand its answer to
+        the settler: "settling"; "over" if its account's share (over every dispatcher) is in
+        flight already (then it was not sent, and waits); "done" if it was not made."""
         store, decision = self.store, call.record["decision"]
         if started is None:
             started = await self._off(self._start, call)
         if started != "sent":
             call.sent = False
-            return started == "over"  # or settled meanwhile (the match is over)
+            return "over" if started == "over" else "done"  # or settled meanwhile (the match is over)
         call.sent = True
         driver = WebhookDriver(call.bot, call.secret, store=store)
         began = time.monotonic()
         try:
-            reply = await driver.ask_async(decision)  # the bot's clock starts here
+            reply = await driver.ask_async(decision, call.body)  # the bot's clock starts here
         except NotMade as exc:  # no byte reached the bot: queued again, uncharged
             log.warning("the webhook call of match %s turn %s could not be made (%s): queued again",
                         call.match, call.turn, exc)
             call.sent = False
             await asyncio.sleep(RETRY_S)
             await self._off(store.call_unstarted, call.match, call.turn, call.account)
-            return False
+            return "done"
         ms = max(0, int((time.monotonic() - began) * 1000 + 0.999))
         call.sent = False  # answered: whatever happens now, the bot had its call
-        await self._off(self._settle, call, driver, reply, ms, call.called_at)
-        return False
+        self.calls_held.pop(call.raw, None)  # nothing of it is left to cancel
+        self.answers.put((call, driver, reply, ms))
+        return "settling"
 
-    def _settle(self, call: _Call, driver: WebhookDriver, reply, ms: int, called_at: int) -> None:
-        store, decision = self.store, call.record["decision"]
-        entry = answered(store, decision, ms, reply.action, reply.fault)
-        if store.settle(call.match, entry, call.record, reply.debug) and fault_kind(entry.get("fault") or "") == "timeout":
-            store.note_late(now_ms() - called_at - int(decision["deadline_ms"]))
-        driver.note(driver.outcome)
+    # -- the settler: answered calls' turns settled, beside the loop ------------------------------
+    def _settle_answers(self) -> None:
+        """The settler's thread: judges each answer and settles its turn, all the answers that
+        came meanwhile in one round trip (`Store.settle_all`), then ends their calls (`_settled`).
+        The loop hands an answer over and goes on: one thread crossing per answer, none back."""
+        while True:
+            batch = [self.answers.get()]
+            while len(batch) < SETTLE_BATCH:
+                try:
+                    batch.append(self.answers.get_nowait())
+                except queue.Empty:
+                    break
+            stop = None in batch
+            batch = [answer for answer in batch if answer is not None]
+            try:
+                self._settle(batch)
+            except Exception:  # Redis away: the deadline's backstop settles these turns (made once more)
+                log.exception("settling %d webhook answers failed", len(batch))
+            for call, driver, _, _ in batch:
+                self._settled(call, driver)
+            if stop:
+                return
+
+    def _settle(self, batch: list[tuple]) -> None:
+        store, judged = self.settler_store, []
+        for call, _, reply, ms in batch:
+            try:
+                judged.append((call, answered(store, call.record["decision"], ms, reply.action, reply.fault),
+                               reply.debug))
+            except Exception:  # one answer that cannot be judged now: the deadline's backstop settles it
+                log.exception("judging the answer of match %s turn %s failed", call.match, call.turn)
+        landed = store.settle_all([(call.match, entry, call.record, debug) for call, entry, debug in judged])
+        for (call, entry, _), settled in zip(judged, landed, strict=True):
+            if settled and fault_kind(entry.get("fault") or "") == "timeout":
+                store.note_late(now_ms() - call.called_at - int(call.record["decision"]["deadline_ms"]))
+
+    def _settled(self, call: _Call, driver: WebhookDriver) -> None:
+        """On the settler's thread: an answered call ends — its bot's liveness noted (a good
+        answer at most once a second a bot: `SEEN_EVERY_S`), its share given back here, and its
+        account's waiting calls started on the loop, if it has any."""
+        try:
+            alive, bot_id, now = shows_alive(driver.outcome), call.bot["id"], time.monotonic()
+            if not (alive and now - self.seen.get(bot_id, -SEEN_EVERY_S) < SEEN_EVERY_S):  # else: seen a
+                driver.note(driver.outcome)  # moment ago by this dispatcher, and no failure noted since
+                if alive:
+                    if len(self.seen) >= SECRETS_KEPT:
+                        self.seen.clear()
+                    self.seen[bot_id] = now
+                elif alive is False:
+                    self.seen.pop(bot_id, None)
+        finally:
+            self._release(call.account)
+            self._unbusy()
+            if call.account in self.waiting:
+                self.loop.call_soon_threadsafe(self._start_waiting, call.account)
 
     async def _notify(self, call: _Call) -> None:
         try:
@@ -577,12 +688,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=CALLS, help="webhook calls in flight at once (default %(default)s)")
     parser.add_argument("--part", choices=PARTS, default=None, help="only this part (default: both)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    import redis
-
     from core.signals import die_with_parent, stop_on_signals
 
     die_with_parent()  # a pool killed with kill -9 leaves no dispatcher behind
-    from core.store import Store, secret_key
+    from core.store import secret_key
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     client = redis.Redis.from_url(args.redis_url)

@@ -29,7 +29,12 @@ def debug_key(match_id: str) -> str:
 def write_debug(pipe, match_id: str, turn: int, seat: int, text: str | None) -> None:
     """On `pipe`: keep `text` as turn `turn`'s debug (nothing when there is none)."""
     if text:
-        pipe.hset(debug_key(match_id), str(int(turn)), json.dumps({"seat": int(seat), "text": text}))
+        pipe.hset(debug_key(match_id), *debug_note(turn, seat, text))
+
+
+def debug_note(turn: int, seat: int, text: str) -> tuple[str, str]:
+    """The field and value that keep `text` as turn `turn`'s debug (in a script: core/store/waits.py)."""
+    return str(int(turn)), json.dumps({"seat": int(seat), "text": text})
 
 
 class Debug:

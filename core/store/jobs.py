@@ -196,9 +196,23 @@ def enqueue_continuation(connection, match_id: str, step: int, queue: str | None
 
 def continuation(pipe, match_id: str, step: int, queue: str | None = None) -> None:
     """`enqueue_continuation` on a transaction's `pipe` (with other writes of the settling)."""
+    (active, runs), (member, item) = continuation_parts(match_id, step, queue)
+    pipe.sadd(active, member)
+    pipe.rpush(runs, item)
+
+
+#: The continuation step: `active_key`, `runs_key`, `active_member` and `run_item` set before it
+#: (`continuation_parts`): `continuation` inside a script (core/store/waits.py's settling step)
+CONTINUATION_STEP = """
+redis.call('SADD', active_key, active_member)
+redis.call('RPUSH', runs_key, run_item)
+"""
+
+
+def continuation_parts(match_id: str, step: int, queue: str | None = None) -> tuple[list[str], list[str]]:
+    """The keys (active set, runs list) and values (the match's member, its run) of `continuation`."""
     name = queue_name(queue)
-    pipe.sadd(active_key(name), f"match:{match_id}")
-    pipe.rpush(runs_key(name), f"{match_id}:{step}")
+    return [active_key(name), runs_key(name)], [f"match:{match_id}", f"{match_id}:{step}"]
 
 
 def drop_queue(connection, queue: str) -> None:

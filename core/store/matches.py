@@ -67,8 +67,6 @@ BRIEF = ("scores", "ranks", "forfeits")
 #: the fields of the record Redis keeps of an archived match besides `KEPT`
 ARCHIVED, BRIEF_FIELD = "archived", "brief"
 
-#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel;
-#: ARGV[1] the first turn, ARGV[2..] the entries
 #: how long one process may take to archive a match before another may (ms): a file and two fsyncs
 ARCHIVE_LEASE_MS = 60_000
 
@@ -76,14 +74,25 @@ ARCHIVE_LEASE_MS = 60_000
 class ArchiveBusy(Exception):
     """Another process is archiving the match now (it holds `lease:archive:{id}`): try later."""
 
-APPEND_LUA = """
-local status = redis.call('HGET', KEYS[2], 'status')
-if not status or status == '"finished"' or status == '"aborted"' then return 0 end
-if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
-for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
-redis.call('PUBLISH', KEYS[3], redis.call('LLEN', KEYS[1]))
-return 1
+
+#: The append step: `log_key` the log, `match_key` the match hash, `channel` its events channel,
+#: `first_turn` the first entry's turn (a number) and `entries` (their JSON), set before it. The
+#: entries land only if the match is not over and its log holds exactly `first_turn` entries; it
+#: leaves `appended` (1 if they landed). Also run by core/store/waits.py's settling step.
+APPEND_STEP = """
+local appended = 0
+local status = redis.call('HGET', match_key, 'status')
+if status and status ~= '"finished"' and status ~= '"aborted"' and redis.call('LLEN', log_key) == first_turn then
+  for i = 1, #entries do redis.call('RPUSH', log_key, entries[i]) end
+  redis.call('PUBLISH', channel, redis.call('LLEN', log_key))
+  appended = 1
+end
 """
+#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel; ARGV[1] the first turn,
+#: ARGV[2..] the entries: the append step alone (`append_entries`)
+APPEND_LUA = ("local log_key, match_key, channel, first_turn = KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1])\n"
+              "local entries = {}\nfor i = 2, #ARGV do entries[i - 1] = ARGV[i] end\n"
+              + APPEND_STEP + "return appended\n")
 
 
 #: The start step: `match_key` the match hash, `started_at` now (JSON), set before it. One

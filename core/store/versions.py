@@ -112,16 +112,26 @@ class Versions:
                 for b, v in zip(match["seats"], match_versions(match), strict=True)]
 
     def _as_version(self, bot: dict, version: int | None) -> dict:
-        latest = version_of(bot)
-        if version is None or int(version) == latest:
-            return {**bot, "version": latest}
-        raw = self.r.hget(versions_key(bot["id"]), int(version))
-        if raw is None:
-            return {**bot, "version": latest}
-        old = json.loads(raw)
-        out = {k: v for k, v in bot.items() if k not in ("url", "entrypoint")}
-        out.update({k: old[k] for k in ("url", "entrypoint") if k in old})
-        return {**out, "version": int(version)}
+        if not is_older(bot, version):
+            return as_version(bot, version, None)
+        return as_version(bot, version, self.r.hget(versions_key(bot["id"]), int(version)))
 
 
-__all__ = ["Versions", "match_versions", "version_of", "versions_key"]
+def is_older(bot: dict, version: int | None) -> bool:
+    """Whether `version` is one of the bot's (its latest record's) older versions: reached as
+    `versions_key` says."""
+    return version is not None and int(version) != version_of(bot)
+
+
+def as_version(bot: dict, version: int | None, old: bytes | str | None) -> dict:
+    """The bot's record (its latest) as `version` is reached: `old`, its entry in
+    `versions_key` (None for the latest version, or one unknown: then the latest)."""
+    if old is None or not is_older(bot, version):
+        return {**bot, "version": version_of(bot)}
+    old = json.loads(old)
+    out = {k: v for k, v in bot.items() if k not in ("url", "entrypoint")}
+    out.update({k: old[k] for k in ("url", "entrypoint") if k in old})
+    return {**out, "version": int(version)}
+
+
+__all__ = ["Versions", "as_version", "is_older", "match_versions", "version_of", "versions_key"]

@@ -2,7 +2,9 @@
 
 Keys:
     match:{id}:waiting      hash: "record" (JSON {"turn", "seat", "bot", "version", "kind", "queue",
-                            "sent_at", "deadline_at", "decision"}, epoch ms), "called_at" (epoch
+                            "sent_at", "deadline_at", "account", "decision"}, epoch ms; `deadline_at`
+                            is `sent_at` plus the decision's `deadline_ms`; the decision comes last:
+                            `prepare_call` reads the fields before it), "called_at" (epoch
                             ms, a webhook call under way), "called_again" (it was lost once);
                             from the first remote decision to the match's end: the match holds
                             its bots' slots while it has it
@@ -44,12 +46,25 @@ continuation per turn, however the answer and the deadline race.
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
-from core.store.debug import write_debug
+from redis.exceptions import NoScriptError
+
+from core.store.debug import debug_key, debug_note
 from core.store.decisions import PEND_STEP, decisions_key, pending_value, wake_channel
-from core.store.jobs import QUEUE, RELEASE_STEP, continuation, lease_key, runs_key, taken_run
+from core.store.events import match_channel
+from core.store.jobs import (
+    CONTINUATION_STEP,
+    QUEUE,
+    RELEASE_STEP,
+    continuation_parts,
+    lease_key,
+    runs_key,
+    taken_run,
+)
 from core.store.keys import now_ms, text
-from core.store.matches import RUN_END_STEP, log_key
+from core.store.matches import APPEND_STEP, RUN_END_STEP, log_key
+from core.store.versions import as_version, versions_key
 
 #: a webhook turn's backstop after its deadline: the call itself times out first; the clock
 #: judges it only if the dispatcher making the call died
@@ -103,27 +118,82 @@ def call_item(match_id: str, turn: int) -> str:
     return json.dumps({"match": match_id, "turn": turn})
 
 
+#: The start step: `waiting_key`, `deadlines_key`, `taken_key`, `share_key` (the account's share),
+#: `now`, `lease` (when the call's lease ends: its deadline plus `CALL_SLACK_MS`), `member`, `item`
+#: and `share` (the account's most calls in flight; 0: no share kept) set before it, and `started`
+#: declared, the turn known to be pending. The call is sent now (`started` "sent": it leaves the taken list, its clock
+#: starts), or its account has its share in flight ("over": it stays taken).
+START_STEP = """
+started = 'sent'
+if share > 0 then
+  redis.call('ZREMRANGEBYSCORE', share_key, '-inf', now)
+  if not redis.call('ZSCORE', share_key, member) and redis.call('ZCARD', share_key) >= share then
+    started = 'over'
+  else
+    redis.call('ZADD', share_key, lease, member)
+  end
+end
+if started == 'sent' then
+  redis.call('LREM', taken_key, 1, item)
+  redis.call('HSET', waiting_key, 'called_at', now)
+  redis.call('ZADD', deadlines_key, lease, member)
+end
+"""
+
 #: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken, KEYS[5] the account's share;
-#: ARGV[1] turn, ARGV[2] now, ARGV[3] judge at, ARGV[4] the member, ARGV[5] the item, ARGV[6] the
-#: account's most calls in flight (0: no share kept), ARGV[7] when its lease ends. The call is sent
-#: now ("sent": it leaves the taken list, its clock starts), or its turn is no longer pending
-#: ("gone": it leaves the taken list), or its account has its share in flight ("over": it stays).
+#: ARGV[1] turn, ARGV[2] now, ARGV[3] when its lease ends, ARGV[4] the member, ARGV[5] the item,
+#: ARGV[6] the account's most calls in flight (0: no share kept). "gone" if the turn is no longer
+#: pending (the call leaves the taken list), else the start step's "sent" or "over" (`start_call`).
 START_CALL_LUA = """
-if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
-  redis.call('LREM', KEYS[4], 1, ARGV[5])
+local waiting_key, deadlines_key, taken_key, share_key = KEYS[1], KEYS[3], KEYS[4], KEYS[5]
+local now, lease, member, item, share = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
+local started
+if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', waiting_key, 'record') == 0 then
+  redis.call('LREM', taken_key, 1, item)
   return 'gone'
 end
-if tonumber(ARGV[6]) > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[2])
-  if not redis.call('ZSCORE', KEYS[5], ARGV[4]) and redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[6]) then
-    return 'over'
-  end
-  redis.call('ZADD', KEYS[5], ARGV[7], ARGV[4])
+""" + START_STEP + "return started\n"
+
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken; ARGV[1] turn, ARGV[2] now,
+#: ARGV[3] the member, ARGV[4] the item, ARGV[5] "1" to start the call, ARGV[6] the account's most
+#: calls in flight, ARGV[7] and ARGV[8] what comes before and after the account in its share's key,
+#: ARGV[9] `CALL_SLACK_MS`, ARGV[10] what follows `bot:{id}` in its versions' key. A taken call
+#: learns all it needs in one round trip (`prepare_call`): {"gone"} (it leaves the taken list) if
+#: its turn is no longer a pending webhook call; else {how its start went ("sent" or "over", or
+#: "read" if not asked), the waiting record, the bot's `url`, `owner` and `version` (JSON, or
+#: false), the pinned version's entry in the bot's versions (or false: the latest), the account}.
+#: The bot's key is read where its record names it (core/store/bots.py's `bot:{id}`).
+PREPARE_CALL_LUA = """
+local waiting_key, deadlines_key, taken_key = KEYS[1], KEYS[3], KEYS[4]
+local turn, now, member, item = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+local raw = redis.call('HGET', waiting_key, 'record')
+local record = false
+if raw then  -- the fields before the decision (its last, and the bulk) are all this needs to read
+  local cut = string.find(raw, '"decision":', 1, true)
+  local ok, head = pcall(cjson.decode, cut and (string.gsub(string.sub(raw, 1, cut - 1), ',$', '')) .. '}' or raw)
+  record = ok and type(head) == 'table' and head.deadline_at and head or cjson.decode(raw)
 end
-redis.call('LREM', KEYS[4], 1, ARGV[5])
-redis.call('HSET', KEYS[1], 'called_at', ARGV[2])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
-return 'sent'
+if not record or record.turn ~= turn or record.kind ~= 'webhook' or redis.call('LLEN', KEYS[2]) > turn then
+  redis.call('LREM', taken_key, 1, item)
+  return {'gone'}
+end
+local bot_key = 'bot:' .. record.bot
+local fields = redis.call('HMGET', bot_key, 'url', 'owner', 'version')
+local old = false
+if type(record.version) == 'number' and record.version ~= tonumber(fields[3] or '1') then
+  old = redis.call('HGET', bot_key .. ARGV[10], record.version)
+end
+local account = record.account
+if type(account) ~= 'string' or account == '' then
+  account = fields[2] and cjson.decode(fields[2])
+  if type(account) ~= 'string' or account == '' then account = record.bot end
+end
+local started = 'read'
+if ARGV[5] == '1' then
+  local share, share_key = tonumber(ARGV[6]), ARGV[7] .. account .. ARGV[8]
+  local lease = tonumber(now) + (record.deadline_at - record.sent_at) + tonumber(ARGV[9])  -- its deadline_ms
+""" + START_STEP + """end
+return {started, raw, fields[1], fields[2], fields[3], old, account}
 """
 
 #: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] calls, KEYS[5] the account's share;
@@ -198,6 +268,42 @@ return {length, taken}
 """
 
 
+#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel, KEYS[4] the deadlines,
+#: KEYS[5] the account's share, KEYS[6] the match's debug notes, KEYS[7] the bot's pending
+#: decisions, KEYS[8] the active set, KEYS[9] the runs; ARGV[1] the turn, ARGV[2] its entry,
+#: ARGV[3] the member "{match}:{turn}", ARGV[4] "1" if the call held a share of its account,
+#: ARGV[5] and ARGV[6] the debug note's field and value ("" for none), ARGV[7] "1" if the turn is a
+#: polling bot's pending decision, ARGV[8] and ARGV[9] the continuation's member and run. The
+#: settling of a remote turn in one step (`settle`): the entry appended (matches.py's append
+#: step) and, only if it landed, its deadline, share and pending decision gone, its debug note
+#: kept, the match's next run queued (jobs.py's continuation step). 1 if it landed, else 0.
+SETTLE_LUA = ("local log_key, match_key, channel, first_turn = KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1])\n"
+              "local entries = {ARGV[2]}\n" + APPEND_STEP + """
+if appended == 0 then return 0 end
+redis.call('ZREM', KEYS[4], ARGV[3])
+if ARGV[4] == '1' then redis.call('ZREM', KEYS[5], ARGV[3]) end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[6], ARGV[5], ARGV[6]) end
+if ARGV[7] == '1' then redis.call('HDEL', KEYS[7], ARGV[3]) end
+local active_key, runs_key, active_member, run_item = KEYS[8], KEYS[9], ARGV[8], ARGV[9]
+""" + CONTINUATION_STEP + "return 1\n")
+
+
+#: KEYS[2i-1] a call's log, KEYS[2i] its waiting hash; ARGV[i] its turn. The (1-based) indices of
+#: the calls whose turn is no longer pending: settled (the log is longer), or the match over (no
+#: waiting record). `calls_over`.
+CALLS_OVER_LUA = """
+local over = {}
+for i = 1, #ARGV do
+  if redis.call('LLEN', KEYS[2 * i - 1]) > tonumber(ARGV[i]) or redis.call('HEXISTS', KEYS[2 * i], 'record') == 0 then
+    over[#over + 1] = i
+  end
+end
+return over
+"""
+#: calls looked at by one `CALLS_OVER_LUA` (Redis runs nothing else meanwhile: ~0.5 ms)
+CALLS_OVER_CHUNK = 500
+
+
 def late_key(queue: str) -> str:
     return "waits:late_ms" if queue == QUEUE else f"waits:late_ms:{queue}"
 
@@ -222,6 +328,73 @@ def waiting_record(raw: dict) -> dict | None:
     if b"called_at" in raw:
         record["called_at"] = int(raw[b"called_at"])
     return record
+
+
+def waiting_record_and_body(raw: bytes) -> tuple[dict, bytes | None]:
+    """A waiting record from its stored JSON, as a webhook call needs it: its fields, and its
+    decision's own JSON text within it — the call's body, sent as stored, never encoded again —
+    or None if the record is not laid out as `await_answer` writes it (`"decision"` its last
+    field: then the body is encoded). Its decision is read without its view (`call_fields`)."""
+    source = raw.decode() if isinstance(raw, bytes) else raw
+    at = source.find(_DECISION_FIELD)
+    if at > 0 and source.endswith("}"):
+        try:
+            record = json.loads(source[:at].rstrip(",") + "}")
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and "decision" not in record:
+            body = source[at + len(_DECISION_FIELD):-1]
+            decision = call_fields(body)
+            if decision is None:  # laid out otherwise: read whole
+                try:
+                    decision, end = _DECODER.raw_decode(source, at + len(_DECISION_FIELD))
+                except ValueError:
+                    decision, end = None, 0
+                decision = decision if end == len(source) - 1 else None
+            if decision is not None:
+                record["decision"] = decision
+                return record, body.encode()
+    return json.loads(source), None
+
+
+def call_fields(decision: str) -> dict | None:
+    """A decision's fields from its JSON text (sdk/referee.py `MatchReferee.decision`) but its
+    `view`, which only the bot reads: the fields before the view and from `legal_actions` on.
+    Most of a decision is its view, and the dispatcher never looks at it. None if the text is
+    not laid out that way (the fields before the view plain values, `legal_actions` a field of
+    the decision itself: then it is read whole)."""
+    view, legal = decision.find(_VIEW_FIELD), decision.rfind(_LEGAL_FIELD)
+    if not 0 < view < legal:
+        return None
+    try:
+        fields = json.loads(decision[:view].rstrip(",") + "}")
+        actions, end = _DECODER.raw_decode(decision, legal + len(_LEGAL_FIELD))
+        # `{` and what follows the legal actions is one object only if they close the decision
+        # itself: then `legal_actions` is the decision's own field, not one nested deeper
+        rest = json.loads("{" + decision[end + 1:]) if decision[end:end + 1] == "," else None
+    except ValueError:
+        return None
+    if not isinstance(fields, dict) or not isinstance(rest, dict) or {"view", "legal_actions"} & (fields.keys()
+                                                                                                 | rest.keys()):
+        return None
+    return {**fields, "legal_actions": actions, **rest}
+
+
+_DECISION_FIELD, _VIEW_FIELD, _LEGAL_FIELD = '"decision":', '"view":', '"legal_actions":'
+_DECODER = json.JSONDecoder()
+
+
+class PreparedCall(NamedTuple):
+    """`prepare_call`'s answer: how the call's start went ("sent", "over", or "read": not
+    tried), the turn's waiting record (its decision without its view: `call_fields`), the bot as its pinned version is reached, the account
+    whose share the call takes, the decision's JSON (or None), and when it was started."""
+
+    started: str
+    record: dict
+    bot: dict
+    account: str
+    body: bytes | None
+    called_at: int
 
 
 def _member(match_id: str, turn: int) -> str:
@@ -299,8 +472,33 @@ class Waits:
         got = self.script(START_CALL_LUA)(
             keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller),
                   share_key(self.queue, account or "-")],
-            args=[turn, called_at, lease, _member(match_id, turn), item, share if account else 0, lease])
-        return got.decode() if isinstance(got, bytes) else got
+            args=[turn, called_at, lease, _member(match_id, turn), item, share if account else 0])
+        return text(got)
+
+    def prepare_call(self, match_id: str, turn: int, item: str | bytes, caller: str, start: bool = True,
+                     share: int = 0, now: int | None = None) -> PreparedCall | None:
+        """A taken webhook call: what it needs to be made — the turn's waiting record, its bot as
+        the version the match pinned is reached (its URL read now: a changed URL holds at once),
+        its account — and, with `start`, its start (`start_call`, at `now`, with the account's
+        `share`), in one round trip. None (and the call leaves `caller`'s taken list) if its
+        turn is no longer a pending webhook call."""
+        now = now_ms() if now is None else now
+        before, _, after = share_key(self.queue, "\0").partition("\0")
+        got = self.script(PREPARE_CALL_LUA)(
+            keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller)],
+            args=[turn, now, _member(match_id, turn), item, "1" if start else "0", share, before, after, CALL_SLACK_MS,
+                  versions_key("").removeprefix("bot:")])
+        if text(got[0]) == "gone":
+            return None
+        started, raw, url, owner, latest, old, account = got
+        record, body = waiting_record_and_body(raw)
+        bot = {"id": record["bot"], "version": json.loads(latest) if latest else 1}
+        if url:
+            bot["url"] = json.loads(url)
+        if owner:
+            bot["owner"] = json.loads(owner)
+        return PreparedCall(text(started), record, as_version(bot, record.get("version"), old or None), text(account),
+                            body, now)
 
     def call_started(self, match_id: str, turn: int, called_at: int, deadline_ms: int | None = None,
                      caller: str | None = None, item: str | bytes | None = None) -> bool:
@@ -346,14 +544,16 @@ class Waits:
             args=[turn, call_item(match_id, turn)]))
 
     def calls_over(self, calls: list[tuple[str, int]]) -> set[tuple[str, int]]:
-        """Of these (match, turn), the ones no longer pending (settled, or the match over)."""
-        pipe = self.r.pipeline(transaction=False)
-        for match_id, _ in calls:
-            pipe.llen(log_key(match_id))
-            pipe.hexists(waiting_key(match_id), "record")
-        replies = pipe.execute()
-        return {call for call, length, waiting in zip(calls, replies[::2], replies[1::2], strict=True)
-                if length > call[1] or not waiting}
+        """Of these (match, turn), the ones no longer pending (settled, or the match over): one
+        script a `CALLS_OVER_CHUNK` of them (a pipeline of two commands a call cost a dispatcher
+        holding thousands of calls most of its CPU while it held them)."""
+        over: set[tuple[str, int]] = set()
+        for start in range(0, len(calls), CALLS_OVER_CHUNK):
+            chunk = calls[start:start + CALLS_OVER_CHUNK]
+            keys = [key for match_id, _ in chunk for key in (log_key(match_id), waiting_key(match_id))]
+            for index in self.script(CALLS_OVER_LUA)(keys=keys, args=[turn for _, turn in chunk]):
+                over.add(chunk[int(index) - 1])
+        return over
 
     # -- the dispatchers' callers: who holds which taken call ---------------------------------
     def take_call(self, timeout_s: float, caller: str | None = None) -> bytes | None:
@@ -397,22 +597,52 @@ class Waits:
         """Append the entry that ends a remote turn (an answer, a fault, a timeout) and, if it
         landed, keep the answer's `debug` text (core/store/debug.py) and enqueue the match's
         next run; False if the turn was already settled or the match is over (nothing kept,
-        nothing enqueued). `record`: the turn's `waiting_on`, if read already."""
-        if not self.append_entry(match_id, entry):
-            return False
-        turn = entry["turn"]
+        nothing enqueued). `record`: the turn's `waiting_on`, if read already. One round trip
+        (with the record given): `SETTLE_LUA`."""
         record = record or self.waiting_on(match_id) or {}
+        return bool(self.script(SETTLE_LUA)(*self._settling(match_id, entry, record, debug)))
+
+    def settle_all(self, turns: list[tuple[str, dict, dict, str | None]]) -> list[bool]:
+        """`settle` of each (match, entry, record, debug), in one round trip: what landed."""
+        if not turns:
+            return []
+        if len(turns) == 1:
+            return [self.settle(*turns[0])]
+        calls = [self._settling(match_id, entry, record, debug) for match_id, entry, record, debug in turns]
+        return [bool(landed) for landed in self._scripts_at_once(SETTLE_LUA, calls)]
+
+    def _scripts_at_once(self, source: str, calls: list[tuple[list, list]]) -> list:
+        """The script run with each (keys, args) in one round trip, by its SHA (a pipeline of
+        redis-py's Script objects asks Redis whether it knows them first: one more round trip),
+        loaded and run again if Redis lost it (a restart)."""
+        sha = self.script(source).sha
+        for attempt in (1, 2):
+            pipe = self.r.pipeline(transaction=False)
+            for keys, args in calls:
+                pipe.evalsha(sha, len(keys), *keys, *args)
+            try:
+                return pipe.execute()
+            except NoScriptError:
+                if attempt == 2:
+                    raise
+                self.r.script_load(source)
+        return []
+
+    def _settling(self, match_id: str, entry: dict, record: dict, debug: str | None) -> tuple[list, list]:
+        """`SETTLE_LUA`'s keys and arguments."""
+        turn = int(entry["turn"])
         queue = record.get("queue") or self.queue
-        pipe = self.r.pipeline()
-        pipe.zrem(deadlines_key(queue), _member(match_id, turn))
-        if record.get("kind") == "webhook" and record.get("account"):
-            pipe.zrem(share_key(queue, record["account"]), _member(match_id, turn))
-        write_debug(pipe, match_id, turn, entry["seat"], debug)
-        if record.get("kind") == "polling" and record.get("turn") == turn:
-            pipe.hdel(decisions_key(record["bot"]), _member(match_id, turn))
-        continuation(pipe, match_id, turn + 1, queue)  # the match's next run, in the same transaction
-        pipe.execute()
-        return True
+        member = _member(match_id, turn)
+        account = record.get("account") if record.get("kind") == "webhook" else None
+        polling = record.get("kind") == "polling" and record.get("turn") == turn
+        field, note = debug_note(turn, entry["seat"], debug) if debug else ("", "")
+        (active, runs), (active_member, run_item) = continuation_parts(match_id, turn + 1, queue)
+        keys = [log_key(match_id), f"match:{match_id}", match_channel(match_id), deadlines_key(queue),
+                share_key(queue, account or "-"), debug_key(match_id), decisions_key(record.get("bot") or "-"),
+                active, runs]
+        args = [turn, json.dumps(entry, separators=(",", ":")), member, "1" if account else "0", field, note,
+                "1" if polling else "0", active_member, run_item]
+        return keys, args
 
     def note_late(self, ms: int) -> None:
         """A timeout was recorded `ms` after its deadline."""

@@ -64,7 +64,8 @@ class WebhookDriver(Driver):
         return post_signed(self.url, self.secret, message, seconds, MAX_ANSWER, public_only=self.public_only,
                            party=self.party)
 
-    async def post_async(self, message: dict, seconds: float) -> tuple[int, bytes]:
+    async def post_async(self, message: dict | bytes, seconds: float) -> tuple[int, bytes]:
+        """`post`, awaited on the running loop; `message` may be its JSON already."""
         return await post_signed_async(self.url, self.secret, message, seconds, MAX_ANSWER,
                                        public_only=self.public_only, party=self.party)
 
@@ -73,13 +74,14 @@ class WebhookDriver(Driver):
         self.note(self.outcome)
         return reply
 
-    async def ask_async(self, decision: dict) -> Reply:
-        """The bot's reply to `decision`, its clock started now; `outcome` says what it showed
-        of its liveness. `NotMade` (the platform could not call) is raised: no reply at all."""
+    async def ask_async(self, decision: dict, body: bytes | None = None) -> Reply:
+        """The bot's reply to `decision` (sent as `body`, its JSON, if given), its clock started
+        now; `outcome` says what it showed of its liveness. `NotMade` (the platform could not
+        call) is raised: no reply at all."""
         seconds = decision["deadline_ms"] / 1000
         began = time.monotonic()
         try:
-            status, body = await self.post_async(decision, seconds)
+            status, body = await self.post_async(decision if body is None else body, seconds)
         except CallError as exc:
             self.outcome = exc.kind
             if exc.kind == "timeout":
@@ -99,10 +101,11 @@ class WebhookDriver(Driver):
         non-2xx answer's "http_error: HTTP <status>", or None): a 2xx answer of any content
         is seen; no connection, a refused URL or an error status (401/403: the signature
         refused, core/liveness.py) failed; a timeout says neither. Best effort."""
-        if self.store is None or self.bot_id is None or failure == "timeout":
+        alive = shows_alive(failure)
+        if self.store is None or self.bot_id is None or alive is None:
             return
         try:
-            if failure in (None, "too_large", "bad_answer"):
+            if alive:
                 self.store.bot_seen(self.bot_id)
             else:
                 self.store.bot_failed(self.bot_id, failure)
@@ -114,6 +117,15 @@ class WebhookDriver(Driver):
             self.post({"type": "match_over", "match_id": match_id, "result": result}, MATCH_OVER_S)
         except Exception:
             pass
+
+
+def shows_alive(failure: str | None) -> bool | None:
+    """What a call's outcome (`WebhookDriver.note`'s `failure`) shows of the bot: alive (a 2xx
+    answer of any content), not (no connection, a refused URL, an error status), or neither (a
+    timeout: None)."""
+    if failure == "timeout":
+        return None
+    return failure in (None, "too_large", "bad_answer")
 
 
 def read_answer(body: bytes) -> Reply:
