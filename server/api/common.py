@@ -152,3 +152,28 @@ def errors(blp, *codes: int):
         return view
 
     return decorate
+
+
+def documented(*decorators):
+    """A view described as flask-smorest's `decorators` (`blp.arguments`, `blp.response`, `errors`)
+    describe it — the OpenAPI document reads only what they leave on the function (`_apidoc`) and
+    its docstring — without their wrappers around it at each request: the view parses its
+    arguments itself (`arguments`, the same parser and errors) and answers JSON. For the turn
+    traffic, where the five to seven wrappers' work (dump through the response schema, the
+    arguments' glue) was about a tenth of the API's CPU per decision; apply it under `blp.route`."""
+
+    def apply(view):
+        described = view
+        for decorator in reversed(decorators):
+            described = decorator(described)
+        view._apidoc = described._apidoc
+        return view
+
+    return apply
+
+
+def arguments(blp, schema, location: str = "json"):
+    """The request's arguments at `location` loaded with `schema` (an instance), as `blp.arguments`
+    would pass them to the view: the same parser, so the same 422 (and 400 for a body that is not
+    JSON)."""
+    return blp.ARGUMENTS_PARSER.parse(schema, location=location)
