@@ -107,9 +107,9 @@ return {1, out}
 
 #: An answer's reads, after its credential's (`credited_script`): KEYS[1] the bot's decisions,
 #: KEYS[2] a hash read with it (the match's waiting hash, core/store/waits.py); ARGV[1] the
-#: decision's field. {its record or false, the hash's fields and values}.
+#: decision's field. {1 if it is pending else 0, the hash's fields and values}.
 ANSWER_READS_LUA = credited_script("", """
-return {redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGETALL', KEYS[2])}
+return {redis.call('HEXISTS', KEYS[1], ARGV[1]), redis.call('HGETALL', KEYS[2])}
 """)
 
 #: a record as `pend` writes it: `RECORD_HEAD` + the decision's JSON + `RECORD_TAIL`
@@ -236,14 +236,15 @@ class Decisions:
         or None (none, or past its deadline)."""
         return live_record(self.r.hget(decisions_key(bot_id), f"{match_id}:{turn}"))
 
-    def answer_reads(self, credential: Credential, match_id: str, turn: int, also: str) -> tuple[dict | None, dict]:
+    def answer_reads(self, credential: Credential, match_id: str, turn: int, also: str) -> tuple[bool, dict]:
         """For the bot's answer to that turn, its credential checked first (`run_credited`:
-        `NotCredited` if it no longer holds; the bot noted seen): its `pending_record`, and the
-        fields of the hash `also` as HGETALL gives them (the match's waiting hash,
-        core/store/waits.py, which settling the turn needs), in one round trip."""
-        value, flat = self.run_credited(ANSWER_READS_LUA, credential, [decisions_key(credential.bot["id"]), also],
-                                        [f"{match_id}:{turn}"])
-        return live_record(value), dict(zip(flat[::2], flat[1::2], strict=True))
+        `NotCredited` if it no longer holds; the bot noted seen): whether a decision of that turn
+        is pending for it, and the fields of the hash `also` as HGETALL gives them (the match's
+        waiting hash, core/store/waits.py, which holds the same decision and which settling the
+        turn needs: the record is decoded once, from there), in one round trip."""
+        pending, flat = self.run_credited(ANSWER_READS_LUA, credential,
+                                          [decisions_key(credential.bot["id"]), also], [f"{match_id}:{turn}"])
+        return bool(pending), dict(zip(flat[::2], flat[1::2], strict=True))
 
     def listen_decisions(self, bot_id: str) -> Subscription:
         """The bot's wake channel, heard from now on (a context manager): read what is pending

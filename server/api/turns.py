@@ -248,10 +248,11 @@ def answer_turn(match_id: str, turn: int):
     record = waiting = None
     if len(match_id) <= 64:  # else no such match
         try:
-            record, raw = s.answer_reads(credential, match_id, turn, waiting_key(match_id))
+            pending, raw = s.answer_reads(credential, match_id, turn, waiting_key(match_id))
         except NotCredited:
             not_credited()
         waiting = waiting_record(raw)
+        record = pending_record(s, credential.bot["id"], match_id, turn, waiting) if pending else None
     if record is None:
         not_pending(s, credential.bot["id"], match_id, turn)
     g.turn_traffic_useful = True  # an answer to a pending decision, whatever its judgement
@@ -262,6 +263,17 @@ def answer_turn(match_id: str, turn: int):
         entry = settle_answer(s, record, match_id, action=body["action"], debug=debug_text(body.get("debug")),
                               waiting=waiting)
     return jsonify(ACCEPTED.dump({"match_id": match_id, "turn": turn, "action": entry["action"]}))
+
+
+def pending_record(s, bot_id: str, match_id: str, turn: int, waiting: dict | None) -> dict | None:
+    """The record of the bot's pending decision of that turn (`{"decision", "sent_at",
+    "deadline_at", …}`), None past its deadline: the match's waiting record when it is that
+    turn's, asked of this polling bot — `await_answer` wrote it with the same decision and times
+    as the bot's own record, so the answer decodes one of the two — else the bot's record, read."""
+    if waiting and waiting.get("turn") == turn and waiting.get("bot") == bot_id and waiting.get("kind") == "polling" \
+            and {"decision", "sent_at", "deadline_at"} <= waiting.keys():
+        return waiting if waiting["deadline_at"] > now_ms() else None
+    return s.pending_record(bot_id, match_id, turn)
 
 
 def not_pending(s, bot_id: str, match_id: str, turn: int) -> None:

@@ -193,7 +193,7 @@ def test_a_credential_is_checked_in_the_requests_own_step_and_a_retired_bot_is_r
 
 def test_a_decision_goes_out_as_stored(store):
     """A poll cuts each decision's JSON text from its record, undecoded; an answer's one step reads
-    its record and the match's waiting hash."""
+    whether it is pending and the match's waiting hash."""
     from core.store.decisions import record_parts
     from core.store.waits import waiting_key, waiting_record
 
@@ -209,9 +209,11 @@ def test_a_decision_goes_out_as_stored(store):
     assert (turn, deadline, json.loads(text)) == (3, json.loads(stored)["deadline_at"], decision)
     other = json.dumps({"sent_at": 1, "deadline_at": 2, "decision": decision}).encode()  # not pend's shape
     assert record_parts(field, other) == (3, 2, json.dumps(decision, separators=(",", ":")).encode())
-    record, raw = store.answer_reads(store.credential(store.bot_secret(a["id"])), m["id"], 3, waiting_key(m["id"]))
-    assert record["decision"] == decision and waiting_record(raw)["turn"] == 3
-    assert waiting_record(raw) == store.waiting_on(m["id"])
+    cred = store.credential(store.bot_secret(a["id"]))
+    pending, raw = store.answer_reads(cred, m["id"], 3, waiting_key(m["id"]))
+    assert pending and waiting_record(raw) == store.waiting_on(m["id"])
+    assert waiting_record(raw)["decision"] == decision  # the same decision as the bot's record: one is decoded
+    assert store.answer_reads(cred, m["id"], 2, waiting_key(m["id"]))[0] is False
 
 
 def test_a_poll_takes_places_unless_a_live_decision_is_pending(store):
