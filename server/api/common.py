@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import marshmallow as ma
-from flask import current_app
+from flask import current_app, request
 from marshmallow import validate
+from webargs.multidictproxy import MultiDictProxy
 
 import games
 from core.store.bots import PROBATION, accepts_of, is_paused
@@ -154,6 +157,13 @@ def errors(blp, *codes: int):
     return decorate
 
 
+@functools.cache
+def _single_valued(schema: ma.Schema) -> bool:
+    """Whether each field of the query schema `schema` takes one value (none that webargs reads as
+    a list from a repeated parameter)."""
+    return not MultiDictProxy({}, schema).multiple_keys
+
+
 def documented(*decorators):
     """A view described as flask-smorest's `decorators` (`blp.arguments`, `blp.response`, `errors`)
     describe it — the OpenAPI document reads only what they leave on the function (`_apidoc`) and
@@ -175,5 +185,14 @@ def documented(*decorators):
 def arguments(blp, schema, location: str = "json"):
     """The request's arguments at `location` loaded with `schema` (an instance), as `blp.arguments`
     would pass them to the view: the same parser, so the same 422 (and 400 for a body that is not
-    JSON)."""
-    return blp.ARGUMENTS_PARSER.parse(schema, location=location)
+    JSON). A query of fields that each take one value is loaded straight from the query string
+    (webargs' view of it is rebuilt from the schema at each request), unknown ones left out as
+    webargs does, its errors handed to the same parser."""
+    parser = blp.ARGUMENTS_PARSER
+    if location != "query" or not _single_valued(schema):
+        return parser.parse(schema, location=location)
+    try:
+        return schema.load(request.args, unknown=ma.EXCLUDE)
+    except ma.ValidationError as error:
+        error.messages = {location: error.messages}  # as webargs namespaces them
+        parser.handle_error(error, request, schema, error_status_code=None, error_headers=None)
