@@ -13,7 +13,7 @@ The match runner publishes a decision (`pend`, on the pipeline of
 long-poll registers on its wake channel (`listen_decisions`) *before* reading
 what is pending, so a decision published between the two still wakes it, and
 only then waits (`wait_decisions(listening=…)`): one read before the wait. No sleep loop: the
-poll waits on the process' one pub/sub listener (core/store/wakeups.py),
+poll waits on the process' one pub/sub listener of wake channels (core/store/wakeups.py),
 which wakes it; it holds no Redis connection while it waits.
 
 The API's poll is three round trips at most: its credential's check, what is
@@ -256,7 +256,7 @@ class Decisions:
         """Pending decisions, waiting up to `timeout_s` until there is one not in `skip`
         ((match id, turn) of those the bot holds already); those are left out.
 
-        It waits on the process' one listener (core/store/wakeups.py), holding no Redis
+        It waits on the process' one listener of wake channels (core/store/wakeups.py), holding no Redis
         connection and, under gevent, no thread: registered on the bot's wake channel before
         reading, it reads again when woken, when the listener (re)subscribes, and on its own
         every `RECHECK_S` (`UNSURE_S` while the listener is not subscribed). `listening`: the
