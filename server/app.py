@@ -40,7 +40,7 @@ import threading
 from pathlib import Path
 
 import redis
-from flask import Flask, jsonify, request, send_from_directory
+from flask import Flask, g, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from flask_limiter import Limiter
@@ -301,7 +301,8 @@ class SafeJSONProvider(DefaultJSONProvider):
 
 def _init_json(app: Flask) -> None:
     """Refuse a JSON body that is too deep or holds a giant number before any work
-    (webargs' own `json.loads` would raise RecursionError or ValueError: a 500)."""
+    (webargs' own `json.loads` would raise RecursionError or ValueError: a 500). What it parsed
+    is kept as `g.checked_json` (server/api/common.py `arguments` loads it, not parsing again)."""
     app.json = SafeJSONProvider(app)
     app.json.sort_keys = False
 
@@ -313,7 +314,7 @@ def _init_json(app: Flask) -> None:
         if not data:
             return
         try:
-            safe_loads(data)
+            g.checked_json = safe_loads(data)
         except JSONTooComplex as exc:
             fail(400, "invalid_json", f"the JSON body is refused: {exc}")
         except ValueError:

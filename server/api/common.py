@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 import marshmallow as ma
-from flask import current_app, request
+from flask import current_app, g, request
 from marshmallow import validate
 from webargs.multidictproxy import MultiDictProxy
 
@@ -187,12 +187,17 @@ def arguments(blp, schema, location: str = "json"):
     would pass them to the view: the same parser, so the same 422 (and 400 for a body that is not
     JSON). A query of fields that each take one value is loaded straight from the query string
     (webargs' view of it is rebuilt from the schema at each request), unknown ones left out as
-    webargs does, its errors handed to the same parser."""
+    webargs does; a JSON body the app has parsed already (`g.checked_json`, server/app.py) is not
+    parsed again; their errors go to the same parser."""
     parser = blp.ARGUMENTS_PARSER
-    if location != "query" or not _single_valued(schema):
+    if location == "query" and _single_valued(schema):
+        data, unknown = request.args, {"unknown": ma.EXCLUDE}
+    elif location == "json" and "checked_json" in g:
+        data, unknown = g.checked_json, {}  # the schema's own, as webargs leaves it for a body
+    else:
         return parser.parse(schema, location=location)
     try:
-        return schema.load(request.args, unknown=ma.EXCLUDE)
+        return schema.load(data, **unknown)
     except ma.ValidationError as error:
         error.messages = {location: error.messages}  # as webargs namespaces them
         parser.handle_error(error, request, schema, error_status_code=None, error_headers=None)
