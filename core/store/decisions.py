@@ -36,42 +36,52 @@ from core.store.matches import log_key
 from core.store.quotas import TAKE_FUNCTION, Places, new_place_token, take_args
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
 
-#: `pending(key, before, after)`: the bot's decisions (`key`), each field and its record followed by
-#: the length of its match's log (the match named by the field "{match}:{turn}", its log's key
-#: `before .. match .. after`, `LOG_KEY_AROUND`): a poll's read in one round trip
+#: `pending(key, before, after, skip)`: the bot's decisions (`key`) but those whose field is in the set
+#: `skip` (the bot holds them: not even sent back), each field and its record followed by the
+#: length of its match's log (the match named by the field "{match}:{turn}", its log's key
+#: `before .. match .. after`, `LOG_KEY_AROUND`): a poll's read in one round trip.
+#: `skipped(argv, at)`: the set of the `argv[at]` fields that follow it, and the index after them.
 PENDING_FUNCTION = """
-local function pending(key, before, after)
+local function pending(key, before, after, skip)
   local raw = redis.call('HGETALL', key)
   local out = {}
   for i = 1, #raw, 2 do
-    local match = string.match(raw[i], '^(.*):%d+$')
-    out[#out + 1] = raw[i]
-    out[#out + 1] = raw[i + 1]
-    out[#out + 1] = match and redis.call('LLEN', before .. match .. after) or 0
+    if not skip[raw[i]] then
+      local match = string.match(raw[i], '^(.*):%d+$')
+      out[#out + 1] = raw[i]
+      out[#out + 1] = raw[i + 1]
+      out[#out + 1] = match and redis.call('LLEN', before .. match .. after) or 0
+    end
   end
   return out
 end
+local function skipped(argv, at)
+  local skip = {}
+  for i = at + 1, at + tonumber(argv[at]) do skip[argv[i]] = true end
+  return skip, at + tonumber(argv[at]) + 1
+end
 """
-#: `live(out, now, skip)`: whether `pending`'s reply `out` holds a decision that may be live at `now`:
-#: not in the set `skip` of fields, not answered (its log shorter than its turn + 1) and its
-#: deadline — the record's last field as `pend` writes it — after now (a record not read so counts
-#: as live). The same test as `Decisions._live_texts`, given the same now.
+#: `live(out, now)`: whether `pending`'s reply `out` holds a decision that may be live at `now`: not
+#: answered (its log shorter than its turn + 1) and its deadline — the record's last field as
+#: `pend` writes it — after now (a record not read so counts as live). The same test as
+#: `Decisions._live_texts`, given the same now.
 LIVE_FUNCTION = """
-local function live(out, now, skip)
+local function live(out, now)
   for i = 1, #out, 3 do
-    if not skip[out[i]] then
-      local turn = tonumber(string.match(out[i], ':(%d+)$'))
-      local deadline = tonumber(string.match(out[i + 1], '"deadline_at":(%d+)}$'))
-      if not turn or not deadline or (deadline > now and out[i + 2] <= turn) then return true end
-    end
+    local turn = tonumber(string.match(out[i], ':(%d+)$'))
+    local deadline = tonumber(string.match(out[i + 1], '"deadline_at":(%d+)}$'))
+    if not turn or not deadline or (deadline > now and out[i + 2] <= turn) then return true end
   end
   return false
 end
 """
 #: KEYS[1] the bot's decisions; ARGV `LOG_KEY_AROUND`
-PENDING_LUA = PENDING_FUNCTION + "return pending(KEYS[1], ARGV[1], ARGV[2])\n"
-#: `PENDING_LUA` for a bot's own request: its credential checked, and the bot noted seen, first
-PENDING_CREDITED_LUA = credited_script(PENDING_FUNCTION, "return pending(KEYS[1], ARGV[1], ARGV[2])\n")
+PENDING_LUA = PENDING_FUNCTION + "return pending(KEYS[1], ARGV[1], ARGV[2], {})\n"
+#: `PENDING_LUA` for a bot's own request, after its credential's check (`credited_script`): ARGV then
+#: how many fields to skip and those fields
+PENDING_CREDITED_LUA = credited_script(PENDING_FUNCTION, """
+return pending(KEYS[1], ARGV[1], ARGV[2], (skipped(ARGV, 3)))
+""")
 
 #: A long-poll's first step, after its credential's (`credited_script`): what is pending and, only if
 #: nothing is, its places. KEYS[1] the bot's decisions, then the places' keys; ARGV:
@@ -79,14 +89,12 @@ PENDING_CREDITED_LUA = credited_script(PENDING_FUNCTION, "return pending(KEYS[1]
 #: (core/store/quotas.py). {-1, pending} when a decision may be live (`live`): no place taken,
 #: the poll does not wait; else {`take`'s reply, pending}.
 POLL_LUA = credited_script(PENDING_FUNCTION + LIVE_FUNCTION + TAKE_FUNCTION, """
-local out = pending(KEYS[1], ARGV[1], ARGV[2])
-local skipping = tonumber(ARGV[4])
-local skip = {}
-for i = 1, skipping do skip[ARGV[4 + i]] = true end
-if live(out, tonumber(ARGV[3]), skip) then return {-1, out} end
+local skip, rest = skipped(ARGV, 4)
+local out = pending(KEYS[1], ARGV[1], ARGV[2], skip)
+if live(out, tonumber(ARGV[3])) then return {-1, out} end
 local keys, argv = {}, {}
 for i = 2, #KEYS do keys[#keys + 1] = KEYS[i] end
-for i = 5 + skipping, #ARGV do argv[#argv + 1] = ARGV[i] end
+for i = rest, #ARGV do argv[#argv + 1] = ARGV[i] end
 return {take(keys, argv), out}
 """)
 
@@ -96,10 +104,8 @@ return {take(keys, argv), out}
 #: ms, seen (1 or 0), the places' token, how many fields to skip and those fields. {1 if given
 #: back else 0, pending}.
 READ_AND_GIVE_LUA = PENDING_FUNCTION + LIVE_FUNCTION + """
-local out = pending(KEYS[1], ARGV[1], ARGV[2])
-local skip = {}
-for i = 1, tonumber(ARGV[6]) do skip[ARGV[6 + i]] = true end
-if not live(out, tonumber(ARGV[3]), skip) then return {0, out} end
+local out = pending(KEYS[1], ARGV[1], ARGV[2], (skipped(ARGV, 6)))
+if not live(out, tonumber(ARGV[3])) then return {0, out} end
 for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[5]) end
 if ARGV[4] == '1' then redis.call('HSET', KEYS[2], 'last_seen', ARGV[3]) end
 return {1, out}
@@ -179,7 +185,9 @@ class Decisions:
         (core/store/bots.py `run_credited`: `NotCredited` if it no longer holds; the bot noted
         seen): each decision as its JSON text as stored, not decoded. One round trip."""
         bot_id = credential.bot["id"]
-        raw = self.run_credited(PENDING_CREDITED_LUA, credential, [decisions_key(bot_id)], list(LOG_KEY_AROUND))
+        skipped = [f"{match_id}:{turn}" for match_id, turn in skip]
+        raw = self.run_credited(PENDING_CREDITED_LUA, credential, [decisions_key(bot_id)],
+                                [*LOG_KEY_AROUND, len(skipped), *skipped])
         return self._live_texts(bot_id, raw, skip, now_ms())
 
     def pending_or_poll_places(self, credential: Credential, skip: set[tuple[str, int]],
@@ -209,7 +217,8 @@ class Decisions:
 
     def _live_texts(self, bot_id: str, raw: list, skip: set[tuple[str, int]], now: int) -> list[bytes]:
         """A `pending` reply (PENDING_FUNCTION's): the JSON texts of the decisions live at `now`
-        (the test of `LIVE_FUNCTION`) not in `skip`, by deadline; the stale deleted."""
+        (the test of `LIVE_FUNCTION`) not in `skip` (which a script may have left out already), by
+        deadline; the stale deleted."""
         if not raw:
             return []
         live, stale = [], []
