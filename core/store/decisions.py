@@ -16,11 +16,12 @@ only then waits (`wait_decisions(listening=…)`): one read before the wait. No 
 poll waits on the process' one pub/sub listener of wake channels (core/store/wakeups.py),
 which wakes it; it holds no Redis connection while it waits.
 
-The API's poll is three round trips at most: its credential's check, what is
-pending and its places (`pending_or_poll_places`: one credited script,
-core/store/bots.py `credited_script`), then, once woken, what is pending with
-its places given back when the poll ends with it (`wait_texts`). A decision
-goes out as `pend` stored it: its JSON text is cut from the record
+The API's poll is two round trips: its credential's check, what is pending and
+its places in one credited script (`pending_or_poll_places`, core/store/bots.py
+`credited_script`), then, once woken, what is pending with its places given
+back when the poll ends with it (`wait_texts`); only a wait that ends empty
+gives them back, and notes the bot seen, in round trips of their own. A
+decision goes out as `pend` stored it: its JSON text is cut from the record
 (`record_parts`), never decoded and encoded again.
 """
 
