@@ -40,7 +40,7 @@ import threading
 from pathlib import Path
 
 import redis
-from flask import Flask, jsonify, request, send_from_directory
+from flask import Flask, g, jsonify, request, send_from_directory
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from flask_limiter import Limiter
@@ -212,16 +212,20 @@ def _init_limiter(app: Flask) -> None:
 def _skip_for_turn_traffic(app: Flask, limiter: Limiter) -> None:
     """The limiter's own hooks do not run for turn traffic at all. Its request filter above already
     spares that traffic any limit, but only after the hook has resolved the view's limits, read
-    the exemptions and evaluated an empty list, and its after-request hook still looks for headers
-    to write: ~5% of the API's CPU per poll and answer (py-spy under bench/remote.py)."""
+    the exemptions and evaluated an empty list, its after-request hook still looks for headers
+    to write, and its teardown resets a context it never used: ~6% of the API's CPU per poll and
+    answer (py-spy under bench/remote.py)."""
     if not limiter.enabled:  # RATELIMIT_ENABLED off: it installed no hooks to skip
         return
     before = app.before_request_funcs.setdefault(None, [])
     after = app.after_request_funcs.setdefault(None, [])
+    teardown = app.teardown_request_funcs.setdefault(None, [])
     check = limiter._check_request_limit
     inject = next((f for f in after if getattr(getattr(f, "func", None), "__name__", "") == "__inject_headers"
                    and getattr(f, "args", ()) == (limiter,)), None)
-    if check not in before or inject is None:  # another Flask-Limiter: keep its hooks as they are
+    release = next((f for f in teardown if getattr(f, "__name__", "") == "__release_context"
+                    and getattr(f, "__self__", None) is limiter), None)
+    if check not in before or inject is None or release is None:  # another Flask-Limiter: keep its hooks
         app.logger.warning("Flask-Limiter's hooks not found: turn traffic still passes through them")
         return
 
@@ -232,8 +236,13 @@ def _skip_for_turn_traffic(app: Flask, limiter: Limiter) -> None:
     def inject_unless_turns(response):
         return response if _is_turn_traffic() else inject(response)
 
+    def release_unless_turns(error=None) -> None:
+        if not _is_turn_traffic():
+            release(error)
+
     before[before.index(check)] = check_unless_turns
     after[after.index(inject)] = inject_unless_turns
+    teardown[teardown.index(release)] = release_unless_turns
 
 
 def _retry_in(limiter: Limiter) -> str:
@@ -294,7 +303,8 @@ class SafeJSONProvider(DefaultJSONProvider):
 
 def _init_json(app: Flask) -> None:
     """Refuse a JSON body that is too deep or holds a giant number before any work
-    (webargs' own `json.loads` would raise RecursionError or ValueError: a 500)."""
+    (webargs' own `json.loads` would raise RecursionError or ValueError: a 500). What it parsed
+    is kept as `g.checked_json` (server/api/common.py `arguments` loads it, not parsing again)."""
     app.json = SafeJSONProvider(app)
     app.json.sort_keys = False
 
@@ -306,7 +316,7 @@ def _init_json(app: Flask) -> None:
         if not data:
             return
         try:
-            safe_loads(data)
+            g.checked_json = safe_loads(data)
         except JSONTooComplex as exc:
             fail(400, "invalid_json", f"the JSON body is refused: {exc}")
         except ValueError:

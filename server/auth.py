@@ -29,13 +29,12 @@ from flask import current_app, g, request
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from core.store import Store
+from core.store.bots import SEEN_EVERY_MS, Credential
 from core.store.keys import now_ms
 from core.store.people import SESSION_TTL_S
 from server.errors import fail
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="cardarena"'}
-#: a bot's requests note it seen at most this often (core/liveness.py reads it by the minute)
-SEEN_EVERY_MS = 1000
 
 
 def store() -> Store:
@@ -74,15 +73,26 @@ def current_bot() -> dict | None:
     return g.bot
 
 
-def require_bot_and(reads) -> tuple[dict, list | None]:
-    """`require_bot`, with `reads(pipe, bot_id)` made in the same round trip as the credential's
-    check (core/store/bots.py `bot_for_secret_and`): the bot and their replies — None when the
-    bot was known already in this request (the caller reads them itself)."""
-    replies = None
-    if "bot" not in g:
-        token = bearer()
-        g.bot, replies = store().bot_for_secret_and(token, reads) if token and "." in token else (None, [])
-    return require_bot(), replies
+def credited_bot() -> Credential:
+    """The calling bot's `Credential` (core/store/bots.py): its secret checked in constant time
+    against the one this process derived for it before (no round trip), else as `require_bot`
+    checks it (one); 401 otherwise. Whether it still holds — the bot not retired since — is the
+    first step of the request's own script, which also notes the bot seen (`run_credited`:
+    `NotCredited`, answered by `not_credited`)."""
+    token = bearer()
+    known = store().credential(token) if token and "." in token else None
+    if known is None:
+        fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
+    if "bot" not in g:  # who the request is (`identity`); seen now, by the request's script
+        g.bot = {**known.bot, "last_seen": now_ms()}
+    return known
+
+
+def not_credited() -> None:
+    """A credential `credited_bot` found, which the request's own script found no longer the bot's
+    (the bot retired since): 401, as for any secret that is not a bot's (raises)."""
+    g.bot = None
+    fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
 
 
 def identity() -> str | None:

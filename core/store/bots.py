@@ -28,6 +28,18 @@ referee can sign webhook calls and check a polling bot's credential while a
 copy of the database alone reveals nothing. The secret starts with the bot id
 so a credential names the bot it claims to be; the HMAC part is compared in
 constant time.
+
+A bot's id, nonce, kind and owner never change, so a process that checked a
+secret once keeps them (`known_credential`: per process, by bot id, no round
+trip) and checks the next request's secret against the one derived from that
+nonce, in constant time. What can change — the bot retired (its secret
+revoked for good), a bot deleted by hand and registered again under its id —
+is checked by the request's own Lua step (`credited_script`): its first
+command reads the bot's nonce and `retired`, and the step does its work only if
+the nonce is the one the secret was checked against and the bot is not
+retired, so a retirement takes effect at the very next request. That step also
+notes the bot seen (`last_seen`) when it was last noted `SEEN_EVERY_MS` ago or
+more: the credential, the liveness and the request's work in one round trip.
 """
 
 from __future__ import annotations
@@ -70,6 +82,50 @@ if tonumber(ARGV[1]) - last < tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], 'last_pinged', ARGV[1])
 return 1
 """
+#: A bot's request notes it seen (`last_seen`, core/liveness.py) at most this often: one write a
+#: second is news enough
+SEEN_EVERY_MS = 1000
+#: What a credited script (`credited_script`) answers when the credential no longer holds
+NOT_CREDITED = b"not credited"
+#: The first step of a bot's request's own script: KEYS[1] the bot's hash; ARGV: the nonce the
+#: caller checked its secret against (as stored: JSON), now ms. It goes on only if the bot still
+#: holds that nonce and is not retired (else `NOT_CREDITED`), noting the bot seen now when it was
+#: last `SEEN_EVERY_MS` ago or more; then the work's KEYS and ARGV are what follows the bot's.
+CREDITED_PRELUDE = f"""
+local bot = redis.call('HMGET', KEYS[1], 'nonce', 'retired', 'last_seen')
+if bot[1] ~= ARGV[1] or bot[2] == 'true' then return '{NOT_CREDITED.decode()}' end
+if not tonumber(bot[3]) or tonumber(ARGV[2]) - tonumber(bot[3]) >= {SEEN_EVERY_MS} then
+  redis.call('HSET', KEYS[1], 'last_seen', ARGV[2])
+end
+local KEYS, ARGV = {{unpack(KEYS, 2)}}, {{unpack(ARGV, 3)}}
+"""
+
+
+def credited_script(functions: str, body: str) -> str:
+    """A script doing a bot's request's work (`body`, after the Lua `functions` it calls) only if the
+    caller's credential still holds (`CREDITED_PRELUDE`), run by `Bots.run_credited`; it answers
+    `NOT_CREDITED` otherwise."""
+    return functions + CREDITED_PRELUDE + body
+
+
+class Credential:
+    """A secret this process checked (`Bots.known_credential`): the bot's fields that never change
+    (`bot`: id, kind, owner) and the nonce (`nonce`, as stored) the secret was derived from."""
+
+    __slots__ = ("bot", "nonce", "secret")
+
+    def __init__(self, bot: dict, nonce: bytes, secret: bytes) -> None:
+        self.bot, self.nonce, self.secret = bot, nonce, secret
+
+
+class NotCredited(Exception):
+    """A credited script (`Bots.run_credited`) found the credential no longer the bot's: the bot was
+    retired, or holds another nonce."""
+
+
+#: the credentials one process keeps (`Bots.known_credential`); forgotten all at once past this
+CREDENTIALS_KEEP = 100_000
+
 #: KEYS[1] the game's names; ARGV: folded name, bot id
 RELEASE_NAME_LUA = """
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
@@ -290,34 +346,68 @@ class Bots:
         return self._derive_secret(bot_id, bot["nonce"])
 
     def bot_for_secret(self, secret: str | None) -> dict | None:
-        """The (not retired) bot whose secret this is, or None."""
-        return self.bot_for_secret_and(secret)[0]
+        """The (not retired) bot whose secret this is, or None. A secret found to be the bot's is
+        kept for `known_credential`."""
+        checked = self._check_secret(secret)
+        return None if checked is None else checked[0]
 
-    def bot_for_secret_and(self, secret: str | None, reads=None) -> tuple[dict | None, list]:
-        """`bot_for_secret`, with `reads(pipe, bot_id)` — reads only: they are made before the
-        secret is checked — queued in the same round trip as the bot's record: (the bot or None,
-        their replies; [] unless the secret is the bot's, so a caller who proves nothing learns
-        nothing)."""
+    def credential(self, secret: str | None) -> Credential | None:
+        """The `Credential` of the bot whose secret this is: one this process knows
+        (`known_credential`: no round trip), else checked as `bot_for_secret` checks it (one);
+        None if it is not the secret of a bot that is not retired."""
+        known = self.known_credential(secret)
+        if known is not None:
+            return known
+        checked = self._check_secret(secret)
+        return None if checked is None else checked[1]
+
+    def _check_secret(self, secret: str | None) -> tuple[dict, Credential] | None:
+        """`bot_for_secret`'s check: the bot's public record and its `Credential` (kept), or None."""
         if not secret or not isinstance(secret, str) or len(secret) > 200:
-            return None, []
+            return None
         bot_id, sep, _ = secret.partition(".")
         if not sep:
-            return None, []
-        replies: list = []
-        if reads is None or len(bot_id) > 64:
-            bot = self._bot_record(bot_id)
-        else:
-            pipe = self.r.pipeline(transaction=False)
-            pipe.hgetall(f"bot:{bot_id}")
-            reads(pipe, bot_id)
-            raw, *replies = pipe.execute()
-            bot = load_fields(raw) if raw else None
+            return None
+        bot = self._bot_record(bot_id)
         if bot is None or bot.get("retired"):
-            return None, []
-        expected = self._derive_secret(bot_id, bot["nonce"])
-        if not hmac.compare_digest(expected.encode(), secret.encode("utf-8", "surrogatepass")):
-            return None, []
-        return {k: bot[k] for k in PUBLIC_FIELDS if k in bot}, replies  # as `bot_record`: no second read
+            return None
+        expected = self._derive_secret(bot_id, bot["nonce"]).encode()
+        if not hmac.compare_digest(expected, secret.encode("utf-8", "surrogatepass")):
+            return None
+        known = self._credentials()
+        if len(known) >= CREDENTIALS_KEEP:
+            known.clear()
+        credential = known[bot_id] = Credential({k: bot[k] for k in ("id", "kind", "owner") if k in bot},
+                                                json.dumps(bot["nonce"]).encode(), expected)
+        return {k: bot[k] for k in PUBLIC_FIELDS if k in bot}, credential  # as `bot_record`: no second read
+
+    def known_credential(self, secret: str | None) -> Credential | None:
+        """The `Credential` of the bot whose secret this is, if this process found it the bot's
+        before (`bot_for_secret`): compared in constant time with the secret derived from the nonce
+        it was, no round trip. Whether the bot still holds that nonce and is not retired is the
+        caller's script's first step (`credited_script`). None: not known here (ask
+        `bot_for_secret`), or not that secret."""
+        if not secret or not isinstance(secret, str) or len(secret) > 200:
+            return None
+        known = self._credentials().get(secret.partition(".")[0])
+        if known is None or not hmac.compare_digest(known.secret, secret.encode("utf-8", "surrogatepass")):
+            return None
+        return known
+
+    def run_credited(self, source: str, credential: Credential, keys: list, args: list):
+        """The credited script `source` (`credited_script`) for the bot of `credential`, with the work's
+        `keys` and `args`: its reply, or `NotCredited` (the credential forgotten: a next request is
+        checked afresh) when the credential no longer holds."""
+        reply = self.script(source)(keys=[f"bot:{credential.bot['id']}", *keys],
+                                    args=[credential.nonce, now_ms(), *args])
+        if reply == NOT_CREDITED:
+            self._credentials().pop(credential.bot["id"], None)
+            raise NotCredited(credential.bot["id"])
+        return reply
+
+    def _credentials(self) -> dict[str, Credential]:
+        """This process' checked credentials, by bot id (`known_credential`)."""
+        return self.__dict__.setdefault("_known_credentials", {})
 
     def retire_bot(self, bot_id: str) -> None:
         """Retire a bot: it plays no new match, its past matches stay, its name is free again."""

@@ -1,4 +1,5 @@
-"""One pub/sub listener per process, shared by everything in it that waits for a wake-up.
+"""One pub/sub listener per process and kind of channel, shared by everything in it that waits
+for a wake-up on such a channel.
 
 Channels heard (published by the writers; nothing is stored):
     bot:{id}:wake            a decision was published for the bot (core/store/decisions.py)
@@ -9,13 +10,17 @@ Channels heard (published by the writers; nothing is stored):
 A long-poll (`GET /bots/me/turns`) or an event stream used to open a pub/sub
 connection of its own and block on it: 5,000 waiting polls were 5,000 Redis
 connections and, under a threaded server, 5,000 threads. Here one connection
-per process pattern-subscribes to the three kinds of channel and one reader
-(a thread; a greenlet under gevent, whose monkey-patching turns `threading`
-into greenlets) hands each message to whoever in the process waits on that
-channel: a waiter is an entry in a dict and an event, not a connection.
+per process and kind of channel pattern-subscribes to that kind, and one
+reader (a thread; a greenlet under gevent, whose monkey-patching turns
+`threading` into greenlets) hands each message to whoever in the process waits
+on that channel: a waiter is an entry in a dict and an event, not a
+connection.
 
-The price: the process hears every wake-up of the platform, waited for here or
-not — a few short messages per decision played, each a dict lookup.
+The price: the process hears every wake-up of a kind it waits on, waited for
+here or not — a few short messages per decision played, each a dict lookup.
+A kind nobody waits on is not heard at all: an API holding only long-polls
+reads no match's events (one message per log append of every match, about
+half of what the one listener of every kind read while the platform plays).
 
 Nothing is missed:
 * a waiter registers *before* it reads the state it waits on: a publish after
@@ -29,9 +34,10 @@ Nothing is missed:
 * a reader that hears nothing, not even the answer to its own PING, for
   `DEAD_S` takes its connection for dead and reconnects.
 
-The listener starts with the first waiter and ends when nobody has waited
-for `IDLE_S`; it is per process (a fork — gunicorn's workers — starts its
-own) and per Redis client.
+A listener starts with the first waiter on its kind and ends when nobody has
+waited on it for `IDLE_S`; it is per process (a fork — gunicorn's workers —
+starts its own), per Redis client and per kind (`wakeups(client).listen(channel)`
+finds the channel's).
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from collections import deque
 
 import redis
 
-#: every channel a waiter may wait on matches one of these
+#: every channel a waiter may wait on matches one of these: one listener each
 PATTERNS = ("bot:*:wake", "match:*:events", "tournament:*:events")
 #: the reader looks up from its socket this often (idle check, its own PING)
 TICK_S = 1.0
@@ -102,11 +108,38 @@ class Subscription:
         self.close()
 
 
-class Wakeups:
-    """The listener of one Redis client in one process (`wakeups(client)`)."""
+class Listeners:
+    """The listeners of one Redis client in one process (`wakeups(client)`), one per kind of channel
+    (`PATTERNS`), each started by its first waiter."""
 
     def __init__(self, client: redis.Redis) -> None:
+        self.by_pattern = {pattern: Wakeups(client, pattern) for pattern in PATTERNS}
+
+    def listen(self, channel: str) -> Subscription:
+        """A subscription to `channel`, registered at once on its kind's listener (read the state
+        after this call; `Subscription.listener.ready()` says whether that listener hears it)."""
+        return self.by_pattern[pattern_of(channel)].listen(channel)
+
+    def waiters(self) -> int:
+        """How many wait in this process."""
+        return sum(listener.waiters() for listener in self.by_pattern.values())
+
+
+def pattern_of(channel: str) -> str:
+    """The pattern of `PATTERNS` that `channel` matches (ValueError if none)."""
+    for pattern in PATTERNS:
+        head, _, tail = pattern.partition("*")
+        if channel.startswith(head) and channel.endswith(tail) and len(channel) > len(head) + len(tail):
+            return pattern
+    raise ValueError(f"no listener hears {channel!r}")
+
+
+class Wakeups:
+    """The listener of one kind of channel (`pattern`) of one Redis client in one process."""
+
+    def __init__(self, client: redis.Redis, pattern: str) -> None:
         self.client = weakref.ref(client)  # the registry's key: held strongly only while reading
+        self.pattern = pattern
         self.lock = threading.Lock()
         self.waiting: dict[str, set[Subscription]] = {}
         self.count = 0
@@ -126,7 +159,7 @@ class Wakeups:
             self.count += 1
             if not self.running:
                 self.running = True
-                threading.Thread(target=self._run, name="cardarena-wakeups", daemon=True).start()
+                threading.Thread(target=self._run, name=f"cardarena-wakeups {self.pattern}", daemon=True).start()
         return sub
 
     def leave(self, sub: Subscription) -> None:
@@ -176,7 +209,7 @@ class Wakeups:
                 return
             try:
                 pubsub = client.pubsub()
-                pubsub.psubscribe(*PATTERNS)
+                pubsub.psubscribe(self.pattern)
                 self._read(pubsub)
                 return  # idle: ended
             except Exception as exc:  # Redis went away (or worse): reconnect, and wake everyone then
@@ -215,7 +248,7 @@ class Wakeups:
                                   data.decode() if isinstance(data, bytes) else str(data))
                 elif kind == "psubscribe":
                     confirmed.add(_text(message["pattern"] or message["channel"]))
-                    if not self.subscribed and confirmed >= set(PATTERNS):
+                    if not self.subscribed and self.pattern in confirmed:
                         self.subscribed = True
                         self._wake_all()  # anything published before this moment: look again
                 continue
@@ -237,14 +270,14 @@ _listeners_lock = threading.Lock()
 _pid = os.getpid()
 
 
-def wakeups(client: redis.Redis) -> Wakeups:
-    """The process' listener on `client`'s Redis (one per client and process)."""
+def wakeups(client: redis.Redis) -> Listeners:
+    """The process' listeners on `client`'s Redis (one per client, process and kind of channel)."""
     global _pid
     with _listeners_lock:
         if _pid != os.getpid():  # a forked child: the parent's listener is not running here
             _listeners.clear()
             _pid = os.getpid()
-        listener = _listeners.get(client)
-        if listener is None:
-            listener = _listeners[client] = Wakeups(client)
-        return listener
+        listeners = _listeners.get(client)
+        if listeners is None:
+            listeners = _listeners[client] = Listeners(client)
+        return listeners

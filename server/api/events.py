@@ -14,7 +14,7 @@ A finished tournament match whose tournament still runs sends no steps, only
 
 Streams never hold the server for ever. Under gevent (`cardarena serve`) an
 open stream holds no thread and no Redis connection: it waits on the process'
-one pub/sub listener (core/store/wakeups.py); it reads and renders inside the
+pub/sub listener of its kind of channel (core/store/wakeups.py); it reads and renders inside the
 waiting endpoints' gate (server/gate.py), and a step is rendered once per
 process for every spectator (`_step_event`). At most `EVENT_STREAMS` streams
 are open at once per process (1,000 under gevent, 16 under a threaded server;
@@ -154,12 +154,12 @@ def _stream(body: Iterator[str], slot: Slot) -> Response:
 
 
 class Waiter:
-    """Waits for what is published on a channel, on the process' one listener
+    """Waits for what is published on a channel, on the process' one listener of its kind
     (core/store/wakeups.py): no Redis connection of its own, and no thread under gevent."""
 
     def __init__(self, channel: str) -> None:
-        self.listener = wakeups(store().r)
-        self.sub = self.listener.listen(channel)
+        self.sub = wakeups(store().r).listen(channel)
+        self.listener = self.sub.listener  # its kind's (core/store/wakeups.py)
         self.quiet = False
 
     def wait(self, timeout: float) -> list[str]:

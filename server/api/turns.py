@@ -34,21 +34,22 @@ import random
 import re
 
 import marshmallow as ma
-from flask import current_app, g
+from flask import Response, current_app, g, jsonify
 from flask_smorest import Blueprint
 from marshmallow import validate
 
 from core.answers import answered
-from core.store.decisions import live_record, read_pending_record
+from core.store.bots import SEEN_EVERY_MS, Credential, NotCredited
 from core.store.decisions import polls_key as bot_polls_key
 from core.store.keys import now_ms
 from core.store.quotas import polls_key
+from core.store.waits import waiting_key, waiting_record
 from sdk.debug import debug_text
 from sdk.faults import fault, fault_kind
 from server import gate
-from server.api.common import errors
+from server.api.common import arguments, documented, errors
 from server.api.json_text import reprs_as_json
-from server.auth import SEEN_EVERY_MS, require_bot, require_bot_and, store
+from server.auth import credited_bot, not_credited, store
 from server.errors import fail
 
 blp = Blueprint("turns", __name__, description="Polling bots fetch and answer their turns")
@@ -130,33 +131,46 @@ class AcceptedSchema(ma.Schema):
     action = ma.fields.Dict(required=True)
 
 
+#: the schemas the two views load with, built once (webargs would build a schema given as a class per request)
+WAIT = WaitSchema()
+ANSWER = AnswerSchema()
+ACCEPTED = AcceptedSchema()
+
+
 @blp.get("/bots/me/turns")
-@blp.arguments(WaitSchema(), location="query")  # an instance: not built again per request
-@blp.response(200, TurnsSchema)
-@errors(blp, 401, 409, 429, 503)
-def my_turns(query):
+@documented(blp.arguments(WAIT, location="query"), blp.response(200, TurnsSchema), errors(blp, 401, 409, 429, 503))
+def my_turns():
     """The calling bot's pending decisions, waiting up to `wait` seconds for one
     (429 when the bot or its account already holds its share of waiting polls, 503 when the server does;
     409 `wrong_kind` for a bot that is not a polling bot)."""
-    bot = polling_bot()
-    s, wait = store(), query["wait"]
-    held = held_decisions(query["held"])
+    query = arguments(blp, WAIT, "query")
+    credential = polling_credential()
+    try:
+        return turns_response(poll(credential, query["wait"], held_decisions(query["held"])))
+    except NotCredited:
+        not_credited()
+
+
+def poll(credential: Credential, wait: float, held: set[tuple[str, int]]) -> list[bytes]:
+    """`my_turns`' work: the decisions it answers, each as its JSON text (as stored)."""
+    s, bot = store(), credential.bot
     if wait <= 0:
-        pending = s.pending_decisions(bot["id"], skip=held)
+        pending = s.pending_texts(credential, skip=held)
         g.turn_traffic_useful = bool(pending)
-        return {"turns": pending}
+        return pending
     began = now_ms()
     per_bot = int(current_app.config["LONG_POLLS_PER_BOT"])
     per_account = int(current_app.config["LONG_POLLS_PER_ACCOUNT"])
     caps = [(bot_polls_key(bot["id"]), per_bot), (polls_key(str(bot.get("owner") or "admin")), per_account)]
     with s.listen_decisions(bot["id"]) as woken:  # heard from before the read: nothing published is missed
-        # what is pending and, only if nothing is, the poll's places (one round trip): a bot holds
-        # at most `LONG_POLLS_PER_BOT` waiting polls, one account's bots together at most
-        # `LONG_POLLS_PER_ACCOUNT`, so one tenant cannot fill the waiting every tenant shares
-        pending, places, full = s.pending_or_poll_places(bot["id"], held, caps, wait)
+        # what is pending and, only if nothing is, the poll's places (one round trip, with the
+        # credential's check): a bot holds at most `LONG_POLLS_PER_BOT` waiting polls, one account's
+        # bots together at most `LONG_POLLS_PER_ACCOUNT`, so one tenant cannot fill the waiting
+        # every tenant shares
+        pending, places, full = s.pending_or_poll_places(credential, held, caps, wait)
         if pending:
             g.turn_traffic_useful = True
-            return {"turns": pending}
+            return pending
         if full == caps[0][0]:
             fail(429, "too_many_polls", f"a bot may wait in at most {per_bot} long-polls at once",
                  {"Retry-After": "1"})
@@ -171,16 +185,25 @@ def my_turns(query):
                      {"Retry-After": "1"})
             try:
                 gate.leave()  # the work is done: waiting crowds out nobody (server/gate.py)
-                turns = s.wait_decisions(bot["id"], spread(wait), skip=held, listening=woken)
+                # the read that ends it with a decision gives the places back and notes the bot seen
+                turns = s.wait_texts(bot["id"], spread(wait), held, woken, places, began)
+                noted = places.token is None
             finally:
                 gate.back()  # and what follows the wait queues again, in the account's lane
                 slots.release()
         finally:
-            s.give_places(places)  # the wait is over, whatever ended it
-    if now_ms() - began >= SEEN_EVERY_MS:  # a poll that just ended keeps it online (core/liveness.py);
-        s.bot_seen(bot["id"])              # one that began less than that ago was noted as it began
+            s.give_places(places)  # the wait is over, whatever ended it (nothing if given back)
+    if not noted and now_ms() - began >= SEEN_EVERY_MS:  # a poll that just ended keeps it online
+        s.bot_seen(bot["id"])  # (core/liveness.py); one that began less than that ago was noted as it began
     g.turn_traffic_useful = bool(turns) or wait >= 1.0  # a real wait is no spin, a 10 ms one is
-    return {"turns": turns}
+    return turns
+
+
+def turns_response(texts: list[bytes]) -> Response:
+    """`{"turns": [decision, …]}` from the decisions' JSON texts as the worker stored them (`pending_value`)
+    (core/store/decisions.py `record_parts`): the fields of `DecisionSchema`, written once by the
+    worker, never decoded and encoded again here."""
+    return current_app.response_class(b'{"turns":[' + b",".join(texts) + b"]}\n", mimetype="application/json")
 
 
 def spread(wait: float) -> float:
@@ -190,9 +213,11 @@ def spread(wait: float) -> float:
     return wait - random.uniform(0.0, min(wait / 5, 5.0)) if wait >= 5 else wait
 
 
-def polling_bot() -> dict:
-    """The calling bot (`require_bot`), if it is a polling bot; 409 `wrong_kind` otherwise."""
-    return only_polling(require_bot())
+def polling_credential() -> Credential:
+    """The calling bot's credential (`credited_bot`), if it is a polling bot; 409 `wrong_kind` otherwise."""
+    credential = credited_bot()
+    only_polling(credential.bot)
+    return credential
 
 
 def only_polling(bot: dict) -> dict:
@@ -205,10 +230,8 @@ def only_polling(bot: dict) -> dict:
 
 
 @blp.post("/matches/<string:match_id>/turns/<int:turn>")
-@blp.arguments(AnswerSchema())
-@blp.response(200, AcceptedSchema)
-@errors(blp, 401, 403, 404, 409, 422)
-def answer_turn(body, match_id: str, turn: int):
+@documented(blp.arguments(ANSWER), blp.response(200, AcceptedSchema), errors(blp, 401, 403, 404, 409, 422))
+def answer_turn(match_id: str, turn: int):
     """Answer a pending decision, once: 403 not this bot's seat, 409 not pending, 422 illegal.
 
     The referee judges it at once (sdk/referee.py, as everywhere): a listed
@@ -217,26 +240,40 @@ def answer_turn(body, match_id: str, turn: int):
     answer is 422 with that reason; `{"error": text}` is a `bot_error` fault
     now. Each is charged the time from the decision's publication to now.
     """
-    s = store()
+    body = arguments(blp, ANSWER)
+    s, credential = store(), polling_credential()
     # a decision pending for this bot proves its seat (only a seat's own decisions are published to it),
-    # read with the credential's check; the match is read only to say why there is none
-    if len(match_id) > 64:  # no such match
-        record = None
-        only_polling(require_bot())
-    else:
-        bot, replies = require_bot_and(lambda pipe, bot_id: read_pending_record(pipe, bot_id, match_id, turn))
-        only_polling(bot)
-        # (None: the bot was known before this view, and its record not read with it)
-        record = s.pending_record(bot["id"], match_id, turn) if replies is None else live_record(replies[0])
+    # read with the credential's check and the match's waiting record (to settle with); the match is
+    # read only to say why there is none
+    record = waiting = None
+    if len(match_id) <= 64:  # else no such match
+        try:
+            pending, raw = s.answer_reads(credential, match_id, turn, waiting_key(match_id))
+        except NotCredited:
+            not_credited()
+        waiting = waiting_record(raw)
+        record = pending_record(s, credential.bot["id"], match_id, turn, waiting) if pending else None
     if record is None:
-        not_pending(s, require_bot()["id"], match_id, turn)
+        not_pending(s, credential.bot["id"], match_id, turn)
     g.turn_traffic_useful = True  # an answer to a pending decision, whatever its judgement
     if "error" in body:
         entry = settle_answer(s, record, match_id, failure=fault("bot_error", body["error"]),
-                              debug=debug_text(body.get("debug")))
+                              debug=debug_text(body.get("debug")), waiting=waiting)
     else:
-        entry = settle_answer(s, record, match_id, action=body["action"], debug=debug_text(body.get("debug")))
-    return {"match_id": match_id, "turn": turn, "action": entry["action"]}
+        entry = settle_answer(s, record, match_id, action=body["action"], debug=debug_text(body.get("debug")),
+                              waiting=waiting)
+    return jsonify(ACCEPTED.dump({"match_id": match_id, "turn": turn, "action": entry["action"]}))
+
+
+def pending_record(s, bot_id: str, match_id: str, turn: int, waiting: dict | None) -> dict | None:
+    """The record of the bot's pending decision of that turn (`{"decision", "sent_at",
+    "deadline_at", …}`), None past its deadline: the match's waiting record when it is that
+    turn's, asked of this polling bot — `await_answer` wrote it with the same decision and times
+    as the bot's own record, so the answer decodes one of the two — else the bot's record, read."""
+    if waiting and waiting.get("turn") == turn and waiting.get("bot") == bot_id and waiting.get("kind") == "polling" \
+            and {"decision", "sent_at", "deadline_at"} <= waiting.keys():
+        return waiting if waiting["deadline_at"] > now_ms() else None
+    return s.pending_record(bot_id, match_id, turn)
 
 
 def not_pending(s, bot_id: str, match_id: str, turn: int) -> None:
@@ -254,17 +291,19 @@ def not_pending(s, bot_id: str, match_id: str, turn: int) -> None:
 
 
 def settle_answer(s, record: dict, match_id: str, *, action=None, failure: str | None = None,
-                  debug: str | None = None, for_you: str = "") -> dict:
+                  debug: str | None = None, for_you: str = "", waiting: dict | None = None) -> dict:
     """A pending decision's answer judged (core/answers.py) and settled, once; the entry. The
     one path of every answer the API takes — a polling bot's here, a person's click at the
     page's table (server/web/people.py): 409 `not_pending` when the deadline (or an admin) got
     there first, or it came too late; 422 `illegal_action` for an action not listed (recorded
     as a fault, the referee playing its own choice). Each is charged the time from the
-    decision's publication to now."""
+    decision's publication to now. `waiting`: the match's waiting record (core/store/waits.py
+    `waiting_record`) if read already, read again otherwise."""
     turn = record["turn"] if "turn" in record else record["decision"]["turn"]
     ms = max(0, now_ms() - int(record["sent_at"])) if "sent_at" in record else None
     entry = answered(s, record["decision"], ms, action=action, failure=failure)
-    if not s.settle(match_id, entry, debug=debug):
+    same_turn = waiting if waiting and waiting.get("turn") == turn else None
+    if not s.settle(match_id, entry, record=same_turn, debug=debug):
         fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
     kind = fault_kind(entry["fault"]) if "fault" in entry else None
     played = f"played {json.dumps(entry['action'], ensure_ascii=False)}{for_you}"

@@ -103,42 +103,124 @@ def test_decision_pending_until_answered_or_expired(store):
     assert store.pending_decisions(a["id"]) == []
 
 
+def decoded(texts: list[bytes]) -> list[dict]:
+    """A poll's decisions, handed on as their JSON texts, decoded."""
+    return [json.loads(t) for t in texts]
+
+
 def test_a_polls_read_and_places_are_one_step_even_after_redis_lost_its_scripts(store):
     """`pending_or_poll_places` reads what is pending and takes a long-poll's places in one round
     trip; a Redis that lost its scripts (restarted, flushed) gets them again, each run once."""
     account, a, b = two_bots(store)
+    cred = store.credential(store.bot_secret(a["id"]))
     caps = [(f"bot:{a['id']}:polls", 1), (f"quota:polls:{account['id']}", 5)]
     store.r.script_flush()
-    pending, places, full = store.pending_or_poll_places(a["id"], set(), caps, 1.0)
+    pending, places, full = store.pending_or_poll_places(cred, set(), caps, 1.0)
     assert pending == [] and places.token and full is None
     assert store.r.zcard(caps[0][0]) == 1 and store.r.zcard(caps[1][0]) == 1  # one place each, once
-    assert store.pending_or_poll_places(a["id"], set(), caps, 1.0)[1:] == (None, caps[0][0])  # the bot's cap
+    assert store.pending_or_poll_places(cred, set(), caps, 1.0)[1:] == (None, caps[0][0])  # the bot's cap
     assert store.r.zcard(caps[1][0]) == 1  # all or none: the account's place was not taken either
-    assert store.wait_decisions(a["id"], 0.2) == []  # the places are held through the wait
-    assert places.token and store.r.zcard(caps[0][0]) == 1
+    with store.listen_decisions(a["id"]) as sub:
+        assert store.wait_texts(a["id"], 0.2, set(), sub, places, now_ms()) == []
+    assert places.token and store.r.zcard(caps[0][0]) == 1  # the places are held through the wait
     store.give_places(places)  # and given back at its end, in one round trip
     assert places.token is None and store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0
     m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
     decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
                 "seat": 0, "view": {}, "legal_actions": [{"card": "1"}], "deadline_ms": 5000}
     store.await_answer(m["id"], decision, a)
-    pending, places, full = store.pending_or_poll_places(a["id"], set(), caps, 1.0)
-    assert pending == [decision] and full is None and places.token is None
+    pending, places, full = store.pending_or_poll_places(cred, set(), caps, 1.0)
+    assert decoded(pending) == [decision] and full is None and places.token is None
     assert store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0  # no wait: given back
-    held = store.pending_or_poll_places(a["id"], {(m["id"], 0)}, caps, 1.0)
+    held = store.pending_or_poll_places(cred, {(m["id"], 0)}, caps, 1.0)
     assert held[0] == [] and held[1].token  # what the bot holds is left out: this poll would wait
     # woken by a decision it holds already: the wait goes on, and keeps its places throughout
     timer = threading.Timer(0.2, store.r.publish, (f"bot:{a['id']}:wake", f"{m['id']}:0"))
-    timer.start()
-    assert store.wait_decisions(a["id"], 0.6, skip={(m["id"], 0)}) == []
+    with store.listen_decisions(a["id"]) as sub:
+        timer.start()
+        assert store.wait_texts(a["id"], 0.6, {(m["id"], 0)}, sub, held[1], now_ms()) == []
     timer.join()
     assert held[1].token and store.r.zcard(caps[0][0]) == 1
+
+
+def test_the_read_that_ends_a_wait_gives_its_places_back_and_notes_the_bot_seen(store):
+    """A woken long-poll's read that brings a decision gives the poll's places back, and notes the
+    bot seen when the poll began a second ago or more, in its one round trip; one that brings
+    nothing keeps them."""
+    account, a, b = two_bots(store)
+    cred = store.credential(store.bot_secret(a["id"]))
+    caps = [(f"bot:{a['id']}:polls", 2), (f"quota:polls:{account['id']}", 5)]
+    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
+    decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
+                "seat": 0, "view": {"hand": ["é"]}, "legal_actions": [{"card": "1"}], "deadline_ms": 30_000}
+    _, places, _ = store.pending_or_poll_places(cred, set(), caps, 5.0)
+    store.r.hset(f"bot:{a['id']}", "last_seen", 1)
+    timer = threading.Timer(0.2, store.await_answer, (m["id"], decision, a))
+    with store.listen_decisions(a["id"]) as sub:
+        timer.start()
+        got = store.wait_texts(a["id"], 30, set(), sub, places, now_ms() - 5000)
+    timer.join()
+    assert decoded(got) == [decision] and places.token is None
+    assert store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0
+    assert now_ms() - json.loads(store.r.hget(f"bot:{a['id']}", "last_seen")) < 60_000  # seen at its end
+
+
+def test_a_credential_is_checked_in_the_requests_own_step_and_a_retired_bot_is_refused_at_once(store):
+    """A secret this process checked once is known (no round trip); each credited step checks the
+    bot still holds it — a bot retired since is refused at its next request, and forgotten."""
+    from core.store.bots import NotCredited
+
+    account, a, b = two_bots(store)
+    secret = store.bot_secret(a["id"])
+    assert store.known_credential(secret) is None
+    cred = store.credential(secret)
+    assert store.known_credential(secret) is cred and cred.bot == {"id": a["id"], "kind": "polling",
+                                                                   "owner": account["id"]}
+    assert store.known_credential(secret[:-1] + ("0" if secret[-1] != "0" else "1")) is None
+    assert store.known_credential(store.bot_secret(b["id"])) is None  # known per bot
+    store.r.hdel(f"bot:{a['id']}", "last_seen")
+    assert store.pending_texts(cred) == []
+    assert json.loads(store.r.hget(f"bot:{a['id']}", "last_seen")) > 0  # seen, in the same step
+    store.retire_bot(a["id"])
+    with pytest.raises(NotCredited):
+        store.pending_texts(cred)
+    assert store.known_credential(secret) is None and store.credential(secret) is None
+    caps = [(f"bot:{a['id']}:polls", 2)]
+    with pytest.raises(NotCredited):
+        store.pending_or_poll_places(cred, set(), caps, 1.0)
+    assert store.r.zcard(caps[0][0]) == 0  # no place taken by a refused credential
+
+
+def test_a_decision_goes_out_as_stored(store):
+    """A poll cuts each decision's JSON text from its record, undecoded; an answer's one step reads
+    whether it is pending and the match's waiting hash."""
+    from core.store.decisions import record_parts
+    from core.store.waits import waiting_key, waiting_record
+
+    _, a, b = two_bots(store)
+    m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
+    decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 3,
+                "seat": 0, "view": {"s": "a,\"sent_at\":1}"}, "legal_actions": [{"card": "1"}],
+                "deadline_ms": 5000, "clock": {"move_ms": 5000, "bank_ms": 0}, "last_latency_ms": None}
+    store.await_answer(m["id"], decision, a)
+    field = f"{m['id']}:3".encode()
+    stored = store.r.hget(f"bot:{a['id']}:decisions", field)
+    turn, deadline, text = record_parts(field, stored)
+    assert (turn, deadline, json.loads(text)) == (3, json.loads(stored)["deadline_at"], decision)
+    other = json.dumps({"sent_at": 1, "deadline_at": 2, "decision": decision}).encode()  # not pend's shape
+    assert record_parts(field, other) == (3, 2, json.dumps(decision, separators=(",", ":")).encode())
+    cred = store.credential(store.bot_secret(a["id"]))
+    pending, raw = store.answer_reads(cred, m["id"], 3, waiting_key(m["id"]))
+    assert pending and waiting_record(raw) == store.waiting_on(m["id"])
+    assert waiting_record(raw)["decision"] == decision  # the same decision as the bot's record: one is decoded
+    assert store.answer_reads(cred, m["id"], 2, waiting_key(m["id"]))[0] is False
 
 
 def test_a_poll_takes_places_unless_a_live_decision_is_pending(store):
     """The poll's one script takes no place when a decision is live for it (nothing to give back);
     one past its deadline, answered already, or held by the bot leaves it taking them as before."""
     account, a, b = two_bots(store)
+    cred = store.credential(store.bot_secret(a["id"]))
     caps = [(f"bot:{a['id']}:polls", 2), (f"quota:polls:{account['id']}", 5)]
     m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
 
@@ -150,11 +232,11 @@ def test_a_poll_takes_places_unless_a_live_decision_is_pending(store):
         return decision
 
     live = publish(0, 60_000)
-    pending, places, full = store.pending_or_poll_places(a["id"], set(), caps, 1.0)
-    assert pending == [live] and places.token is None and full is None
+    pending, places, full = store.pending_or_poll_places(cred, set(), caps, 1.0)
+    assert decoded(pending) == [live] and places.token is None and full is None
     assert store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0  # none taken
     store.give_places(places)  # a no-op, as the view's `finally` does
-    pending, places, full = store.pending_or_poll_places(a["id"], {(m["id"], 0)}, caps, 1.0)
+    pending, places, full = store.pending_or_poll_places(cred, {(m["id"], 0)}, caps, 1.0)
     assert pending == [] and places.token and store.r.zcard(caps[0][0]) == 1  # held: it waits
     store.give_places(places)
     assert store.append_entry(m["id"], {"turn": 0, "seat": 0, "action": {"card": "1"}})  # turn 0 answered
@@ -163,7 +245,7 @@ def test_a_poll_takes_places_unless_a_live_decision_is_pending(store):
     while now_ms() <= due:
         time.sleep(0.001)
     assert store.r.hlen(f"bot:{a['id']}:decisions") == 2
-    pending, places, full = store.pending_or_poll_places(a["id"], set(), caps, 1.0)
+    pending, places, full = store.pending_or_poll_places(cred, set(), caps, 1.0)
     assert pending == [] and places.token and full is None  # nothing live: it waits, places taken
     assert store.r.zcard(caps[0][0]) == 1 and store.r.zcard(caps[1][0]) == 1
 

@@ -113,6 +113,36 @@ def test_answer_is_appended_and_enqueues_the_matchs_next_run(api, running):
     assert r.status_code == 409 and error_code(r) == "not_pending"
 
 
+def test_an_answer_settles_from_the_bots_own_record_when_the_waiting_one_is_not_that_turns(api, running):
+    """The answer reads its decision from the match's waiting record when that record is the
+    turn's (one decode); a waiting record without it (a worker of another version) leaves the
+    bot's own record to be read, and the answer lands the same."""
+    mid, a, _ = running
+    decision, _ = publish_next(api.store, mid)
+    record = json.loads(api.store.r.hget(f"match:{mid}:waiting", "record"))
+    del record["decision"]
+    api.store.r.hset(f"match:{mid}:waiting", "record", json.dumps(record))
+    action = decision["legal_actions"][0]
+    body = api.ok(api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"]), 200)
+    assert body == {"match_id": mid, "turn": 0, "action": action}
+    assert [e["action"] for e in api.store.match_log(mid)] == [action]
+
+
+def test_a_retired_bots_secret_is_refused_at_its_next_request(api, owner, running):
+    """The API keeps a checked secret (no round trip to check it again), but each turn request's own
+    step checks the bot is not retired: a retirement takes effect at once, on the poll and the answer."""
+    token, a, _ = owner
+    mid = running[0]
+    decision, _ = publish_next(api.store, mid)
+    assert api.ok(api.get("/bots/me/turns", token=a["secret"]), 200)["turns"] == [decision]  # known now
+    assert api.delete(f"/bots/{a['id']}", token=token).status_code in (200, 204)
+    for r in (api.get("/bots/me/turns", token=a["secret"]), api.get("/bots/me/turns", token=a["secret"],
+                                                                    params={"wait": 1}),
+              api.post(f"/matches/{mid}/turns/0", {"action": decision["legal_actions"][0]}, token=a["secret"])):
+        assert r.status_code == 401 and error_code(r) == "unauthorized"
+    assert api.store.match_log(mid) == []
+
+
 def test_turn_answer_errors(api, owner, running):
     mid, a, b = running
     token = owner[0]
