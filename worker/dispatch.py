@@ -554,11 +554,8 @@ class Dispatcher:
         The loop hands an answer over and goes on: one thread crossing per answer, none back."""
         while True:
             batch = [self.answers.get()]
-            while len(batch) < SETTLE_BATCH:
-                try:
-                    batch.append(self.answers.get_nowait())
-                except queue.Empty:
-                    break
+            while len(batch) < SETTLE_BATCH and not self.answers.empty():  # the settler alone takes
+                batch.append(self.answers.get_nowait())
             stop = None in batch
             batch = [answer for answer in batch if answer is not None]
             try:
