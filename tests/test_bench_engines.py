@@ -5,26 +5,15 @@ No speed is asserted here: the speed target lives in the benchmark itself.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
 import games
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_engines", ROOT / "bench" / "engines.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load_bench()
+bench = load_script("bench/engines.py", "bench_engines")
 
 
 def test_every_engine_gets_a_row_with_decisions():

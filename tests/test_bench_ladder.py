@@ -5,20 +5,9 @@ No accuracy is asserted here: the target lives in the benchmark itself.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_ladder", ROOT / "bench" / "ladder.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load_bench()
+bench = load_script("bench/ladder.py", "bench_ladder")
 
 
 def test_tau_is_one_for_the_true_order_and_minus_one_for_its_reverse():

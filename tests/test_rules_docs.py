@@ -9,7 +9,6 @@ documented default is not the one `GET /games` gives.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 import games
 from sdk.protocol import check_message
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules"
@@ -26,14 +26,7 @@ FIX = "run .venv/bin/python docs/gen_rules.py"
 GAMES = games.names()
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("gen_rules", ROOT / "docs" / "gen_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _load_generator()
+gen = load_script("docs/gen_rules.py", "gen_rules")
 
 
 @functools.cache

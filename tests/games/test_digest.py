@@ -17,12 +17,9 @@ from the day it joins (docs/add-a-game.md); a shipped game pinned nowhere fails.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from tests.games.builtin import builtin_names
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 #: 2 matches per (game, seats, options), 200 shuffles, at 673ec7c (literals, not the tool's)
 GOLDEN_TOTAL = "9baacca54210906693d12f5ec57625eba65fcc88d6798cabae33bb109a76eb52"
 GOLDEN_RNG = "16cf1fcca905702c92dcbc650cad82ad98cd192e43738d84345ddb5e3f484313"
@@ -31,14 +28,7 @@ GOLDEN_RNG = "16cf1fcca905702c92dcbc650cad82ad98cd192e43738d84345ddb5e3f484313"
 ADDED: dict[str, str] = {}
 
 
-def load_digest():
-    spec = importlib.util.spec_from_file_location("bench_digest", ROOT / "bench" / "digest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-digest = load_digest()
+digest = load_script("bench/digest.py", "bench_digest")
 
 
 def test_the_engines_replay_digest_is_the_start_commits():
