@@ -33,6 +33,7 @@ from core.store.matches import Matches
 from core.store.people import People
 from core.store.quotas import Quotas
 from core.store.ratings import Ratings
+from core.store.scripts import LuaScript
 from core.store.slots import Slots
 from core.store.tournaments import Tournaments
 from core.store.versions import Versions
@@ -69,10 +70,10 @@ class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Co
         self._scripts: dict[str, object] = {}
 
     def script(self, source: str):
-        """A Lua script registered once per store (redis-py then runs it by its SHA)."""
+        """A Lua script made once per store, run by its SHA (core/store/scripts.py)."""
         found = self._scripts.get(source)
         if found is None:
-            found = self._scripts[source] = self.r.register_script(source)
+            found = self._scripts[source] = LuaScript(self.r, source)
         return found
 
 

@@ -1,0 +1,36 @@
+"""A Lua script the store runs by its SHA: `Store.script(source)`.
+
+redis-py's own `Script` does the same through three layers per call
+(`Script.__call__`, which imports and type-checks its client each time,
+`evalsha` and its deprecated-arguments wrapper): about 5% of a worker's CPU
+under bench/remote.py, where nearly every step of a remote decision is one
+script. This one sends `EVALSHA` straight, and loads the source again only
+when Redis says it lost it (`NOSCRIPT`: a restart, `SCRIPT FLUSH`). No keys
+of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from redis.exceptions import NoScriptError
+
+
+class LuaScript:
+    """`source` run on `client` by its SHA: `script(keys, args)` is its reply."""
+
+    __slots__ = ("client", "source", "sha")
+
+    def __init__(self, client, source: str) -> None:
+        self.client, self.source = client, source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    def __call__(self, keys=(), args=()):
+        try:
+            return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            self.client.script_load(self.source)
+            return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+
+    def __repr__(self) -> str:
+        return f"LuaScript({self.sha[:12]})"
