@@ -24,7 +24,7 @@ from core.store.jobs import lease_key
 from core.store.keys import load_fields, now_iso
 from core.store.matches import ARCHIVED, START_STEP, log_key
 from core.store.slots import SLOTS_STEP, slots_step
-from core.store.waits import waiting_key, waiting_record
+from core.store.waits import waiting_head, waiting_key
 
 #: A continuation's start (`start_run`): KEYS and ARGV core/store/slots.py's slots step's first
 #: (its `n` bots: ARGV[#ARGV]), then KEYS the match hash, its log, its waiting hash, its lease and
@@ -32,7 +32,7 @@ from core.store.waits import waiting_key, waiting_record
 #: to read, a lease token to take the lease with ('' when it is held already) and its ttl ms, and
 #: `RUNNER_FIELDS`. The lease taken (else {'busy'}: another runner has the match); the reads — the
 #: match's status and archived mark, each bot's fields, the log from that entry, the waiting hash
-#: — then, only if the match is neither missing nor over nor archived, the slots step and, if the
+#: cut before its decision (`waiting_head`) — then, only if the match is neither missing nor over nor archived, the slots step and, if the
 #: slots are taken, the start step. {status, archived, bots, entries, waiting, full, attempts,
 #: changed}: full -1 when the steps did not run.
 START_RUN_LUA = """
@@ -49,7 +49,13 @@ local status, archived = read[1], read[2]
 local bots = {}
 for i = k + 5, #KEYS do bots[#bots + 1] = redis.call('HMGET', KEYS[i], unpack(fields)) end
 local entries = redis.call('LRANGE', KEYS[k + 2], ARGV[a + 2], -1)
-local waiting = redis.call('HGETALL', KEYS[k + 3])
+local waiting = redis.call('HGET', KEYS[k + 3], 'record')
+if waiting then
+  local at = string.find(waiting, ',"decision":', 1, true)
+  if at then waiting = string.sub(waiting, 1, at - 1) .. '}' end
+else
+  waiting = ''
+end
 if not status or archived or status == '"finished"' or status == '"aborted"' then
   return {status, archived, bots, entries, waiting, -1, 0, 0}
 end
@@ -70,7 +76,8 @@ class RunStart:
     #: the log's entries from entry `since` on
     since: int
     log: list[dict]
-    #: core/store/waits.py `waiting_on`
+    #: the match's waiting record without its decision (core/store/waits.py `waiting_head`): a run
+    #: asks only which turn it is for and its deadline
     waiting: dict | None
     #: `start_run`'s slots and start: (the first full bot or None, the runs started, this one
     #: included: `take_slots_and_start`'s answer) and whether the start marked the match running;
@@ -80,7 +87,7 @@ class RunStart:
 
 def read_run(store, match_id: str, seats: list[str], since: int, match: dict | None = None) -> RunStart | None:
     """The match's record (`get_match`), its seats' bots (`seats`, known already), its log from
-    entry `since` (`log_since`) and its waiting record (`waiting_on`), in one round trip; None
+    entry `since` (`log_since`) and its waiting record without its decision (`waiting_head`), in one round trip; None
     if there is no such match. With `match`, its record read before, only its status is read
     again: nothing else of a match changes before it ends (its start, attempts and end are no
     runner's concern). No transaction: each read is one a run made in a round trip of its own
@@ -94,7 +101,7 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
     for bot_id in bot_ids:
         read_runner_record(pipe, bot_id)
     pipe.lrange(log_key(match_id), since, -1)
-    pipe.hgetall(waiting_key(match_id))
+    pipe.hget(waiting_key(match_id), "record")
     raw, *bots, entries, waiting = pipe.execute()
     if match is None:
         found, archived = (load_fields(raw), ARCHIVED.encode() in raw) if raw else (None, False)
@@ -107,7 +114,7 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
         return RunStart(store.archived_document(match_id)["match"], {}, since, [], None)
     records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
     return RunStart(found, {b: r for b, r in records.items() if r is not None},
-                    since, [json.loads(e) for e in entries], waiting_record(waiting))
+                    since, [json.loads(e) for e in entries], waiting_head(waiting))
 
 
 #: `start_run`'s answer when it was to take the match's lease and another runner holds it
@@ -144,4 +151,4 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
         status = "running" if int(changed) else status  # as the start step left it
     return RunStart({**match, "status": status}, {b: r for b, r in records.items() if r is not None},
                     since, [json.loads(e) for e in entries],
-                    waiting_record(dict(zip(waiting[::2], waiting[1::2], strict=True))), started)
+                    waiting_head(waiting), started)

@@ -330,6 +330,17 @@ def waiting_record(raw: dict) -> dict | None:
     return record
 
 
+def waiting_head(raw: bytes | str | None) -> dict | None:
+    """A waiting record's fields before its decision (`turn`, `deadline_at`, …: what a run asks of
+    it), from its stored JSON whole or already cut there (core/store/runs.py's start step cuts it in
+    Redis): the decision, the record's bulk, is neither sent nor decoded. None for no record."""
+    if not raw:
+        return None
+    source = raw.decode() if isinstance(raw, bytes) else raw
+    at = source.find("," + _DECISION_FIELD)
+    return json.loads(source[:at] + "}" if at > 0 else source)
+
+
 def waiting_record_and_body(raw: bytes) -> tuple[dict, bytes | None]:
     """A waiting record from its stored JSON, as a webhook call needs it: its fields, and its
     decision's own JSON text within it — the call's body, sent as stored, never encoded again —

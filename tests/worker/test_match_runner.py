@@ -561,7 +561,14 @@ def test_a_continuation_reads_takes_its_slots_and_starts_in_one_step(store):
     assert start.started == ((None, 1), True) and store.get_match(mid["id"])["status"] == "running"
     read = read_run(store, mid["id"], mid["seats"], 0, mid)
     assert (start.match, start.bots, start.log, start.waiting) == (read.match, read.bots, read.log, read.waiting)
-    assert start_run(store, mid["id"], mid, 0, bots).started == ((None, 2), False)
+    assert start.waiting is None
+    decision = {"match_id": mid["id"], "turn": 0, "seat": 0, "deadline_ms": 5000, "view": {"hand": ["x"]},
+                "legal_actions": [{"type": "play"}]}
+    asked = store.await_answer(mid["id"], decision, bots[0])  # the waiting record, its decision last
+    head = {k: v for k, v in asked.items() if k != "decision"}
+    for waiting in (start_run(store, mid["id"], mid, 0, bots).waiting, read_run(store, mid["id"], mid["seats"], 0, mid).waiting):
+        assert waiting == head and waiting["turn"] == 0 and waiting["deadline_at"] == asked["deadline_at"]
+    assert start_run(store, mid["id"], mid, 0, bots).started == ((None, 2), False)  # asking ended a run: 0
     assert store.r.smembers(playing_key(poll["id"])) == {mid["id"].encode()}
 
     store.take_lease("match", mid["id"], 10_000)  # the slot is live: the other match waits for it
