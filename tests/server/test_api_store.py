@@ -327,3 +327,16 @@ def test_a_runner_starting_a_match_the_admin_stopped_leaves_it_aborted(store):
     assert store.match_status(match["id"]) == "aborted"
     assert not store.append_entry(match["id"], {"turn": 0, "seat": 0, "action": {"card": "2"}})
     assert store.queued_match_count(account["id"]) == 0
+
+
+def test_a_script_runs_by_its_sha_and_is_loaded_again_when_redis_lost_it(store):
+    """`Store.script` (core/store/scripts.py): one object per source, EVALSHA with its keys and
+    arguments; after SCRIPT FLUSH (a restart) the next call loads it again, with the same answer."""
+    source = "return {#KEYS, #ARGV, KEYS[1], ARGV[1]}"
+    script = store.script(source)
+    assert store.script(source) is script
+    assert script(keys=["k"], args=["a", 2]) == [1, 2, b"k", b"a"]
+    store.r.script_flush()
+    assert store.r.script_exists(script.sha) == [False]
+    assert script(["k2"], []) == [1, 0, b"k2"]
+    assert store.r.script_exists(script.sha) == [True]
