@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import sdk
-from sdk.faults import fault_kind
+from sdk.faults import FORFEITED, fault_kind
 from tests.live import ADMIN_TOKEN
 from tests.test_signals import _kill, descendants
 from tests.worker.test_never_waits import GAME, Thinker, free_port
@@ -146,6 +146,14 @@ def test_kill_9_of_each_process_mid_tournament_with_remote_bots_loses_nothing(ap
         assert api.ok(api.get(f"/bots/{bot}"), 200)["matches"] == 24
         assert len(api.ok(api.get(f"/bots/{bot}/ratings"), 200)["history"]) == 12  # one per deal
     assert sum(row["matches"] for row in done["standings"]) == 96
-    faults = [e["fault"] for m in matches for e in api.ok(api.get(f"/matches/{m['id']}"), 200)["log"]
-              if "fault" in e]
-    assert all(fault_kind(f) == "timeout" for f in faults), faults[:5]
+    for m in matches:  # only timeouts (the kills cost a bot its time, never a wrong or doubled turn) …
+        full = api.ok(api.get(f"/matches/{m['id']}"), 200)
+        timeouts: dict[int, int] = {}
+        for e in full["log"]:
+            kind = fault_kind(e["fault"]) if "fault" in e else None
+            if kind == "timeout":
+                timeouts[e["seat"]] = timeouts.get(e["seat"], 0) + 1
+            else:  # … and, on a loaded machine, the forfeit their count may bring (polling bots back off
+                # while the API is away): only after that seat's max_faults timeouts
+                assert kind in (None, FORFEITED), (m["id"], e)
+                assert kind is None or timeouts.get(e["seat"], 0) >= full["max_faults"], (m["id"], e, timeouts)
