@@ -152,7 +152,7 @@ def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
             seat = page.get_attribute("#table", "data-seat")
             hand = page.locator(f'#board .seat[data-seat="{seat}"] .hand [data-card]')
             playable = [i for i in range(min(9, hand.count()))
-                        if "playable" in (hand.nth(i).get_attribute("class") or "")]
+                        if "playable" in (hand.nth(i).get_attribute("class") or "").split()]
             if playable:  # a card of the hand by its number
                 page.keyboard.press(str(playable[-1] + 1))
             else:  # the arrows to the last action, then Enter
