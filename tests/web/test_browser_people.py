@@ -70,11 +70,26 @@ def wait_for_turn_or_end(page, timeout_ms: int = 60_000) -> str:
     return status if status in ("finished", "aborted") else "turn"
 
 
-def wait_moved(page, turns: str) -> None:
-    page.wait_for_function(
-        """t => { const e = document.querySelector('#table');
-                  return e && (e.dataset.turns !== t || e.dataset.status === 'finished'); }""", arg=turns,
-        timeout=60_000)
+def wait_moved(page, turns: str, api=None, mid: str | None = None) -> None:
+    try:
+        page.wait_for_function(
+            """t => { const e = document.querySelector('#table');
+                      return e && (e.dataset.turns !== t || e.dataset.status === 'finished'); }""", arg=turns,
+            timeout=60_000)
+    except Exception as e:  # what the page and the referee had at the timeout, to tell why
+        seen = page.evaluate("""() => { const a = document.activeElement;
+            return {turns: document.querySelector('#table').dataset.turns,
+                    prompt: (document.querySelector('#prompt') || {}).textContent,
+                    said: (document.querySelector('#play-message') || {}).textContent,
+                    focused: a ? a.outerHTML.slice(0, 300) : null,
+                    actions: Array.from(document.querySelectorAll('#table [data-action]')).map(x => x.outerHTML.slice(0, 200))}; }""")
+        store = {}
+        if api is not None and mid:
+            match = api.store.get_match(mid)
+            store = {"status": match["status"], "log": len(api.store.match_log(mid)),
+                     "pending": [(d["match_id"], d["turn"]) for d in api.store.pending_decisions(match["seats"][int(
+                         page.get_attribute("#table", "data-seat"))])]}
+        raise AssertionError(f"the table did not move from turn {turns}: page {seen}; referee {store}") from e
 
 
 def check_actions_are_the_referees(page, api, mid: str) -> list[dict]:
@@ -159,7 +174,7 @@ def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
                 for _ in range(len(actions) - 1):
                     page.keyboard.press("ArrowRight")
                 page.keyboard.press("Enter")
-            wait_moved(page, turns)
+            wait_moved(page, turns, api, mid)
         assert page.get_attribute("#table", "data-status") == "finished"
         assert not any(e.get("fault") for e in api.store.match_log(mid))
         page.screenshot(path=str(SHOTS / f"play-{game}-phone-over.png"), full_page=True)
