@@ -82,7 +82,8 @@ def wait_moved(page, turns: str, api=None, mid: str | None = None) -> None:
                     prompt: (document.querySelector('#prompt') || {}).textContent,
                     said: (document.querySelector('#play-message') || {}).textContent,
                     focused: a ? a.outerHTML.slice(0, 300) : null,
-                    actions: Array.from(document.querySelectorAll('#table [data-action]')).map(x => x.outerHTML.slice(0, 200))}; }""")
+                    actions: Array.from(document.querySelectorAll('#table [data-action]')).map(x => x.outerHTML.slice(0, 200)),
+                    trace: (window.__trace || []).slice(-40)}; }""")
         store = {}
         if api is not None and mid:
             match = api.store.get_match(mid)
@@ -90,6 +91,27 @@ def wait_moved(page, turns: str, api=None, mid: str | None = None) -> None:
                      "pending": [(d["match_id"], d["turn"]) for d in api.store.pending_decisions(match["seats"][int(
                          page.get_attribute("#table", "data-seat"))])]}
         raise AssertionError(f"the table did not move from turn {turns}: page {seen}; referee {store}") from e
+
+
+#: what the page fetched and which keys reached it, kept in `window.__trace` for a failure's message
+TRACE = """(() => {
+  const trace = window.__trace = [];
+  const t0 = Date.now();
+  const fetch0 = window.fetch;
+  window.fetch = function (url, opts) {
+    const method = (opts && opts.method) || 'GET';
+    return fetch0.apply(this, arguments).then(r => {
+      r.clone().json().then(b => trace.push({ms: Date.now() - t0, method, url: String(url).slice(-40), status: r.status,
+        turns: b.turns, decision: b.decision ? b.decision.turn : (b.error ? b.error.code : null)})).catch(() => {});
+      return r;
+    });
+  };
+  window.addEventListener('keydown', e => {
+    const t = document.querySelector('#table');
+    trace.push({ms: Date.now() - t0, key: e.key, target: e.target.tagName, turns: t && t.dataset.turns,
+                myTurn: !!(t && t.classList.contains('my-turn')), actions: document.querySelectorAll('#table [data-action]').length});
+  }, true);
+})()"""
 
 
 def check_actions_are_the_referees(page, api, mid: str) -> list[dict]:
@@ -148,6 +170,7 @@ def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
 @pytest.mark.slow
 def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    context.add_init_script(TRACE)
     page = context.new_page()
     page.set_default_timeout(10_000)
     page.dialogs = []
