@@ -98,11 +98,11 @@ def serve(args: argparse.Namespace) -> int:
 
     import gevent
     from gevent.pool import Pool
-    from gevent.pywsgi import WSGIHandler, WSGIServer
+    from gevent.pywsgi import OldMessage, WSGIHandler, WSGIServer
 
     from core.redis_server import shared_redis
     from core.signals import die_with_parent, shielded, stop_on_signals
-    from server import create_app
+    from server import create_app, request_headers
 
     if os.environ.get("CARDARENA_PARENT_PID"):
         die_with_parent()  # started by the demo: it dies with it
@@ -113,6 +113,10 @@ def serve(args: argparse.Namespace) -> int:
             # no Nagle: an answer's last small write must not wait for the client's delayed ACK (40 ms)
             self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             return super().handle()
+
+        def MessageClass(self, fp, *args):
+            # the header block split directly when plain, not by the email package (server/request_headers.py)
+            return request_headers.read(fp, OldMessage)
 
         def log_request(self):
             pass  # no access log (the server's `log=None`): gevent formatted each line for nothing (~2%)
