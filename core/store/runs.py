@@ -30,8 +30,8 @@ from core.store.waits import waiting_head, waiting_key
 #: A continuation's start (`start_run`): KEYS and ARGV core/store/slots.py's slots step's first
 #: (its `n` bots: ARGV[#ARGV]), then KEYS the match hash, its log, its waiting hash, its lease and
 #: each seat's bot, ARGV now (JSON: matches.py's start step's `started_at`), the log's first entry
-#: to read, a lease token to take the lease with ('' when it is held already) and its ttl ms, each
-#: seat's bot's stamp as this process last read it ('' for none: `bot_stamp`), and `RUNNER_FIELDS`.
+#: to read, a lease token to take the lease with ('' when it is held already) and its ttl ms, and
+#: each seat's bot's stamp as this process last read it ('' for none: `start_run`'s `_read_bots`).
 #: The lease taken (else {'busy'}: another runner has the match); the reads — the match's status
 #: and archived mark, each bot's fields (its stamp first; only {} when its stamp is the one given:
 #: the bot's fields are those this process holds), the log from that entry, the waiting hash cut
@@ -46,8 +46,7 @@ if ARGV[a + 3] ~= '' and not redis.call('SET', KEYS[k + 4], ARGV[a + 3], 'NX', '
   return {'busy'}
 end
 local seated = #KEYS - k - 4
-local fields = {}
-for i = a + 5 + seated, #ARGV - 1 do fields[#fields + 1] = ARGV[i] end
+local fields = {""" + ", ".join(f"'{f}'" for f in RUNNER_FIELDS) + """}
 local read = redis.call('HMGET', match_key, 'status', '""" + ARCHIVED + """')
 local status, archived = read[1], read[2]
 local bots = {}
@@ -154,8 +153,7 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
     raw = store.script(START_RUN_LUA)(
         keys=[*keys, f"match:{match_id}", log_key(match_id), waiting_key(match_id), lease_key("match", match_id),
               *(f"bot:{b}" for b in bot_ids)],
-        args=[*args, f'"{now_iso()}"', since, token, ttl_ms, *(h[0] if h else "" for h in held), *RUNNER_FIELDS,
-              len(slotted)])
+        args=[*args, f'"{now_iso()}"', since, token, ttl_ms, *(h[0] if h else "" for h in held), len(slotted)])
     if raw[0] == BUSY.encode():
         return BUSY
     status, archived, bots, entries, waiting, full, attempts, changed = raw

@@ -549,7 +549,6 @@ def test_a_continuation_is_sent_a_bots_fields_only_when_they_changed(store):
     """`start_run` gives each seat's bot as it is now: its fields come in the step's answer only
     when their stamp is not the one this process holds (the same fields: the record read before),
     so a bot changed or deleted between two runs is seen at the next."""
-    from core.store.bots import RUNNER_FIELDS
     from core.store.jobs import lease_key
     from core.store.matches import log_key
     from core.store.runs import START_RUN_LUA, _read_bots, start_run
@@ -566,7 +565,7 @@ def test_a_continuation_is_sent_a_bots_fields_only_when_they_changed(store):
     keys = [*keys, f"match:{mid['id']}", log_key(mid["id"]), waiting_key(mid["id"]), lease_key("match", mid["id"]),
             f"bot:{poll['id']}"]
     for held, sent in ((stamp, []), ("", [stamp]), ("0" * 40, [stamp])):
-        raw = store.script(START_RUN_LUA)(keys=keys, args=[*args, '"now"', 0, "", 0, held, *RUNNER_FIELDS, 0])
+        raw = store.script(START_RUN_LUA)(keys=keys, args=[*args, '"now"', 0, "", 0, held, 0])
         assert raw[2][0][:1] == sent  # nothing but a stamp it does not hold
     assert start_run(store, mid["id"], mid, 0, bots).bots[poll["id"]] == first
 
