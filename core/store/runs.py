@@ -183,8 +183,8 @@ def _bot_read(bot_id: str, values: list, held: tuple[bytes, dict | None] | None)
     was `held`'s (the record kept then, a copy: the caller may change it); None if no such bot."""
     if values:
         held = (values[0], runner_record(values[1:]))
-    _read_bots[bot_id] = held
-    _read_bots.move_to_end(bot_id)
+    _read_bots.pop(bot_id, None)
+    _read_bots[bot_id] = held  # the most recently read last
     while len(_read_bots) > BOTS_KEPT:
         _read_bots.popitem(last=False)
     return None if held[1] is None else dict(held[1])
