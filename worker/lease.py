@@ -66,6 +66,7 @@ class Lease:
         self.taken = token  # a lease taken already, with `ttl_ms`, for this token (`Store.take_run`)
         self.token: str | None = None
         self.lost = threading.Event()
+        self.renewer: Renewer | None = None  # the one renewing it, while it is held
 
     @property
     def held(self) -> bool:
@@ -74,7 +75,7 @@ class Lease:
     def __enter__(self) -> Lease:
         self.token = self.taken or self.store.take_lease(self.kind, self.ident, self.ttl_ms)
         if self.token is not None:
-            r = renewer()
+            self.renewer = r = renewer()
             with r.lock:
                 r.held[id(self)] = self
         return self
@@ -91,9 +92,10 @@ class Lease:
         self.token = None
 
     def stop_renewing(self) -> None:
-        r = renewer()
-        with r.lock:
-            r.held.pop(id(self), None)
+        r, self.renewer = self.renewer, None
+        if r is not None:
+            with r.lock:
+                r.held.pop(id(self), None)
 
     def give_back(self, release):
         """Give the lease back now with `release(token)` (a release that reads something in the

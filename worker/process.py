@@ -68,6 +68,21 @@ WAIT_S = 1.0
 HEARTBEAT_S = 10.0
 
 
+def runs_client(connection):
+    """The client of the runs' store: `connection`'s pool, one connection of it held for good.
+
+    A run is two or three commands, and a command through the pool took a connection out and
+    put it back each time, checking it for unread data with two more system calls (~10% of a
+    run's CPU). A connection held is safe so: redis-py drops it if a command is cut off
+    while it sends or reads, and no RQ job uses this client (a job, which RQ's timeout may cut
+    anywhere, uses its own connection: worker/jobs.py `store_for`); the lease renewer's thread
+    shares it under redis-py's lock (a wait for a run holds it up to `WAIT_S`, far within a
+    lease's life)."""
+    import redis
+
+    return redis.Redis(connection_pool=connection.connection_pool, single_connection_client=True)
+
+
 def worker_class(base):
     """`base` (an RQ worker class) that also takes and runs the matches' next runs."""
     import time
@@ -94,7 +109,8 @@ def worker_class(base):
 
         def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
             if not hasattr(self, "store"):
-                self.store = Store(self.connection, secret_key(self.connection), queue=self.queues[0].name)
+                self.store = Store(runs_client(self.connection), secret_key(self.connection),
+                                   queue=self.queues[0].name)
             self.set_state(WorkerStatus.IDLE)
             while True:
                 if time.monotonic() - self.beat_at > HEARTBEAT_S:

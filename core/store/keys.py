@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 
@@ -20,8 +19,19 @@ def new_id(prefix: str) -> str:
 
 
 def now_iso() -> str:
-    """The current time as ISO 8601 UTC, to the millisecond."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The current time as ISO 8601 UTC, to the millisecond: what
+    `datetime.now(UTC).isoformat(timespec="milliseconds")` writes (with `Z`), its second's text
+    made once a second (every run of a match stamps its start: datetime's way was ~3% of a run)."""
+    global _second
+    seconds, ms = divmod(time.time_ns() // 1_000_000, 1000)
+    second = _second
+    if second[0] != seconds:
+        second = _second = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)))
+    return f"{second[1]}.{ms:03d}Z"
+
+
+#: (a second since the epoch, its ISO 8601 text): `now_iso`'s last
+_second: tuple[int, str] = (-1, "")
 
 
 def now_ms() -> int:

@@ -17,6 +17,7 @@ popped (core/store/jobs.py `pop_run`): one round trip, not three.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from core.store.bots import RUNNER_FIELDS, read_runner_record, runner_record
@@ -30,11 +31,13 @@ from core.store.waits import waiting_head, waiting_key
 #: (its `n` bots: ARGV[#ARGV]), then KEYS the match hash, its log, its waiting hash, its lease and
 #: each seat's bot, ARGV now (JSON: matches.py's start step's `started_at`), the log's first entry
 #: to read, a lease token to take the lease with ('' when it is held already) and its ttl ms, and
-#: `RUNNER_FIELDS`. The lease taken (else {'busy'}: another runner has the match); the reads — the
-#: match's status and archived mark, each bot's fields, the log from that entry, the waiting hash
-#: cut before its decision (`waiting_head`) — then, only if the match is neither missing nor over nor archived, the slots step and, if the
-#: slots are taken, the start step. {status, archived, bots, entries, waiting, full, attempts,
-#: changed}: full -1 when the steps did not run.
+#: each seat's bot's stamp as this process last read it ('' for none: `start_run`'s `_read_bots`).
+#: The lease taken (else {'busy'}: another runner has the match); the reads — the match's status
+#: and archived mark, each bot's fields (its stamp first; only {} when its stamp is the one given:
+#: the bot's fields are those this process holds), the log from that entry, the waiting hash cut
+#: before its decision (`waiting_head`) — then, only if the match is neither missing nor over nor
+#: archived, the slots step and, if the slots are taken, the start step. {status, archived, bots,
+#: entries, waiting, full, attempts, changed}: full -1 when the steps did not run.
 START_RUN_LUA = """
 local n = tonumber(ARGV[#ARGV])
 local k, a = 2 * n + 1, 3 + 2 * n
@@ -42,12 +45,25 @@ local match_key, started_at = KEYS[k + 1], ARGV[a + 1]
 if ARGV[a + 3] ~= '' and not redis.call('SET', KEYS[k + 4], ARGV[a + 3], 'NX', 'PX', ARGV[a + 4]) then
   return {'busy'}
 end
-local fields = {}
-for i = a + 5, #ARGV - 1 do fields[#fields + 1] = ARGV[i] end
+local seated = #KEYS - k - 4
+local fields = {""" + ", ".join(f"'{f}'" for f in RUNNER_FIELDS) + """}
 local read = redis.call('HMGET', match_key, 'status', '""" + ARCHIVED + """')
 local status, archived = read[1], read[2]
 local bots = {}
-for i = k + 5, #KEYS do bots[#bots + 1] = redis.call('HMGET', KEYS[i], unpack(fields)) end
+for i = 1, seated do
+  local values, parts = redis.call('HMGET', KEYS[k + 4 + i], unpack(fields)), {}
+  for j = 1, #fields do
+    local v = values[j] or ''
+    parts[j] = (values[j] and #v or '-') .. ':' .. v
+  end
+  local stamp = redis.sha1hex(table.concat(parts))
+  if stamp == ARGV[a + 4 + i] then
+    bots[i] = {}
+  else
+    table.insert(values, 1, stamp)
+    bots[i] = values
+  end
+end
 local entries = redis.call('LRANGE', KEYS[k + 2], ARGV[a + 2], -1)
 local waiting = redis.call('HGET', KEYS[k + 3], 'record')
 if waiting then
@@ -133,10 +149,11 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
     bot_ids = list(dict.fromkeys(match["seats"]))
     slotted, keys, args = slots_step(match_id, [b for b in seat_bots if b is not None])
     token, ttl_ms = lease or ("", 0)
+    held = [_read_bots.get(b) for b in bot_ids]  # (stamp, record) as this process last read each
     raw = store.script(START_RUN_LUA)(
         keys=[*keys, f"match:{match_id}", log_key(match_id), waiting_key(match_id), lease_key("match", match_id),
               *(f"bot:{b}" for b in bot_ids)],
-        args=[*args, json.dumps(now_iso()), since, token, ttl_ms, *RUNNER_FIELDS, len(slotted)])
+        args=[*args, f'"{now_iso()}"', since, token, ttl_ms, *(h[0] if h else "" for h in held), len(slotted)])
     if raw[0] == BUSY.encode():
         return BUSY
     status, archived, bots, entries, waiting, full, attempts, changed = raw
@@ -144,7 +161,7 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
         return None
     if archived:  # over: only its record is read (from the archive)
         return RunStart(store.archived_document(match_id)["match"], {}, since, [], None)
-    records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
+    records = {b: _bot_read(b, values, h) for b, values, h in zip(bot_ids, bots, held, strict=True)}
     started, status = None, json.loads(status)
     if int(full) >= 0:
         started = ((slotted[int(full) - 1] if int(full) else None, int(attempts)), bool(int(changed)))
@@ -152,3 +169,22 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
     return RunStart({**match, "status": status}, {b: r for b, r in records.items() if r is not None},
                     since, [json.loads(e) for e in entries],
                     waiting_head(waiting), started)
+
+
+#: bot id -> (its `RUNNER_FIELDS`' stamp, its record) as this process's last `start_run` read it,
+#: least recently read first: `START_RUN_LUA` sends a bot's fields only when their stamp changed
+_read_bots: OrderedDict[str, tuple[bytes, dict | None]] = OrderedDict()
+#: bots whose record a process keeps so (a few hundred bytes each)
+BOTS_KEPT = 1024
+
+
+def _bot_read(bot_id: str, values: list, held: tuple[bytes, dict | None] | None) -> dict | None:
+    """A bot's record from `START_RUN_LUA`'s reply: [stamp, *fields] as read, or [] if its stamp
+    was `held`'s (the record kept then, a copy: the caller may change it); None if no such bot."""
+    if values:
+        held = (values[0], runner_record(values[1:]))
+    _read_bots.pop(bot_id, None)
+    _read_bots[bot_id] = held  # the most recently read last
+    while len(_read_bots) > BOTS_KEPT:
+        _read_bots.popitem(last=False)
+    return None if held[1] is None else dict(held[1])

@@ -545,6 +545,36 @@ def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
     assert store.r.llen(calls_key(store.queue)) == 1
 
 
+def test_a_continuation_is_sent_a_bots_fields_only_when_they_changed(store):
+    """`start_run` gives each seat's bot as it is now: its fields come in the step's answer only
+    when their stamp is not the one this process holds (the same fields: the record read before),
+    so a bot changed or deleted between two runs is seen at the next."""
+    from core.store.jobs import lease_key
+    from core.store.matches import log_key
+    from core.store.runs import START_RUN_LUA, _read_bots, start_run
+    from core.store.slots import slots_step
+    from core.store.waits import waiting_key
+
+    poll = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]
+    mid = store.create_match(GAME, [poll["id"], poll["id"]], SEED, {}, time_bank_ms=0)
+    bots = [{**poll, "version": 1}] * 2
+    first = start_run(store, mid["id"], mid, 0, bots).bots[poll["id"]]
+    assert first["kind"] == "polling" and first["max_concurrent"] == 4
+    stamp = _read_bots[poll["id"]][0]
+    _, keys, args = slots_step(mid["id"], [])
+    keys = [*keys, f"match:{mid['id']}", log_key(mid["id"]), waiting_key(mid["id"]), lease_key("match", mid["id"]),
+            f"bot:{poll['id']}"]
+    for held, sent in ((stamp, []), ("", [stamp]), ("0" * 40, [stamp])):
+        raw = store.script(START_RUN_LUA)(keys=keys, args=[*args, '"now"', 0, "", 0, held, 0])
+        assert raw[2][0][:1] == sent  # nothing but a stamp it does not hold
+    assert start_run(store, mid["id"], mid, 0, bots).bots[poll["id"]] == first
+
+    store.r.hset(f"bot:{poll['id']}", "max_concurrent", "2")
+    assert start_run(store, mid["id"], mid, 0, bots).bots[poll["id"]] == {**first, "max_concurrent": 2}
+    store.r.delete(f"bot:{poll['id']}")
+    assert start_run(store, mid["id"], mid, 0, bots).bots == {}
+
+
 def test_a_continuation_reads_takes_its_slots_and_starts_in_one_step(store):
     """`start_run`: the reads of `read_run`, then the slots and the start, as `take_slots_and_start`
     makes them, in one step; none of them for a match that is over; a bot full for a match not
