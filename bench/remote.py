@@ -298,7 +298,7 @@ def main() -> int:
                           f"{percentile(values, 0.5):.0f} ms   p99 {percentile(values, 0.99):.0f} ms "
                           f"({len(values)} decisions)", flush=True)
             total = sum(spent.values())
-            print(f"the platform's processes spent {1000 * total / max(1, decided):.1f} ms of CPU per remote "
+            print(f"the platform's processes spent {1000 * total / max(1, decided):.2f} ms of CPU per remote "
                   f"decision ({decided} decisions logged in the window, {total / elapsed:.2f} CPUs busy): "
                   + ", ".join(f"{kind} {100 * cpu / total:.0f}%" for kind, cpu in
                               sorted(spent.items(), key=lambda item: -item[1]) if total > 0)
