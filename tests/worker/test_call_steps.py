@@ -13,9 +13,9 @@ import pytest
 import redis
 
 from core.store import Store, secret_key
-from core.store.keys import now_ms
 from core.store.debug import debug_key
 from core.store.jobs import job_id
+from core.store.keys import now_ms
 from core.store.waits import (
     CALL_SLACK_MS,
     call_fields,
