@@ -19,10 +19,11 @@ A match runner publishes a remote seat's decision and its run ends
   in one process; each answer is judged (core/answers.py) and settled the
   moment it comes; and the best-effort `match_over` notices. A waiting call
   costs a few hundred bytes and a socket, not a thread. A webhook decision
-  is three round trips to Redis and crosses threads twice: the taker
-  thread takes a call (`BLMOVE`), learns all it needs and starts it, its
-  account's share held, in one Lua step (`Store.prepare_call`), and hands
-  it to the loop; the loop makes the call and hands the answer to the
+  is two round trips to Redis and crosses threads twice: the taker thread
+  takes a call, learns all it needs and starts it, its account's share
+  held, in one round trip (`Store.take_prepared_call`: the `BLMOVE` and a
+  Lua step sent together, Redis running the step as the `BLMOVE` returns),
+  and hands it to the loop; the loop makes the call and hands the answer to the
   settler thread, which judges it and settles its turn in one Lua step
   (the answers that came meanwhile in one round trip: `Store.settle_all`)
   and ends the call. The taker, the settler and the clock each have a
@@ -58,8 +59,9 @@ answer, RQ's enqueue) stays synchronous and runs on a few threads beside the
 loop, so the loop never waits on Redis.
 
 Reliability, kill -9 included: a call is taken from `waits:calls` by moving
-it, atomically, to the caller's own taken list (`waits:taken:{caller}`),
-where it stays until it is sent; a caller that dies stops beating and its
+it, atomically, to the caller's own fresh list and on to its taken list
+(`waits:fresh:{caller}`, `waits:taken:{caller}`), where it stays until it
+is sent; a caller that dies stops beating and its
 taken calls go back in the queue (`Store.recover_callers`, by any other
 caller; at the latest the clock finds them). A call under way in a dead
 dispatcher (no answer long past its deadline) is made once more rather than
@@ -314,40 +316,43 @@ class Dispatcher:
 
     # -- the callers -------------------------------------------------------------------
     def _take_calls(self) -> None:
-        """The taker: moves calls from Redis to this caller's taken list, while it has room, and
-        readies each on its way (`_ready`) so the loop gets a call already sent or waiting."""
+        """The taker: moves calls from Redis to this caller's taken list, while it has room, each
+        prepared and started in the same round trip (`Store.take_prepared_call`), so the loop gets
+        a call already sent or waiting."""
+        left = False  # whether a failed round trip may have left a call in the fresh list
         while not self.stopping.is_set():
             if self.busy >= self.calls:
                 self.stopping.wait(0.01)
                 continue
             try:
-                raw = self.taker_store.take_call(TAKE_WAIT_S, self.caller)
+                taken = self.taker_store.take_prepared_call(TAKE_WAIT_S, self.caller, self.per_account, wait=not left)
             except Exception:
                 log.exception("taking a webhook call failed")
+                left = True
                 self.stopping.wait(0.5)
                 continue
-            if raw is None:
+            left = False
+            if taken is None:
                 continue
             with self.lock:
                 self.busy += 1
+            raw, prepared = taken
             call = _Call(raw, _item(raw))
-            ready, started = self._ready(call)
+            ready, started = self._ready(call, prepared)
             self.loop.call_soon_threadsafe(self._arrive, call, ready, started)
 
-    def _ready(self, call: _Call) -> tuple[bool | None, str | None]:
-        """On the taker's thread, in the same wake-up as the take: the call prepared and started
-        in Redis if its account has room over every dispatcher (`Store.prepare_call`: one round
-        trip), its share then held here too. (prepared: None if it could not be, to be tried
-        again on the loop; how its start went, "sent" or "over", or None if not tried.) One
-        hand-over to the loop per call."""
-        try:
-            if call.item.get("notice") or not self._takes_turn(call):
+    def _ready(self, call: _Call, prepared) -> tuple[bool | None, str | None]:
+        """On the taker's thread, in the same wake-up as the take: the call as its take prepared
+        and started it in Redis (if its account had room over every dispatcher), its share then
+        held here too; else (a notice, or a preparation that failed) prepared here. (prepared:
+        None if it could not be, to be tried again on the loop; how its start went, "sent" or
+        "over", or None if not tried.) One hand-over to the loop per call."""
+        if prepared is False:  # not a turn's call, or its preparation failed in Redis
+            try:
                 return self._prepare(call), None
-            prepared = self.taker_store.prepare_call(call.match, call.turn, call.raw, self.caller, True,
-                                                     self.per_account)
-        except Exception:  # Redis away a moment: the loop tries again, patiently
-            log.warning("preparing a webhook call failed: %s (tried again)", call.item, exc_info=True)
-            return None, None
+            except Exception:  # Redis away a moment: the loop tries again, patiently
+                log.warning("preparing a webhook call failed: %s (tried again)", call.item, exc_info=True)
+                return None, None
         if prepared is None:  # its turn is over: it left the taken list
             return False, None
         self._fill(call, prepared)

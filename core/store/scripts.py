@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 
 class LuaScript:
@@ -31,6 +31,35 @@ class LuaScript:
         except NoScriptError:
             self.client.script_load(self.source)
             return self.client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+
+    def after(self, command: tuple, keys=(), args=()):
+        """`command`, then the script, sent together on the client's one connection
+        (`single_connection_client`): one round trip where Redis runs the script right after the
+        command, even one that blocks (`BLMOVE`). The script's reply; `command`'s error, or the
+        script's, is raised (NOSCRIPT: its source is loaded and it runs again alone)."""
+        client = self.client
+        conn = client.connection
+        with client.single_connection_lock:
+            try:
+                conn.send_packed_command(conn.pack_commands([command,
+                                                             ("EVALSHA", self.sha, len(keys), *keys, *args)]))
+                replies = []
+                for name in (command[0], "EVALSHA"):
+                    try:
+                        replies.append(client.parse_response(conn, name))
+                    except ResponseError as exc:  # the other reply is read all the same
+                        replies.append(exc)
+            except BaseException:  # the connection is out of step: a fresh one next time
+                conn.disconnect()
+                raise
+        done, got = replies
+        if isinstance(done, Exception):
+            raise done
+        if isinstance(got, NoScriptError):
+            return self(keys, args)
+        if isinstance(got, Exception):
+            raise got
+        return got
 
     def __repr__(self) -> str:
         return f"LuaScript({self.sha[:12]})"

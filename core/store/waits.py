@@ -19,6 +19,10 @@ Keys:
                             yet (moved there atomically as taken: `take_call`); a call leaves it
                             as it is sent (`call_started`) or dropped. A dead caller's list is
                             put back on `waits:calls` by another (`recover_callers`)
+    waits:fresh:{caller}[:Q]  list of the one call a dispatcher's taker is moving, for a moment:
+                            `take_prepared_call`'s BLMOVE puts it there and the script sent
+                            with it moves it on to the taken list, in the same round trip. Put
+                            back in the queue with the taken list (`recover_callers`)
     waits:callers[:Q]       set of the callers that may hold taken calls
     waits:share:{account}[:Q]  sorted set "{match}:{turn}" of an account's webhook calls in flight,
                             over every dispatcher, by when its lease ends (epoch ms: the call's
@@ -101,6 +105,10 @@ def taken_key(queue: str, caller: str) -> str:
     return f"waits:taken:{caller}" if queue == QUEUE else f"waits:taken:{caller}:{queue}"
 
 
+def fresh_key(queue: str, caller: str) -> str:
+    return f"waits:fresh:{caller}" if queue == QUEUE else f"waits:fresh:{caller}:{queue}"
+
+
 def callers_key(queue: str) -> str:
     return "waits:callers" if queue == QUEUE else f"waits:callers:{queue}"
 
@@ -154,18 +162,17 @@ if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', wait
 end
 """ + START_STEP + "return started\n"
 
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken; ARGV[1] turn, ARGV[2] now,
-#: ARGV[3] the member, ARGV[4] the item, ARGV[5] "1" to start the call, ARGV[6] the account's most
-#: calls in flight, ARGV[7] and ARGV[8] what comes before and after the account in its share's key,
-#: ARGV[9] `CALL_SLACK_MS`, ARGV[10] what follows `bot:{id}` in its versions' key. A taken call
-#: learns all it needs in one round trip (`prepare_call`): {"gone"} (it leaves the taken list) if
-#: its turn is no longer a pending webhook call; else {how its start went ("sent" or "over", or
-#: "read" if not asked), the waiting record, the bot's `url`, `owner` and `version` (JSON, or
-#: false), the pinned version's entry in the bot's versions (or false: the latest), the account}.
-#: The bot's key is read where its record names it (core/store/bots.py's `bot:{id}`).
-PREPARE_CALL_LUA = """
-local waiting_key, deadlines_key, taken_key = KEYS[1], KEYS[3], KEYS[4]
-local turn, now, member, item = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]
+#: A taken call learns all it needs (`prepare_call`, `take_prepared_call`): `waiting_key`, `log_key`,
+#: `deadlines_key`, `taken_key`, `turn` (a number), `now`, `member`, `item`, `start` (true to start
+#: the call), `share` (the account's most calls in flight), `share_before` and `share_after` (what
+#: comes before and after the account in its share's key), `slack` (`CALL_SLACK_MS`) and
+#: `versions_after` (what follows `bot:{id}` in its versions' key) set before it, and `prepared`
+#: declared. `prepared` is then {"gone"} (it leaves the taken list) if its turn is no longer a
+#: pending webhook call; else {how its start went ("sent" or "over", or "read" if not asked), the
+#: waiting record, the bot's `url`, `owner` and `version` (JSON, or false), the pinned version's
+#: entry in the bot's versions (or false: the latest), the account}. The bot's key is read where
+#: its record names it (core/store/bots.py's `bot:{id}`). Nothing is written before what can fail.
+PREPARE_STEP = """
 local raw = redis.call('HGET', waiting_key, 'record')
 local record = false
 if raw then  -- the fields before the decision (its last, and the bulk) are all this needs to read
@@ -173,27 +180,70 @@ if raw then  -- the fields before the decision (its last, and the bulk) are all 
   local ok, head = pcall(cjson.decode, cut and (string.gsub(string.sub(raw, 1, cut - 1), ',$', '')) .. '}' or raw)
   record = ok and type(head) == 'table' and head.deadline_at and head or cjson.decode(raw)
 end
-if not record or record.turn ~= turn or record.kind ~= 'webhook' or redis.call('LLEN', KEYS[2]) > turn then
+if not record or record.turn ~= turn or record.kind ~= 'webhook' or redis.call('LLEN', log_key) > turn then
   redis.call('LREM', taken_key, 1, item)
-  return {'gone'}
+  prepared = {'gone'}
+else
+  local bot_key = 'bot:' .. record.bot
+  local fields = redis.call('HMGET', bot_key, 'url', 'owner', 'version')
+  local old = false
+  if type(record.version) == 'number' and record.version ~= tonumber(fields[3] or '1') then
+    old = redis.call('HGET', bot_key .. versions_after, record.version)
+  end
+  local account = record.account
+  if type(account) ~= 'string' or account == '' then
+    account = fields[2] and cjson.decode(fields[2])
+    if type(account) ~= 'string' or account == '' then account = record.bot end
+  end
+  local started = 'read'
+  if start then
+    local share_key = share_before .. account .. share_after
+    local lease = tonumber(now) + (record.deadline_at - record.sent_at) + slack  -- its deadline_ms
+""" + START_STEP + """  end
+  prepared = {started, raw, fields[1], fields[2], fields[3], old, account}
 end
-local bot_key = 'bot:' .. record.bot
-local fields = redis.call('HMGET', bot_key, 'url', 'owner', 'version')
-local old = false
-if type(record.version) == 'number' and record.version ~= tonumber(fields[3] or '1') then
-  old = redis.call('HGET', bot_key .. ARGV[10], record.version)
+"""
+
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken; ARGV[1] turn, ARGV[2] now,
+#: ARGV[3] the member, ARGV[4] the item, ARGV[5] "1" to start the call, ARGV[6] the account's most
+#: calls in flight, ARGV[7] and ARGV[8] what comes before and after the account in its share's key,
+#: ARGV[9] `CALL_SLACK_MS`, ARGV[10] what follows `bot:{id}` in its versions' key: the prepare
+#: step's `prepared` (`prepare_call`).
+PREPARE_CALL_LUA = """
+local waiting_key, log_key, deadlines_key, taken_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local turn, now, member, item, start = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1'
+local share, share_before, share_after, slack, versions_after = tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10]
+local prepared
+""" + PREPARE_STEP + "return prepared\n"
+
+#: KEYS[1] the caller's fresh call, KEYS[2] its taken list, KEYS[3] the deadlines; ARGV[1] the
+#: account's most calls in flight, ARGV[2] and ARGV[3] what comes before and after the account in
+#: its share's key, ARGV[4] `CALL_SLACK_MS`, ARGV[5] what follows `bot:{id}` in its versions' key,
+#: ARGV[6] and ARGV[7] what comes before and after a match's id in its waiting key, ARGV[8] and
+#: ARGV[9] in its log key. The call `take_prepared_call`'s BLMOVE just moved to the fresh list goes
+#: on to the taken list and, if it names a turn, is prepared and started now (Redis's clock: the
+#: BLMOVE before it may have waited): false if there was none; else {the item} (not a turn's
+#: call, or its preparation failed: nothing written), or {the item, now, the prepare step's
+#: `prepared`}.
+TAKE_CALL_LUA = """
+local item = redis.call('RPOPLPUSH', KEYS[1], KEYS[2])
+if not item then return false end
+local decoded, call = pcall(cjson.decode, item)
+if not decoded or type(call) ~= 'table' or call.notice or type(call.match) ~= 'string'
+   or type(call.turn) ~= 'number' or call.turn ~= math.floor(call.turn) then
+  return {item}
 end
-local account = record.account
-if type(account) ~= 'string' or account == '' then
-  account = fields[2] and cjson.decode(fields[2])
-  if type(account) ~= 'string' or account == '' then account = record.bot end
-end
-local started = 'read'
-if ARGV[5] == '1' then
-  local share, share_key = tonumber(ARGV[6]), ARGV[7] .. account .. ARGV[8]
-  local lease = tonumber(now) + (record.deadline_at - record.sent_at) + tonumber(ARGV[9])  -- its deadline_ms
-""" + START_STEP + """end
-return {started, raw, fields[1], fields[2], fields[3], old, account}
+local match, turn = call.match, call.turn
+local waiting_key, log_key = ARGV[6] .. match .. ARGV[7], ARGV[8] .. match .. ARGV[9]
+local deadlines_key, taken_key, member = KEYS[3], KEYS[2], match .. ':' .. string.format('%d', turn)
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local start, share, share_before, share_after = true, tonumber(ARGV[1]), ARGV[2], ARGV[3]
+local slack, versions_after = tonumber(ARGV[4]), ARGV[5]
+local prepared
+if not pcall(function()
+""" + PREPARE_STEP + """end) then return {item} end
+return {item, now, prepared}
 """
 
 #: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] calls, KEYS[5] the account's share;
@@ -210,19 +260,18 @@ redis.call('RPUSH', KEYS[4], ARGV[4])
 return 1
 """
 
-#: KEYS[1] the dead caller's taken list, KEYS[2] the calls, KEYS[3] the callers; ARGV[1] the caller.
+#: KEYS[1] the dead caller's taken list, KEYS[2] the calls, KEYS[3] the callers, KEYS[4] its fresh
+#: call; ARGV[1] the caller.
 RECOVER_LUA = """
 local n = 0
-while true do
-  local item = redis.call('RPOPLPUSH', KEYS[1], KEYS[2])
-  if not item then break end
-  n = n + 1
+for _, list in ipairs({KEYS[4], KEYS[1]}) do
+  while redis.call('RPOPLPUSH', list, KEYS[2]) do n = n + 1 end
 end
 redis.call('SREM', KEYS[3], ARGV[1])
 return n
 """
 
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] calls, KEYS[4..] every caller's taken list; ARGV[1] turn,
+#: KEYS[1] waiting, KEYS[2] log, KEYS[3] calls, KEYS[4..] every caller's taken and fresh lists; ARGV[1] turn,
 #: ARGV[2] the item. A call not sent, pending, and in no list was lost: queued again (1).
 FIND_CALL_LUA = """
 if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0
@@ -411,6 +460,21 @@ class PreparedCall(NamedTuple):
     called_at: int
 
 
+def _prepared(got: list, now: int) -> PreparedCall | None:
+    """`PreparedCall` from the prepare step's `prepared` (None for "gone")."""
+    if text(got[0]) == "gone":
+        return None
+    started, raw, url, owner, latest, old, account = got
+    record, body = waiting_record_and_body(raw)
+    bot = {"id": record["bot"], "version": json.loads(latest) if latest else 1}
+    if url:
+        bot["url"] = json.loads(url)
+    if owner:
+        bot["owner"] = json.loads(owner)
+    return PreparedCall(text(started), record, as_version(bot, record.get("version"), old or None), text(account),
+                        body, now)
+
+
 def _member(match_id: str, turn: int) -> str:
     return f"{match_id}:{turn}"
 
@@ -502,17 +566,39 @@ class Waits:
             keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller)],
             args=[turn, now, _member(match_id, turn), item, "1" if start else "0", share, before, after, CALL_SLACK_MS,
                   versions_key("").removeprefix("bot:")])
-        if text(got[0]) == "gone":
+        return _prepared(got, now)
+
+    def take_prepared_call(self, timeout_s: float, caller: str, share: int = 0,
+                           wait: bool = True) -> tuple[bytes, PreparedCall | None | bool] | None:
+        """`take_call` and, if the call names a turn, its `prepare_call` with its start (with the
+        account's `share`) at once, in one round trip: the BLMOVE to `caller`'s fresh list and
+        `TAKE_CALL_LUA` after it are sent together (on a client of one connection; else one after
+        the other). None if no call came within `timeout_s`; else (its queued bytes, its
+        `PreparedCall`, or None if its turn is over (it left the taken list), or False if it was
+        not prepared: not a turn's call, or its preparation failed — it is taken, nothing else).
+        `wait=False` takes only what a failed round trip left in the fresh list, if anything."""
+        before, _, after = share_key(self.queue, "\0").partition("\0")
+        waiting_before, _, waiting_after = waiting_key("\0").partition("\0")
+        log_before, _, log_after = log_key("\0").partition("\0")
+        keys = [fresh_key(self.queue, caller), taken_key(self.queue, caller), deadlines_key(self.queue)]
+        args = [share, before, after, CALL_SLACK_MS, versions_key("").removeprefix("bot:"), waiting_before,
+                waiting_after, log_before, log_after]
+        take = ("BLMOVE", calls_key(self.queue), keys[0], "LEFT", "LEFT", timeout_s)
+        script = self.script(TAKE_CALL_LUA)
+        if not wait:
+            got = script(keys, args)
+        elif self.r.connection is None:
+            self.r.execute_command(*take)
+            got = script(keys, args)
+        else:
+            got = script.after(take, keys, args)
+        if not got:
             return None
-        started, raw, url, owner, latest, old, account = got
-        record, body = waiting_record_and_body(raw)
-        bot = {"id": record["bot"], "version": json.loads(latest) if latest else 1}
-        if url:
-            bot["url"] = json.loads(url)
-        if owner:
-            bot["owner"] = json.loads(owner)
-        return PreparedCall(text(started), record, as_version(bot, record.get("version"), old or None), text(account),
-                            body, now)
+        if len(got) == 1:
+            return got[0], False
+        item, now, prepared = got
+        return item, _prepared(prepared, int(now))
+
 
     def call_started(self, match_id: str, turn: int, called_at: int, deadline_ms: int | None = None,
                      caller: str | None = None, item: str | bytes | None = None) -> bool:
@@ -554,7 +640,7 @@ class Waits:
         callers = [c.decode() if isinstance(c, bytes) else c for c in self.r.smembers(callers_key(self.queue))]
         return bool(self.script(FIND_CALL_LUA)(
             keys=[waiting_key(match_id), log_key(match_id), calls_key(self.queue),
-                  *[taken_key(self.queue, c) for c in callers]],
+                  *[key(self.queue, c) for c in callers for key in (taken_key, fresh_key)]],
             args=[turn, call_item(match_id, turn)]))
 
     def calls_over(self, calls: list[tuple[str, int]]) -> set[tuple[str, int]]:
@@ -597,15 +683,16 @@ class Waits:
             if caller == alive or self.r.exists(caller_key(self.queue, caller)):
                 continue
             moved += int(self.script(RECOVER_LUA)(
-                keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue)],
-                args=[caller]))
+                keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue),
+                      fresh_key(self.queue, caller)], args=[caller]))
         return moved
 
     def caller_gone(self, caller: str) -> int:
         """A caller stops: the calls it took and did not send go back in the queue; how many."""
         self.r.delete(caller_key(self.queue, caller))
         return int(self.script(RECOVER_LUA)(
-            keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue)], args=[caller]))
+            keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue),
+                  fresh_key(self.queue, caller)], args=[caller]))
 
     def settle(self, match_id: str, entry: dict, record: dict | None = None, debug: str | None = None) -> bool:
         """Append the entry that ends a remote turn (an answer, a fault, a timeout) and, if it

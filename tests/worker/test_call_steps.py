@@ -1,5 +1,6 @@
-"""A webhook decision's round trips in the dispatcher: a taken call learns all it needs and starts
-in one Lua step (`Store.prepare_call`), and an answered turn settles in one (`Store.settle`,
+"""A webhook decision's round trips in the dispatcher: a call is taken, learns all it needs and
+starts in one round trip (`Store.take_prepared_call`: the BLMOVE and a Lua step sent together;
+`Store.prepare_call` alone), and an answered turn settles in one (`Store.settle`,
 `settle_all` for many at once). Real parts: the embedded Redis, the match runner publishing the
 decision, the store's scripts as they run in production.
 """
@@ -9,14 +10,18 @@ from __future__ import annotations
 import json
 
 import pytest
+import redis
 
 from core.store import Store, secret_key
 from core.store.debug import debug_key
 from core.store.jobs import job_id
+from core.store.keys import now_ms
 from core.store.waits import (
     CALL_SLACK_MS,
     call_fields,
+    calls_key,
     deadlines_key,
+    fresh_key,
     share_key,
     taken_key,
     waiting_record_and_body,
@@ -60,6 +65,71 @@ def test_a_taken_call_learns_its_record_bot_and_account_and_starts_in_one_step(s
     member = f"{mid}:{turn}"
     assert store.r.zscore(deadlines_key(store.queue), member) == lease
     assert store.r.zscore(share_key(store.queue, "acct_test"), member) == lease
+
+
+@pytest.fixture()
+def one_connection(store):
+    """The store on a client of one connection, as the dispatcher's taker has it."""
+    client = redis.Redis(connection_pool=redis.ConnectionPool(**store.r.connection_pool.connection_kwargs),
+                         single_connection_client=True)
+    yield Store(client, store.secret_key, queue=store.queue)
+    client.close()
+
+
+def test_a_call_is_taken_prepared_and_started_in_one_round_trip(store, one_connection):
+    match, bot, _ = remote_match(store, "webhook", url=URL)
+    record = ask_first_remote_turn(store, match)
+    mid, turn = match["id"], record["turn"]
+    before = now_ms()
+    raw, started = one_connection.take_prepared_call(1, "me", share=4)
+    assert json.loads(raw) == {"match": mid, "turn": turn}
+    unseen = {k: v for k, v in record["decision"].items() if k != "view"}
+    assert started.started == "sent" and started.record == {**record, "decision": unseen}
+    assert started.bot["url"] == URL and started.account == "acct_test" and json.loads(started.body) == record["decision"]
+    assert before <= started.called_at <= now_ms()  # Redis's clock as the call starts: not when the take began
+    assert store.waiting_on(mid)["called_at"] == started.called_at
+    lease = started.called_at + record["decision"]["deadline_ms"] + CALL_SLACK_MS
+    assert store.r.zscore(share_key(store.queue, "acct_test"), f"{mid}:{turn}") == lease
+    assert store.r.lrange(taken_key(store.queue, "me"), 0, -1) == [] == store.r.lrange(fresh_key(store.queue, "me"), 0, -1)
+    assert one_connection.take_prepared_call(0.05, "me") is None  # none came: nothing taken
+    assert store.r.ping()  # the connection is in step after a take that waited for nothing
+
+
+def test_a_taken_notice_or_a_turn_over_or_over_its_share_comes_back_as_it_is(store, one_connection):
+    store.push_notice("b_x", {"type": "match_over"})
+    raw, prepared = one_connection.take_prepared_call(1, "me", share=4)
+    assert json.loads(raw)["notice"] and prepared is False  # taken, nothing else: the dispatcher sends it
+    assert store.r.lrange(taken_key(store.queue, "me"), 0, -1) == [raw]
+    store.call_dropped("me", raw)
+    match, _, _ = remote_match(store, "webhook", url=URL)
+    record = ask_first_remote_turn(store, match)
+    store.r.zadd(share_key(store.queue, "acct_test"), {"m_other:3": 2 ** 50})  # another call of the account, in flight
+    raw, over = one_connection.take_prepared_call(1, "me", share=1)
+    assert over.started == "over" and store.r.lrange(taken_key(store.queue, "me"), 0, -1) == [raw]
+    assert store.waiting_on(match["id"]).get("called_at") is None
+    store.call_dropped("me", raw)
+    store.r.rpush(calls_key(store.queue), raw)  # its turn is then settled while it waits in the queue
+    assert store.settle(match["id"], {"turn": record["turn"], "seat": record["seat"], "action": "x"}, record)
+    assert one_connection.take_prepared_call(1, "me", share=4) == (raw, None)
+    assert store.r.lrange(taken_key(store.queue, "me"), 0, -1) == []
+
+
+def test_a_take_whose_script_redis_lost_or_whose_taker_died_loses_no_call(store, one_connection):
+    match, _, _ = remote_match(store, "webhook", url=URL)
+    ask_first_remote_turn(store, match)
+    store.r.script_flush()  # the BLMOVE moves the call, the script is refused: loaded, and run alone
+    raw, started = one_connection.take_prepared_call(1, "me", share=4)
+    assert started.started == "sent" and json.loads(raw)["match"] == match["id"]
+    other, _, _ = remote_match(store, "webhook", url=URL)
+    turn = ask_first_remote_turn(store, other)["turn"]
+    store.caller_beat("dead")
+    moved = store.r.lmove(calls_key(store.queue), fresh_key(store.queue, "dead"))  # a taker died mid-take
+    assert store.requeue_if_lost(other["id"], turn) is False  # in a caller's fresh list: not lost
+    store.r.delete("waits:caller:dead")  # it stopped beating
+    assert store.recover_callers("me") == 1 and store.r.lrange(calls_key(store.queue), 0, -1) == [moved]
+    store.r.lmove(calls_key(store.queue), fresh_key(store.queue, "me"))  # a failed round trip left it
+    assert one_connection.take_prepared_call(1, "me", share=4, wait=False)[0] == moved
+    assert one_connection.take_prepared_call(1, "me", wait=False) is None
 
 
 def test_a_taken_call_over_its_accounts_share_stays_taken_and_unstarted(store):
