@@ -33,7 +33,7 @@ from core.store.matches import Matches
 from core.store.people import People
 from core.store.quotas import Quotas
 from core.store.ratings import Ratings
-from core.store.scripts import LuaScript
+from core.store.scripts import Connections, LuaScript
 from core.store.slots import Slots
 from core.store.tournaments import Tournaments
 from core.store.versions import Versions
@@ -68,12 +68,13 @@ class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Co
         self.r = redis_client
         self.secret_key = secret_key
         self._scripts: dict[str, object] = {}
+        self._script_connections = Connections(self.r)
 
     def script(self, source: str):
         """A Lua script made once per store, run by its SHA (core/store/scripts.py)."""
         found = self._scripts.get(source)
         if found is None:
-            found = self._scripts[source] = LuaScript(self.r, source)
+            found = self._scripts[source] = LuaScript(self.r, source, self._script_connections)
         return found
 
 
