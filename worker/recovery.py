@@ -13,7 +13,9 @@ match's follow-ups (core/conclusion.py `match_concluded`, archiving its deal
 included), a tournament whose last match ended, a ladder with queued
 matches; and a match's next run that whoever settled its remote turn died
 before enqueueing (a match waiting on a bot's turn is the dispatcher's, and
-left alone).
+left alone). A match found orphaned is enqueued again at the second sweep
+that finds it so: a run a live worker has just popped is under no lease for
+the moment until its next round trip (`sweep`).
 """
 
 from __future__ import annotations
@@ -70,13 +72,24 @@ def job_starting(connection, queue: str, kind: str, ident: str, popped: dict, st
             and (now() - job.started_at).total_seconds() < START_GRACE_S)
 
 
-def sweep(store) -> list[tuple[str, str]]:
+def sweep(store, suspects: set | None = None) -> list[tuple[str, str]]:
     """Re-enqueue the orphaned jobs of the store's queue (never another queue's); the
     (kind, id) enqueued again.
 
     Reads in bulk (a few round trips however many jobs are active): a large
     tournament keeps thousands of matches waiting in the queue.
+
+    `suspects` (kept by `sweep_forever` from one sweep to the next): a match's run
+    a waiting worker has popped (core/store/jobs.py `pop_run`) is in nobody's list
+    and under no lease until that worker's next round trip takes it, so a match
+    found orphaned is enqueued again only if the sweep before found it so too, at
+    the same log length — a worker alive took its lease long before; one killed
+    left it so. The set is updated in place. Without it (a test, a one-off
+    sweep), an orphan is enqueued at once.
     """
+    previous = set(suspects) if suspects is not None else None
+    if suspects is not None:
+        suspects.clear()
     stalled = store.wake_stalled()
     if stalled:
         log.warning("matches waiting for a bot's free slot woken by the sweep: %s", ", ".join(stalled))
@@ -125,6 +138,10 @@ def sweep(store) -> list[tuple[str, str]]:
             continue
         if job_starting(store.r, store.queue, kind, ident, popped, step):
             continue
+        if kind == "match" and previous is not None:
+            suspects.add((ident, step))
+            if (ident, step) not in previous:  # maybe in a worker's hands this instant: the next sweep
+                continue
         record = store.get_tournament(ident) if kind == "tournament" else None
         if record and record.get("total") and len(store.tournament_matches(ident)) >= record["total"]:
             store.job_done(kind, ident)  # expanded: its matches are active jobs of their own
@@ -151,10 +168,11 @@ def _games_with_queued_ratings(store) -> list[str]:
 
 def sweep_forever(store, every_s: float, stop) -> None:
     """Sweep every `every_s` seconds until the `stop` event is set."""
+    suspects: set = set()
     while not stop.wait(every_s):
         started = time.monotonic()
         try:
-            sweep(store)
+            sweep(store, suspects)
         except Exception:  # Redis away for a moment: the next sweep will do
             log.exception("recovery sweep failed")
         if time.monotonic() - started > every_s:

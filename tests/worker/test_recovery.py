@@ -130,3 +130,29 @@ def test_a_matchs_next_run_is_taken_with_its_lease_and_a_lost_one_is_enqueued_ag
     store.r.delete(lease_key("match", mid))  # the worker died; its lease expired
     assert recovery.sweep(store) == [("match", mid)]
     assert store.queued_job_ids() == [job_id("match", mid)]  # it never asked a remote bot: its first job
+
+
+def test_a_run_a_worker_has_just_popped_is_left_to_it_and_one_still_dropped_a_sweep_later_is_enqueued(store):
+    """A waiting worker pops a run (`pop_run`) and takes the match's lease in its next round
+    trip: in between the match is in no list and under no lease. The pool's sweep (which keeps
+    its suspects from one sweep to the next) leaves a match found so once; found so again at
+    the same log length, its worker is dead: enqueued again."""
+    from core.store.jobs import enqueue_continuation, lease_key
+
+    def popped_match():
+        match = store.create_match("double-carre", python_bots(store), 3, {})
+        mid = match["id"]
+        store.start_match(mid)
+        state = store.replay(mid)
+        store.append_entries(mid, [{"turn": 0, "seat": state.to_act, "action": state.legal_actions()[0]}])
+        enqueue_continuation(store.r, mid, 1)
+        assert store.pop_run(1.0) == (mid, 1)  # popped: its lease not taken yet
+        return mid
+
+    suspects: set = set()
+    alive, dead = popped_match(), popped_match()
+    assert recovery.sweep(store, suspects) == []  # either may be in its worker's hands this instant
+    assert store.r.set(lease_key("match", alive), "w1", px=10_000)  # the live worker's next round trip
+    assert recovery.sweep(store, suspects) == [("match", dead)]  # still nobody's: dropped
+    assert store.queued_job_ids() == [job_id("match", dead)]  # it never asked a remote bot: its first job
+    assert recovery.sweep(store) == []  # queued again, or leased: nothing left to pick up
