@@ -106,12 +106,9 @@ def test_a_tournament_whose_expansion_died_is_expanded_again(store):
     assert recovery.sweep(store) == [("tournament", t["id"])]
 
 
-def test_a_matchs_next_run_is_taken_with_its_lease_and_a_lost_one_is_enqueued_again(store):
-    """A remote turn's continuation is an item of `runs`, no RQ job: the sweep sees it queued;
-    a worker takes it with the match's lease in one step (so the sweep never finds it in
-    between), or drops it if another runner holds the match; one lost with its worker (taken,
-    then kill -9: no lease left once it expires) is enqueued again."""
-    from core.store.jobs import enqueue_continuation, lease_key
+def continued_match(store) -> str:
+    """A started match of python bots whose first turn is played and whose next run is queued."""
+    from core.store.jobs import enqueue_continuation
 
     match = store.create_match("double-carre", python_bots(store), 3, {})
     mid = match["id"]
@@ -119,6 +116,17 @@ def test_a_matchs_next_run_is_taken_with_its_lease_and_a_lost_one_is_enqueued_ag
     state = store.replay(mid)
     store.append_entries(mid, [{"turn": 0, "seat": state.to_act, "action": state.legal_actions()[0]}])
     enqueue_continuation(store.r, mid, 1)
+    return mid
+
+
+def test_a_matchs_next_run_is_taken_with_its_lease_and_a_lost_one_is_enqueued_again(store):
+    """A remote turn's continuation is an item of `runs`, no RQ job: the sweep sees it queued;
+    a worker takes it with the match's lease in one step (so the sweep never finds it in
+    between), or drops it if another runner holds the match; one lost with its worker (taken,
+    then kill -9: no lease left once it expires) is enqueued again."""
+    from core.store.jobs import enqueue_continuation, lease_key
+
+    mid = continued_match(store)
     assert job_id("match", mid, 1) in store.queued_job_ids()
     assert recovery.sweep(store) == []  # queued: left alone
     assert store.take_run("t1", 10_000) == (mid, 1)
@@ -137,15 +145,10 @@ def test_a_run_a_worker_has_just_popped_is_left_to_it_and_one_still_dropped_a_sw
     trip: in between the match is in no list and under no lease. The pool's sweep (which keeps
     its suspects from one sweep to the next) leaves a match found so once; found so again at
     the same log length, its worker is dead: enqueued again."""
-    from core.store.jobs import enqueue_continuation, lease_key
+    from core.store.jobs import lease_key
 
     def popped_match():
-        match = store.create_match("double-carre", python_bots(store), 3, {})
-        mid = match["id"]
-        store.start_match(mid)
-        state = store.replay(mid)
-        store.append_entries(mid, [{"turn": 0, "seat": state.to_act, "action": state.legal_actions()[0]}])
-        enqueue_continuation(store.r, mid, 1)
+        mid = continued_match(store)
         assert store.pop_run(1.0) == (mid, 1)  # popped: its lease not taken yet
         return mid
 
