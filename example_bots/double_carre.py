@@ -8,7 +8,7 @@ ties. That score decides every take and every discard.
 
 Only between choices that keep the same groups does the bot look ahead, with
 a bonus on the scale of the points, too small to ever trade a group for a hope
-(measured: a look-ahead weighted like a real group lost to the greedy core):
+(a look-ahead weighted like a real group plays worse than the greedy core):
 
 * it keeps the groups with the most copies still unseen (a dead rank cannot grow);
 * basic version: it leaves the other seat the revealed cards it least wants

@@ -30,7 +30,7 @@ import games
 from example_bots.playouts import PLANS, Plan
 from sdk import Bot
 
-#: the default time for one decision (the issue's target is at most 200 ms)
+#: the default time for one decision (well within a 200 ms move time)
 BUDGET_MS = 150.0
 #: the share of a decision's ``move_ms`` the search may spend, when it knows it
 MOVE_SHARE = 0.5

@@ -16,7 +16,7 @@
 
 Given the class, every host makes one instance per match (and seat), so state
 kept in `self` is that match's (`sdk.instances`); given an instance, that one
-object answers every match, as before.
+object answers every match.
 
 Every failure talking to the platform raises `CardarenaError`; a source that
 is not a match export, `ExportError`.

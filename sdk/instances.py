@@ -5,7 +5,7 @@ either a `Bot` instance or a bot class (any zero-argument callable making a
 `Bot`, e.g. ``functools.partial(MyBot, depth=3)``). A class gives each match
 (each seat of it) its own new instance, so per-match memory kept in `self` is
 safe while the bot plays many matches at once; an instance answers every
-match, as before, and must keep per-match state keyed by match id itself.
+match, and must keep per-match state keyed by match id itself.
 
 This module says which of the two a host was given and makes the instances,
 so every host tells them apart, names them and refuses a non-bot the same way.

@@ -213,8 +213,7 @@ def _skip_for_turn_traffic(app: Flask, limiter: Limiter) -> None:
     """The limiter's own hooks do not run for turn traffic at all. Its request filter above already
     spares that traffic any limit, but only after the hook has resolved the view's limits, read
     the exemptions and evaluated an empty list, its after-request hook still looks for headers
-    to write, and its teardown resets a context it never used: ~6% of the API's CPU per poll and
-    answer (py-spy under bench/remote.py)."""
+    to write, and its teardown resets a context it never used, on every poll and answer."""
     if not limiter.enabled:  # RATELIMIT_ENABLED off: it installed no hooks to skip
         return
     before = app.before_request_funcs.setdefault(None, [])
@@ -284,8 +283,8 @@ def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
 
 class NoFlaskSession(SessionInterface):
     """No `flask.session`: nothing here uses it (a page's sign-in is its own signed cookie,
-    server/auth.py). Flask's default built a signing serializer and read a cookie at every
-    request, ~2% of the API's CPU per poll and answer (py-spy under bench/remote.py)."""
+    server/auth.py), and Flask's default builds a signing serializer and reads a cookie at every
+    request."""
 
     def open_session(self, app, request):
         return None  # Flask then puts a null session in its place: nothing to save either

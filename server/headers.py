@@ -8,9 +8,9 @@
 * Every response gets `X-Content-Type-Options: nosniff`: a bot's name or a
   JSON answer is never sniffed into something a browser runs.
 * `Retry-After` only on 429 and 503, where it means something: Flask-Limiter
-  writes it on every response it counts, which told well-behaved clients to
-  wait on a 200 — and replaced a view's own short delay (a refused long-poll:
-  1 s) with its whole window.
+  writes it on every response it counts, which would tell well-behaved clients
+  to wait on a 200 — and replace a view's own short delay (a refused
+  long-poll: 1 s) with its whole window.
 
 `install(app)` must run before the limiter is set up: Flask runs
 after-request hooks in reverse order, so these run after the limiter's.

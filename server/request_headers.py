@@ -1,16 +1,15 @@
 """A request's header block read for gevent's pywsgi handler (server/serve.py) without the `email` package.
 
 gevent parses each request's headers with `http.client.parse_headers`, which
-hands the block to the `email` package's feed parser: about 8% of the API's CPU
-per polling decision (py-spy under bench/turn_cpu.py) for five or six short
-lines. Here the block is read the same way (`http.client._read_headers`: the
+hands the block to the `email` package's feed parser, a heavy tool for five or
+six short lines. Here the block is read the same way (`http.client._read_headers`: the
 same line length and header count limits, so the same 400s) and, when every
 line is a plain `Name: value` line of printable ASCII, split directly.
 
 Any other block — a folded (continued) line, a line without a name, a bare CR,
 a control or non-ASCII character, anything the feed parser treats in its own
 way (a line that is not a header ends the block there; a vertical tab or NEL
-splits a line) — goes to `http.client.parse_headers`' parser as before, so what
+splits a line) — goes to `http.client.parse_headers`' parser, so what
 a request's `environ` holds is exactly what gevent made of it, whatever the input.
 
 `Headers` answers what gevent's handler asks of its `OldMessage` (`status`,

@@ -2,8 +2,8 @@
 
 Why gevent: a long-poll (`GET /bots/me/turns?wait=30`) or an event stream
 spends nearly all its life waiting. Under a threaded server (waitress, 64
-threads) each held a thread, so 64 waiting requests filled the server and a
-bystander's `GET /games` queued behind them (issue 28: 27 s). Under gevent
+threads) each holds a thread, so 64 waiting requests fill the server and a
+bystander's `GET /games` queues behind them. Under gevent
 each request is a greenlet — a few kilobytes — and waiting is a switch back
 to the event loop; Flask, the views, RQ and redis-py stay as they are,
 because `gevent.monkey.patch_all()` makes their sockets, locks, sleeps and
@@ -119,13 +119,12 @@ def serve(args: argparse.Namespace) -> int:
             return request_headers.read(fp, OldMessage)
 
         def log_request(self):
-            pass  # no access log (the server's `log=None`): gevent formatted each line for nothing (~2%)
+            pass  # no access log (the server's `log=None`): nothing would read the lines gevent formats
 
         def _sendall(self, data):
             # an answer is one write of a few hundred bytes, which one send() nearly always takes
             # whole; gevent's sendall asks the kernel for the socket's SO_SNDBUF before every write
-            # (a system call: ~2% of the API's CPU per polling decision, py-spy under
-            # bench/remote.py). What one send() leaves, or an error, goes the usual way.
+            # (a system call). What one send() leaves, or an error, goes the usual way.
             try:
                 sent = self.socket.send(data)
             except OSError:

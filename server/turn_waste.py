@@ -11,10 +11,9 @@ address), in a fixed window starting at its first (core/store/quotas.py
 later one of that caller reaching this process until the window ends, is
 429 `rate_limited` with `Retry-After`.
 
-Why not Flask-Limiter, which counted this before: it read the window before
-every turn request and twice more after it for its `X-RateLimit-*` headers —
-three Redis round trips on each poll and each answer, useful or not, about a
-fifth of the API's CPU per remote decision. Here a useful request costs no
+Why not Flask-Limiter: it reads the window before every turn request and
+twice more after it for its `X-RateLimit-*` headers — three Redis round trips
+on each poll and each answer, useful or not. Here a useful request costs no
 round trip at all, a wasted one costs one (an atomic increment that also
 says how long the window has left), and a caller known to be over its budget
 is refused without any. Turn requests carry no `X-RateLimit-*` headers.

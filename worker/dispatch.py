@@ -122,7 +122,7 @@ TAKE_WAIT_S = 0.5
 #: how often the callers cancel the calls of turns no longer pending, and beat
 CHECK_S = 0.5
 #: threads doing the callers' store work (Redis, judging answers) beside the loop: a few, each
-#: kept busy, cost less CPU per decision than many taking turns (16 cost ~0.3 ms more a decision)
+#: kept busy, cost less CPU per decision than many taking turns
 STORE_THREADS = 4
 #: a call the platform could not make waits this long before it is queued again
 RETRY_S = 0.5
@@ -256,8 +256,7 @@ class Dispatcher:
 
     def _own_store(self) -> Store:
         """The store on a Redis connection of its own, for one thread's round trips: redis-py's
-        pool costs ~10 us a command (its lock, the connection's checks), a third of a command's
-        CPU in the client. The thread's commands are one at a time anyway."""
+        pool's lock and connection checks cost CPU on every command. The thread's commands are one at a time anyway."""
         pool = self.store.r.connection_pool
         client = redis.Redis(connection_pool=type(pool)(connection_class=pool.connection_class,
                                                         **pool.connection_kwargs),

@@ -1,9 +1,9 @@
 """The heartbeat: webhook bots not called for a while are pinged, so their `status` stays true.
 
-Without it a webhook bot's status only changed when the platform happened to
-call it: one registered before it was served stayed `offline` for good (its
-registration ping failed and nothing pinged it again), and one simply not
-scheduled for two minutes turned `offline` while it was up. Each cycle the
+Without it a webhook bot's status would change only when the platform happened
+to call it: one registered before it was served would stay `offline` for good
+(its registration ping failed and nothing would ping it again), and one simply
+not scheduled for two minutes would turn `offline` while it was up. Each cycle the
 heartbeat looks at the next `SCAN` bots (in registration order, wrapping
 around, so every bot is looked at however many there are) and pings the
 active (not retired) webhook bots among them that nothing was learnt of for

@@ -243,7 +243,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a stopping worker may finish its match (default %(default)s)")
     parser.add_argument("--fork", action="store_true",
                         help="run each job in its own forked process, as RQ's default worker does "
-                             "(more isolation, ~15 ms more a match)")
+                             "(more isolation, more CPU a match)")
     parser.add_argument("--queue", default=None,
                         help="the RQ queue to work (default: CARDARENA_QUEUE, else cardarena)")
 

@@ -3,8 +3,8 @@
     python -m worker.process REDIS_URL [--fork] [--queue QUEUE]
 
 The pool (worker/pool.py) starts N of these. By default each runs its jobs
-itself (RQ's `SimpleWorker`): forking a work horse per job costs ~15 ms, more
-than most matches, and what a horse would contain is contained already — a
+itself (RQ's `SimpleWorker`): forking a work horse per job costs more than
+most matches, and what a horse would contain is contained already — a
 bot that raises or hangs costs a fault (the runner, the watchdog), a crash
 of the process loses nothing (the pool starts another, the sweep re-enqueues
 its match). A worker exits after `MAX_JOBS` jobs and the pool starts a fresh
@@ -21,7 +21,7 @@ ends waiting for a remote bot takes the next, with its lease, in the step
 that gives its own lease back; and a worker looks in
 RQ's queue between runs, so neither kind waits behind the other for long. A run that raises is logged
 and left to the sweep (its match is active, unleased, not queued: enqueued
-again; `MAX_ATTEMPTS` failed runs in a row abort it), as RQ's retries did;
+again; `MAX_ATTEMPTS` failed runs in a row abort it), as RQ's retries would;
 kill -9 in a run is a dead worker's match, as for any job. A run counts as a
 tenth of a job toward `MAX_JOBS`; with `--fork` runs too are made in the
 worker process, not a horse (and only they count).
@@ -38,7 +38,7 @@ import sys
 def preload() -> None:
     """Import, once in the worker, what every job needs: a forked horse then
     starts with it loaded (the SDK alone, which in-process bots import, takes
-    ~0.1 s to import, more than a whole match of most games)."""
+    longer to import than a whole match of most games)."""
     import importlib
 
     import games
@@ -71,9 +71,8 @@ HEARTBEAT_S = 10.0
 def runs_client(connection):
     """The client of the runs' store: `connection`'s pool, one connection of it held for good.
 
-    A run is two or three commands, and a command through the pool took a connection out and
-    put it back each time, checking it for unread data with two more system calls (~10% of a
-    run's CPU). A connection held is safe so: redis-py drops it if a command is cut off
+    A run is two or three commands, and a command through the pool takes a connection out and
+    puts it back each time, checking it for unread data with two more system calls. A connection held is safe so: redis-py drops it if a command is cut off
     while it sends or reads, and no RQ job uses this client (a job, which RQ's timeout may cut
     anywhere, uses its own connection: worker/jobs.py `store_for`); the lease renewer's thread
     shares it under redis-py's lock (a wait for a run holds it up to `WAIT_S`, far within a

@@ -474,9 +474,9 @@ class Matches:
 
         One process at a time archives a match (`lease:archive:{id}`; another gets
         `ArchiveBusy`, and the sweep takes over should the holder die). Twins ending together and the sweep
-        did race here: the WATCH guards Redis, not the file, and a writer that read the record
-        before another let go and the log just after (gone by then) replaced the file with an
-        empty log before its transaction failed. Reading the log and the notes before the
+        may race here: the WATCH guards Redis, not the file, and a writer that read the record
+        before another let go and the log just after (gone by then) would replace the file with
+        an empty log before its transaction failed. Reading the log and the notes before the
         record keeps even a writer whose lease lapsed from that: a record not yet archived
         when read means the log read before it was still whole."""
         import redis

@@ -6,8 +6,7 @@
 No keys of its own: it reads, on one pipeline, what core/store/matches.py
 (the match's status or record, its log), core/store/bots.py (each seat's bot,
 `RUNNER_FIELDS`) and core/store/waits.py (the match's waiting record) keep,
-decoded by their functions. A run used to read them in four round trips of
-its own; a continuation (worker/match_runner.py, its referee kept) reads
+decoded by their functions, in one round trip rather than one per store; a continuation (worker/match_runner.py, its referee kept) reads
 only the match's status, as nothing else of a match changes while it runs,
 and takes its slots and starts (core/store/slots.py's and matches.py's steps)
 in the same step (`start_run`) — with its lease, for a run a waiting worker

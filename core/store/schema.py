@@ -33,7 +33,7 @@ def _archive_finished(store) -> str:
 #: version -> (what it changes, the step from the version before); run in order, each once
 MIGRATIONS: dict[int, tuple[str, Callable]] = {
     1: ("index the matches per bot and the matches and tournaments per game", _index_records),
-    2: ("move the finished matches to the archive (issue 32)", _archive_finished),
+    2: ("move the finished matches to the archive", _archive_finished),
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 #: keys only a database holding data has (an empty one, or one holding only the server key, needs no migration)

@@ -2,24 +2,21 @@
 
 redis-py's own `Script` does the same through three layers per call
 (`Script.__call__`, which imports and type-checks its client each time,
-`evalsha` and its deprecated-arguments wrapper): about 5% of a worker's CPU
-under bench/remote.py, where nearly every step of a remote decision is one
-script. This one sends `EVALSHA` straight, and loads the source again only
+`evalsha` and its deprecated-arguments wrapper), and nearly every step of a
+remote decision is one script. This one sends `EVALSHA` straight, and loads the source again only
 when Redis says it lost it (`NOSCRIPT`: a restart, `SCRIPT FLUSH`). No keys
 of its own.
 
 Nor through redis-py's `execute_command`: per command it takes a connection
 out of the pool and back (with two system calls checking it for unread
 data), wraps the exchange in its retry machinery and records metrics
-nobody reads — 15-25 µs of CPU a command against ~7 µs for the exchange
-itself, and a remote decision is six to eight scripts across the
-processes. A store's scripts share `Connections`: a few connections of the
+nobody reads — several times the CPU of the exchange itself, and a remote
+decision is six to eight scripts across the processes. A store's scripts share `Connections`: a few connections of the
 client's own kind (same address, timeouts, protocol) held outside the pool,
 each used by one caller at a time and dropped at the first error — an
 exchange cut off mid-way leaves nothing to read on a connection used again.
-A connection error falls back to `execute_command` (its retries, as before);
-so does a call when all of them are in use: a burst waits in the pool's
-bounds as it always did. A client of one connection (a worker's runs:
+A connection error falls back to `execute_command` (its retries); so does a
+call when all of them are in use: a burst waits in the pool's bounds. A client of one connection (a worker's runs:
 worker/process.py `runs_client`) is used as it is, under its lock.
 """
 

@@ -7,9 +7,9 @@ Channels heard (published by the writers; nothing is stored):
     tournament:{id}:events   one of a tournament's matches started or ended, its standings
                              or status changed
 
-A long-poll (`GET /bots/me/turns`) or an event stream used to open a pub/sub
-connection of its own and block on it: 5,000 waiting polls were 5,000 Redis
-connections and, under a threaded server, 5,000 threads. Here one connection
+A long-poll (`GET /bots/me/turns`) or an event stream does not open a pub/sub
+connection of its own and block on it: thousands of waiting polls would be
+thousands of Redis connections and, under a threaded server, threads. One connection
 per process and kind of channel pattern-subscribes to that kind, and one
 reader (a thread; a greenlet under gevent, whose monkey-patching turns
 `threading` into greenlets) hands each message to whoever in the process waits
@@ -19,8 +19,7 @@ connection.
 The price: the process hears every wake-up of a kind it waits on, waited for
 here or not — a few short messages per decision played, each a dict lookup.
 A kind nobody waits on is not heard at all: an API holding only long-polls
-reads no match's events (one message per log append of every match, about
-half of what the one listener of every kind read while the platform plays).
+reads no match's events (one message per log append of every match).
 
 Nothing is missed:
 * a waiter registers *before* it reads the state it waits on: a publish after

@@ -342,7 +342,7 @@ def tournament_crosstable(tid: str):
 
 def crosstable_of(tournament: dict) -> dict:
     """`{"bots", "rows"}` of the crosstable: computed from every match once the tournament is
-    over and all its matches concluded, then stored (a 2,800-match crosstable took ~1 s a read)."""
+    over and all its matches concluded, then stored (a large crosstable is slow to compute)."""
     s, tid = store(), tournament["id"]
     stored = s.tournament_summary(tid, "crosstable") if _finished(tournament) else None
     if stored is not None:

@@ -47,7 +47,7 @@ def test_the_migration_archives_the_finished_matches_redis_still_holds(api, redi
     exported = api.ok(api.get(f"/matches/{done}/export"), 200)
     redis_client.set(schema.SCHEMA_KEY, 1)
     assert main(["migrate", "--redis-url", redis_url]) == 0
-    assert "version 2: move the finished matches to the archive (issue 32): 1 finished" in capsys.readouterr().out
+    assert "version 2: move the finished matches to the archive: 1 finished" in capsys.readouterr().out
     assert redis_client.hexists(f"match:{done}", "archived") and not redis_client.exists(f"match:{done}:log")
     assert not redis_client.hexists(f"match:{waiting}", "archived")
     assert api.ok(api.get(f"/matches/{done}/export"), 200) == exported
