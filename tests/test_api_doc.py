@@ -1,8 +1,8 @@
 """docs/api.md, the public contract, is true of the OpenAPI document the server serves.
 
-Every endpoint the page names in §1–§5 (`METHOD /path`) is in the document with that method;
-§6 is the contract of work in progress, so it is not held to this. And no file of the
-repository points outside it: a clone explains itself.
+Every endpoint the page names in §1–§4 (`METHOD /path`) is in the document with that method
+(§5 is the web pages, outside the REST API). And no file of the repository points outside it:
+a clone explains itself.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def shape(path: str) -> str:
 
 def documented_endpoints() -> set[tuple[str, str]]:
     page = (ROOT / "docs" / "api.md").read_text()
-    settled = page.split("\n## 6.", 1)[0]
+    settled = page.split("\n## 5.", 1)[0]
     return {(method.lower(), shape(path)) for method, path in ENDPOINT.findall(settled)}
 
 
