@@ -102,8 +102,7 @@ def test_every_decision_shown_is_the_engines_first_decision():
     assert not missing, f"no decision shown for {missing}: rerun docs/gen_decisions.py"
 
 
-def test_the_readme_shows_the_pages_own_bot_and_entry():
-    """The README's *Write a bot* blocks are the page's first and third, which the test above runs."""
+def test_the_readme_shows_the_pages_own_bot():
+    """The README's bot is the page's first block, which the test above runs."""
     readme = [body for lang, body in FENCE.findall((ROOT / "README.md").read_text()) if lang == "python"]
-    bot, _, enter, *_ = blocks("python")
-    assert readme == [bot, enter]
+    assert readme == blocks("python")[:1]
