@@ -86,6 +86,12 @@ def rules_page(game: str):
                            body=render(text))
 
 
+@bp.get("/favicon.ico")
+def favicon():
+    """The site's icon where browsers look for it: an SVG (every page also links it)."""
+    return bp.send_static_file("favicon.svg")
+
+
 @bp.get("/")
 def leaderboard():
     """One ladder per game, each bot's ladder history as a line, and the ladder's matches in play

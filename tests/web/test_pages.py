@@ -346,3 +346,12 @@ def test_the_leaderboard_marks_statistical_ties_and_shows_the_ordinal(client, st
     assert "statistical tie" in body
     rankings = client.get("/api/v1/games/double/rankings").get_json()["rankings"]
     assert [r["tied_from"] for r in rankings] == [None, 1, None]
+
+
+def test_the_favicon_is_an_svg_that_every_page_links(client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+    assert icon.data.lstrip().startswith(b"<svg")
+    page = client.get("/play").get_data(as_text=True)
+    linked = page.split('<link rel="icon" href="')[1].split('"')[0]
+    assert client.get(linked).mimetype == "image/svg+xml"
