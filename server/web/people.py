@@ -111,7 +111,8 @@ def _my_match(match_id: str) -> tuple[dict, dict, int, dict]:
 
 def opponents_for(game: str, account: dict | None) -> list[dict]:
     """The bots a person may sit down against: the game's active bots that accept everyone,
-    and the account's own; no person seat. Rated ones first, best first."""
+    and the account's own; no person seat. The highest ordinal (μ − 3σ, the ladder's order)
+    first; bots that have played no match yet last."""
     mine = account["id"] if account else None
     found = [b for b in store().list_bots(game)
              if not b.get("retired") and not b.get("person")

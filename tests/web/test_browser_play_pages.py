@@ -1,0 +1,109 @@
+"""/play as a person sees it, for every game, on a phone and on a desktop.
+
+For each game: the form (/play?game=…) and the table at one of the person's decisions
+(published by hand, as the match runner publishes it), in a phone-sized and a
+desktop-sized window. Neither shows raw JSON, and no list of choices is longer than
+the window. Screenshots go to test-output/web/ (or `CARDARENA_SCREENS`), named
+<game>-<viewport>.png (the table) and <game>-<viewport>-form.png.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import games
+from tests.web.conftest import SHOTS
+from tests.web.test_browser_people import decision_states
+
+VIEWPORTS = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "desktop": {"viewport": {"width": 1200, "height": 900}},
+}
+#: the decision each game's table is shown at: the one with the most choices
+SHOWN = {"duck-soup": "follow", "double": "bid", "double-carre": "take", "soupe-gertrude": "bid"}
+#: JSON as a reader would spot it: an object's key, or a quoted word standing alone
+RAW_JSON = re.compile(r'\{\s*"|"\s*:\s*|(?:^|\s)"[\w-]+"(?:\s|$)')
+
+
+def screens_dir() -> Path:
+    path = Path(os.environ.get("CARDARENA_SCREENS") or SHOTS)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def person_at_decision(api, game: str, kind: str, account: dict, person: dict, bots: list[str]) -> str:
+    """A match of `game` where the person (seat 0) is asked `kind` now: its id."""
+    from server.web.people import PERSON_CLOCK
+
+    s = api.store
+    seats, seed, options, actions = decision_states(game)[kind]
+    match = s.create_match(game, [person["id"], *(bots[i % 2] for i in range(seats - 1))], seed, options,
+                           rated=False, owner=account["id"], seat_clocks=[PERSON_CLOCK] + [None] * (seats - 1))
+    mid = match["id"]
+    s.set_match_status(mid, "running")
+    state = games.get(game).new(seats, seed, options)
+    for turn, action in enumerate(actions):
+        assert s.append_entry(mid, {"turn": turn, "seat": state.to_act, "action": action})
+        state.apply(action)
+    s.await_answer(mid, {"type": "turn", "protocol": 1, "match_id": mid, "game": game, "turn": len(actions),
+                         "seat": 0, "view": state.view(0), "legal_actions": state.legal_actions(),
+                         "deadline_ms": 60_000, "clock": {"move_ms": 60_000, "bank_ms": 300_000},
+                         "last_latency_ms": None},
+                   {"id": person["id"], "kind": "polling"})
+    return mid
+
+
+def shown_text(page, selector: str) -> str:
+    return page.inner_text(selector)
+
+
+def longest_list(page) -> dict:
+    """The tallest list of choices on the page (a group of actions, a select's open list is
+    the browser's own): its height against the window's."""
+    return page.evaluate("""() => {
+        let tallest = {height: 0, scrolls: false, what: null};
+        document.querySelectorAll('#actions, #actions .action-group, fieldset ul, ol.clocks').forEach(e => {
+            const h = e.scrollHeight;
+            if (h > tallest.height) tallest = {height: h, scrolls: e.scrollHeight > e.clientHeight + 1,
+                                               what: e.className || e.id || e.tagName};
+        });
+        return {...tallest, window: window.innerHeight};
+    }""")
+
+
+def signed_in_page(api, browser, viewport: str, token: str):
+    context = browser.new_context(**VIEWPORTS[viewport])
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{api.live.url}/signin?next=/account")
+    page.fill("#token", token)
+    page.click("#signin-button")
+    page.wait_for_selector("#signed-in")
+    return context, page
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_the_opponents_are_sorted_by_the_number_they_show(api, browser, viewport):
+    """The list says what it sorts by and shows it: the ordinal (μ − 3σ), not μ, which
+    would put a bot with a high μ and a wide σ above a surer one."""
+    s = api.store
+    game = "double"
+    bots = {name: api.bot(api.admin_token, name, game=game, kind="python",
+                          entrypoint="example_bots.random:RandomBot")["id"] for name in ("bold", "sure", "new")}
+    s.save_rating(game, bots["bold"], 30.0, 8.0)  # μ 30, ordinal 6
+    s.save_rating(game, bots["sure"], 25.0, 2.0)  # μ 25, ordinal 19
+    mid = s.create_match(game, [bots["bold"], bots["sure"]], 1, {})["id"]
+    assert s.conclude_match(mid, "finished", {"scores": [0, 1]}, records=[
+        {"bot": bots["bold"], "won": False, "faults": 0}, {"bot": bots["sure"], "won": True, "faults": 0}])
+    context, page = signed_in_page(api, browser, viewport, api.account("kim"))
+    try:
+        page.goto(f"{api.live.url}/play?game={game}")
+        shown = page.eval_on_selector_all("#opponent-0 option", "os => os.map(o => o.textContent)")
+        assert shown == ["sure · ordinal 19.0", "bold · ordinal 6.0", "new"]
+        assert "highest ordinal first" in page.inner_text("#opponents-order")
+    finally:
+        context.close()
