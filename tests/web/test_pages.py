@@ -158,6 +158,19 @@ def test_replay_shows_calls_as_badges(client, store, duck):
     assert f'class="call call-{called["action"]["call"]}">{called["action"]["call"]}!' in item
 
 
+def test_a_log_line_is_numbered_by_its_turn_as_the_apis_steps_are(client, store, duck):
+    """Log line `t` is turn `t`: `GET /steps/t` holds the decision that line answered, and the
+    line shows the table after it (step t + 1)."""
+    mid, _, _ = duck
+    body = text(client.get(f"/matches/{mid}"))
+    for entry in store.match_log(mid)[:6]:
+        t = entry["turn"]
+        item = re.search(rf'<li data-step="{t + 1}"[^>]*>(.*?)</li>', body, re.S).group(1)
+        assert re.search(rf'<span class="stepno"[^>]*>{t}</span>', item)
+        step = client.get(f"/api/v1/matches/{mid}/steps/{t}").get_json()
+        assert step["decision"]["turn"] == t and step["to_act"] == entry["seat"]
+
+
 @pytest.mark.parametrize("game", builtin_names())
 def test_every_game_replays_with_its_cards_drawn(client, store, game):
     seats = games.get(game).demo.seats
