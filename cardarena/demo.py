@@ -21,6 +21,12 @@ its workers take only its jobs and its sweep re-enqueues only its jobs; its
 bots carry the run's tag in their names and stay off the shared ladder (its
 pool runs no matchmaker: that platform's own pairs its ladder), and at the end
 its unfinished tournaments are aborted, its bots retired and its queue dropped.
+
+House bots: its pool places the games' house bots on the ladders of the Redis it
+runs on, as `cardarena worker` does (worker/house_bots.py: once ever, so they
+stay on a shared platform's ladder after the demo), unless `--no-house-bots`.
+Its ports are all settable: the API's (`--port`), its embedded Redis'
+(`--redis-port`) and its hosted bot's (`--bot-port`).
 """
 
 from __future__ import annotations
@@ -67,7 +73,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep the platform running for browsing until Ctrl-C (then prints the URLs)")
     parser.add_argument("--redis-url", default=None, metavar="URL",
                         help="run on this Redis instead of a fresh embedded one (REDIS_URL is ignored), "
-                             "on a queue of its own; its bots are retired at the end")
+                             "on a queue of its own; its bots are retired at the end, the house bots stay")
+    parser.add_argument("--redis-port", type=int, default=0, metavar="PORT",
+                        help="the port of the demo's embedded Redis (default: any free one)")
+    parser.add_argument("--bot-port", type=int, default=0, metavar="PORT",
+                        help="the port of the demo's hosted (webhook) bot (default: any free one)")
+    parser.add_argument("--no-house-bots", dest="house_bots", action="store_false",
+                        help="do not register the games' example bots as house bots on the ladders "
+                             "(as `cardarena worker` does, once ever)")
 
 
 @dataclass
@@ -144,6 +157,8 @@ class Base:
     tag: str  # "" on the demo's own Redis; on a shared one, the run's tag in its bots' names
     logs: str  # where the logs are, as one line
     ladder: int = 0  # ladder matches in play per game (0: the ladder is off)
+    bot_port: int = 0  # the hosted bot's port (0: any free one)
+    hosted_url: str = ""  # where the hosted bot answers, once started
     bots: list = field(default_factory=list)  # every bot registered, to retire
     tournaments: list = field(default_factory=list)  # every tournament scheduled, to abort
 
@@ -169,7 +184,7 @@ def start(args, platform: Platform, console) -> Base:
             where = f"the Redis at {redis_url} (--redis-url), on the queue {queue}"
         else:
             with shielded():
-                embedded = EmbeddedRedis().start()
+                embedded = EmbeddedRedis(port=args.redis_port or None).start()
                 platform.started("Redis", embedded.stop)
             redis_url = embedded.url
             archive = tempfile.TemporaryDirectory(prefix="cardarena-demo-archive-")
@@ -188,14 +203,14 @@ def start(args, platform: Platform, console) -> Base:
         logging.getLogger("cardarena.demo").info("referee API at %s on %s", url, redis_url)
         admin = Client(url, token=admin_token)
         base = Base(url, redis_url, admin, Client(url, token=""), tag,
-                    f"Logs: workers {worker_log}, server {server_log}")
+                    f"Logs: workers {worker_log}, server {server_log}", bot_port=args.bot_port)
         if args.redis_url:
             platform.started("the demo's queue", lambda: drop_queue_at(redis_url, queue))
         # the ladder: off on a shared Redis (that platform's own matchmaker pairs its ladder)
         base.ladder = 0 if args.redis_url else int(os.environ.get("CARDARENA_LADDER_MATCHES") or DEMO_LADDER_MATCHES)
         with shielded():
             pool = WorkerPool(redis_url, n=args.workers, log_path=str(worker_log), grace_s=2.0,
-                              queue=queue, ladder_matches=base.ladder).start()
+                              queue=queue, ladder_matches=base.ladder, house_bots=args.house_bots).start()
             platform.started("the worker pool", pool.stop)
         if args.redis_url:  # runs before the pool stops: its tournaments end, its bots leave the ladders
             platform.started("the demo's tournaments and bots", lambda: withdraw(base))
@@ -331,8 +346,9 @@ def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict
             bots.append(add(base.admin, f"random{i + 1 if seats > 2 else ''}", game,
                             kind="python", entrypoint=random_bot))
         if game == pairs[0]:  # a remote bot, hosted the way a bot author hosts one
-            port = pick_port(0)
-            hook = add(base.user, "hosted heuristic", game, kind="webhook", url=f"http://127.0.0.1:{port}/")
+            port = base.bot_port or pick_port(0)
+            base.hosted_url = f"http://127.0.0.1:{port}/"
+            hook = add(base.user, "hosted heuristic", game, kind="webhook", url=base.hosted_url)
             with shielded():
                 hosted = serve(load_bot_class(heuristic)(), port=port, secret=hook.secret, block=False)
                 platform.started("the hosted bot", hosted.stop)
@@ -364,6 +380,8 @@ def play(args, base: Base, platform: Platform, console) -> dict[str, tuple]:
     console.print(f"[green]✓[/green] {sum(len(e) for e in entrants.values())} bots registered; "
                   f"a duplicate round-robin per game scheduled"
                   + ("; the ladder pairs them meanwhile, nobody scheduling it" if base.ladder else ""))
+    if base.hosted_url:
+        console.print(f"[green]✓[/green] the hosted bot answers at {base.hosted_url} (`sdk.serve`)")
     columns = (TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
                TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
@@ -407,6 +425,11 @@ def report(base: Base, results: dict[str, tuple], console) -> None:
             ladders.add_row(game, str(r.rank), (r.name or r.bot) + (" (provisional)" if r.provisional else ""),
                             f"{r.rating.mu:.1f}", f"{r.rating.sigma:.2f}", f"{r.rating.ordinal:.1f}",
                             str(r.ladder_matches), str(r.matches), str(r.wins))
+        if not rows:  # said, not an empty table: who waits on the ladder
+            waiting = [b.name for b in base.user.bots(game) if b.ladder]
+            names = ", ".join(waiting[:6]) + (f" and {len(waiting) - 6} more" if len(waiting) > 6 else "")
+            ladders.add_row(game, "", "no ladder match finished yet"
+                            + (f"; on the ladder: {names}" if waiting else "; nobody on the ladder"))
         played += sum(r.ladder_matches for r in rows) // games.get(game).ladder_seats
     console.print(ladders)
     if base.ladder:

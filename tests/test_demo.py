@@ -66,7 +66,11 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
 
 @pytest.mark.slow
 def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
-    demo = start_demo("--stay", "--deals", "1", "--games", "duck-soup")
+    from core.redis_server import free_port
+
+    redis_port, bot_port = free_port(), free_port()  # every port of the demo is the caller's to choose
+    demo = start_demo("--stay", "--deals", "1", "--games", "duck-soup", "--redis-port", str(redis_port),
+                      "--bot-port", str(bot_port))
     try:
         lines = []
         for line in demo.stdout:  # bounded by the timeout of the test
@@ -78,6 +82,11 @@ def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
         assert any("/tournaments/t_" in u for u in urls) and any(u.endswith("/docs") for u in urls), out
         for url in urls:  # every URL it printed answers while it stays up
             assert requests.get(url, timeout=10).status_code == 200, url
+        assert f"redis://127.0.0.1:{redis_port}/" in out and f"http://127.0.0.1:{bot_port}/" in out, out
+        api = re.search(r"(http://127\.0\.0\.1:\d+)/api/v1", out).group(1)
+        bots = requests.get(f"{api}/api/v1/bots", params={"game": "duck-soup"}, timeout=10).json()["bots"]
+        house = [b for b in bots if b["name"].startswith("house ") and b["kind"] == "python"]
+        assert house and all(b["ladder"] for b in house), bots  # the example bots stay on the ladder
         demo.send_signal(signal.SIGTERM)
         rest, _ = demo.communicate(timeout=60)
     finally:

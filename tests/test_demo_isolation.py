@@ -89,6 +89,8 @@ def test_with_redis_url_the_demo_leaves_the_platforms_jobs_bots_and_ladder_untou
     demo_bots = [b for b in store.list_bots(GAME) if "(demo " in b["name"]]
     # heuristic, random, hosted and polling (one game: both remote kinds join it); all retired
     assert len(demo_bots) == 4 and all(b["retired"] for b in demo_bots)  # so they left the ladder
+    house = [b for b in store.list_bots(GAME) if b["owner"] == "admin" and b["name"].startswith("house ")]
+    assert house and all(b["ladder"] and not b["retired"] for b in house)  # the platform's house bots stay
     assert client.keys("*cardarena-demo-*") == [] and client.keys("jobs:active:*") == []  # its queue is gone
     assert str(tmp_path / "demo-workers.log") in out and str(tmp_path / "demo-server.log") in out
     assert "/tournaments/" not in out  # no URL printed once nothing answers it

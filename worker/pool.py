@@ -6,7 +6,8 @@ them it runs the dispatcher (worker/dispatch.py: the deadlines' clock and
 the webhook calls, a process each, so no worker waits on a remote bot),
 restarted likewise, the recovery sweep (worker/recovery.py) that re-enqueues what
 a dead worker dropped, and the matchmaker (worker/matchmaker.py) that keeps the
-ladder playing: run one pool per machine, any number of machines on the same
+ladder playing; as it starts, the command places the games' house bots on the
+ladders once ever (worker/house_bots.py; `--no-house-bots` does not): run one pool per machine, any number of machines on the same
 `REDIS_URL`.
 
 Stopping (Ctrl-C, SIGTERM, `WorkerPool.stop`): each worker is asked to stop
@@ -61,7 +62,8 @@ class WorkerPool:
 
     def __init__(self, redis_url: str, n: int = 2, sweep_every_s: float = 2.0,
                  log_path: str | None = None, grace_s: float = 10.0, env: dict | None = None,
-                 fork: bool = False, queue: str | None = None, ladder_matches: int | None = None) -> None:
+                 fork: bool = False, queue: str | None = None, ladder_matches: int | None = None,
+                 house_bots: bool = False) -> None:
         from core.store.jobs import queue_name
         from worker.matchmaker import ladder_matches as ladder_setting
 
@@ -74,6 +76,7 @@ class WorkerPool:
         self.fork = fork  # a work horse per job (see worker/process.py)
         # ladder matches in play per game (CARDARENA_LADDER_MATCHES unless given; 0: no matchmaker)
         self.ladder_matches = ladder_setting(ladder_matches)
+        self.house_bots = house_bots  # place the games' house bots on the ladders (worker/house_bots.py)
         self.procs: list[subprocess.Popen | None] = [None] * n
         self.dispatchers: list[subprocess.Popen | None] = [None, None]  # its clock, its callers
         self.restarts = 0
@@ -84,6 +87,8 @@ class WorkerPool:
 
     # -- life ------------------------------------------------------------------
     def start(self) -> WorkerPool:
+        if self.house_bots:
+            self._place_house_bots()
         if self.log_path:
             self._log = open(self.log_path, "ab")  # noqa: SIM115 - held for the pool's life
         for i in range(self.n):
@@ -151,6 +156,18 @@ class WorkerPool:
         client = redis.Redis.from_url(self.redis_url)
         try:
             sweep_forever(Store(client, secret_key(client), queue=self.queue), self.sweep_every_s, self._stop)
+        finally:
+            client.close()
+
+    def _place_house_bots(self) -> None:
+        import redis
+
+        from core.store import Store, secret_key
+        from worker.house_bots import place_house_bots
+
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            place_house_bots(Store(client, secret_key(client), queue=self.queue))
         finally:
             client.close()
 
@@ -246,6 +263,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(more isolation, more CPU a match)")
     parser.add_argument("--queue", default=None,
                         help="the RQ queue to work (default: CARDARENA_QUEUE, else cardarena)")
+    parser.add_argument("--no-house-bots", dest="house_bots", action="store_false",
+                        help="do not register the games' example bots as house bots on the ladders "
+                             "(by default each game gets, once ever, ladder seats - 1 of them, so a "
+                             "new bot has a table at once)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -255,7 +276,8 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     with stop_on_signals(), shared_redis() as url:
         with shielded():  # a stop signal now waits until every worker is started and known
-            pool = WorkerPool(url, n=args.workers, grace_s=args.grace, fork=args.fork, queue=args.queue).start()
+            pool = WorkerPool(url, n=args.workers, grace_s=args.grace, fork=args.fork, queue=args.queue,
+                              house_bots=args.house_bots).start()
         try:
             print(f"cardarena worker: {args.workers} processes on {url}, queue {pool.queue} "
                   f"(pids {pool.pids}); Ctrl-C stops", flush=True)

@@ -22,6 +22,8 @@ Keys:
                       unique among a game's active bots, case-insensitive)
     bot:{id}:matches  sorted set of the bot's match ids, scored by creation order
                       (written by core/store/matches.py with the match)
+    house_bots        hash "{game}/{name}" -> id of the house bot placed under that name
+                      (`place_house_bot`): placed once, whatever became of it since
 
 A bot's secret is never stored: it is HMAC(server key, id:nonce), so the
 referee can sign webhook calls and check a polling bot's credential while a
@@ -254,6 +256,27 @@ class Bots:
         if holder:
             raise NameTaken(name, text(holder))
         return self.get_bot(bot_id), self._derive_secret(bot_id, bot["nonce"])
+
+    def place_house_bot(self, game: str, name: str, entrypoint: str) -> dict | None:
+        """Register the admin's in-process bot `name` of `game` (on its ladder) once ever.
+
+        The new bot's record; None when this house bot was placed before — by any process, on
+        any machine, even if the admin has retired it since (retired stays retired) — or when an
+        account's own bot holds the name. Two processes placing it at once register it once:
+        names are unique among a game's active bots (`create_bot`).
+        """
+        placed = f"{game}/{name}"
+        if self.r.hexists("house_bots", placed):
+            return None
+        try:
+            bot, _ = self.create_bot("admin", name, game, "python", entrypoint=entrypoint)
+        except NameTaken as exc:
+            holder = self.get_bot(exc.holder)
+            if holder is not None and holder.get("owner") == "admin":  # placed meanwhile by another
+                self.r.hsetnx("house_bots", placed, exc.holder)
+            return None
+        self.r.hsetnx("house_bots", placed, bot["id"])
+        return bot
 
     def _bot_record(self, bot_id: str) -> dict | None:
         if not isinstance(bot_id, str) or len(bot_id) > 64:
