@@ -155,7 +155,7 @@ def names_key(game: str) -> str:
 
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint",
-    "created", "retired", "matches", "wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
+    "created", "retired", "matches", "wins", "rated_matches", "rated_wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
     "max_concurrent", "version", "version_created", "accepts", "ladder", "person",
 )
 #: who may enter a bot in a challenge, tournament or comparison: any account, or its own only
@@ -200,14 +200,19 @@ def accepts_of(bot: dict) -> str:
     return bot.get("accepts") or "everyone"
 
 
-def count_result(pipe, record: dict, ladder: bool) -> None:
+def count_result(pipe, record: dict, ladder: bool, rated: bool = False) -> None:
     """Queue on `pipe` what one finished match (a seat's `record`: bot, won, faults,
     forfeit?, faults_by_kind?) adds to its bot's record (called by the match's conclusion);
-    only a `ladder` match moves its forfeit streak (`PROBATION`)."""
+    only a `ladder` match moves its forfeit streak (`PROBATION`), only a `rated` one its
+    rated record (`rated_matches`, `rated_wins`: the leaderboard's, which matches an account
+    schedules itself must not move)."""
     # the hash holds JSON, and a JSON integer is what HINCRBY reads and writes
     key = f"bot:{record['bot']}"
     pipe.hincrby(key, "matches", 1)
     pipe.hincrby(key, "wins", 1 if record["won"] else 0)
+    if rated:
+        pipe.hincrby(key, "rated_matches", 1)
+        pipe.hincrby(key, "rated_wins", 1 if record["won"] else 0)
     pipe.hincrby(key, "faults", int(record["faults"]))
     if ladder:
         if record.get("forfeit"):

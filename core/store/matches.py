@@ -594,7 +594,7 @@ class Matches:
                         pipe.srem(queued_key(owner), match_id)
                     for _, seat_records in counted:
                         for record in once_per_bot(seat_records):  # a bot's versions: one match
-                            count_result(pipe, record, kind == "ladder")  # pauses: ladder forfeits only
+                            count_result(pipe, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
                     deal = [mid for mid, seat_records in counted if seat_records]  # records: finished
                     if deal and rated:  # the deal's finished rotations, rated as one (core/ratings.py)
                         queue_for_rating(pipe, game, deal)

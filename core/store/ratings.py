@@ -143,7 +143,8 @@ class Ratings:
     def rankings(self, game: str) -> list[dict]:
         """The ladder: the latest version of each rated bot that is not retired and is on the
         ladder (`ladder` not false), best ordinal first (a version not yet rated is not on it),
-        with its `ladder_matches` and whether it is `provisional` (core/ratings.py).
+        with its `ladder_matches` and whether it is `provisional` (core/ratings.py); its record
+        `matches` and `wins` is its rated play, `other_matches` and `other_wins` the rest.
 
         Ties (same ordinal) share a rank and the next rank is skipped.
         """
@@ -158,6 +159,7 @@ class Ratings:
             bot_id, version = entrant_version(key)
             bot = bots.get(bot_id) or {}
             name, matches, wins, faults = (bot.get(k) for k in ("name", "matches", "wins", "faults"))
+            rated_matches, rated_wins = (int(bot.get(k) or 0) for k in ("rated_matches", "rated_wins"))
             if (name is None or bot.get("retired") or bot.get("ladder") is False or rating is None
                     or version != int(bot.get("version") or 1)):
                 continue
@@ -168,7 +170,9 @@ class Ratings:
             else:
                 rank = len(out) + 1
             out.append({"rank": rank, "bot": bot_id, "version": version, "name": name, "rating": rating,
-                        "matches": matches or 0, "wins": wins or 0, "faults": faults or 0,
+                        "matches": rated_matches, "wins": rated_wins,
+                        "other_matches": (matches or 0) - rated_matches, "other_wins": (wins or 0) - rated_wins,
+                        "faults": faults or 0,
                         "provisional": is_provisional(rating["sigma"]), "entrant": key})
         played = self.ladder_match_counts(game, [row.pop("entrant") for row in out])
         for row in out:

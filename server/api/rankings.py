@@ -27,8 +27,12 @@ class RankingSchema(ma.Schema):
     version = ma.fields.Integer(required=True, metadata={"description": "the bot's latest version, whose rating this is"})
     name = ma.fields.String()
     rating = ma.fields.Nested(RatingSchema, required=True)
-    matches = ma.fields.Integer(required=True)
-    wins = ma.fields.Integer(required=True)
+    matches = ma.fields.Integer(required=True, metadata={
+        "description": "rated matches the bot played (the ladder's, the admin's tournaments on the standard clock)"})
+    wins = ma.fields.Integer(required=True, metadata={"description": "rated matches it won alone"})
+    other_matches = ma.fields.Integer(required=True, metadata={
+        "description": "unrated matches it played (challenges, accounts' tournaments, comparisons): not its ladder record"})
+    other_wins = ma.fields.Integer(required=True, metadata={"description": "unrated matches it won alone"})
     faults = ma.fields.Integer(metadata={"description": "faults the referee recorded against the bot, all matches"})
     tied_from = ma.fields.Integer(allow_none=True, metadata={
         "description": "statistically tied: the best rank whose bot's interval μ ± 3σ overlaps this "
@@ -59,8 +63,8 @@ class RankingsSchema(ma.Schema):
 @blp.response(200, RankingsSchema)
 @errors(blp, 404)
 def rankings(game: str):
-    """Rank, bot, rating (mu, sigma, ordinal = mu - 3 sigma), matches, wins, faults, ladder matches,
-    provisional; and the ladder's matches in play."""
+    """Rank, bot, rating (mu, sigma, ordinal = mu - 3 sigma), rated matches and wins (unrated ones
+    apart), faults, ladder matches, provisional; and the ladder's matches in play."""
     if game not in games.names():
         fail(404, "not_found", f"unknown game {game!r}")
     return {"game": game, "rankings": ladder(game), "in_play": in_play(game)}

@@ -133,7 +133,7 @@ def test_rankings_list_rated_bots_best_first(api):
     b = api.bot(token, "b", game="toy-high")
     api.store.save_rating("toy-high", a["id"], 20.0, 2.0)
     api.store.save_rating("toy-high", b["id"], 30.0, 2.0)
-    mid = api.store.create_match("toy-high", [b["id"], a["id"]], 1, {})["id"]
+    mid = api.store.create_match("toy-high", [b["id"], a["id"]], 1, {}, rated=True)["id"]
     assert api.store.conclude_match(mid, "finished", {"scores": [1, 0]}, records=[
         {"bot": b["id"], "won": True, "faults": 0}, {"bot": a["id"], "won": False, "faults": 0}])
     body = api.ok(api.get("/games/toy-high/rankings"), 200)

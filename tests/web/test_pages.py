@@ -100,7 +100,7 @@ def test_leaderboard_lists_each_game_and_its_rated_bots_without_javascript(clien
     a, b = make_bot(store, "alpha", "double"), make_bot(store, "beta", "double")
     store.save_rating("double", a, 30.0, 5.0)
     store.save_rating("double", b, 20.0, 4.0)
-    mid = store.create_match("double", [a, b], 1, {})["id"]  # counted in the bots' records as it ends
+    mid = store.create_match("double", [a, b], 1, {}, rated=True)["id"]  # counted in the bots' records as it ends
     assert store.conclude_match(mid, "finished", {"scores": [1, 0]}, records=[
         {"bot": a, "won": True, "faults": 2}, {"bot": b, "won": False, "faults": 0}])
     body = text(client.get("/"))
