@@ -9,12 +9,15 @@ Config keys (all optional):
     QUEUE              the RQ queue jobs go to (env CARDARENA_QUEUE, else "cardarena";
                        core/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
-    ACCOUNTS_RATE_LIMIT, TOKEN_RATE_LIMIT   the two limits, in Flask-Limiter's syntax
+    ACCOUNTS_RATE_LIMIT  new accounts from one network (an IPv4 /24, an IPv6 /64: server/signup.py),
+                       in Flask-Limiter's syntax
+    TOKEN_RATE_LIMIT   requests of one identity (below), in Flask-Limiter's syntax
+    SIGNUP             env CARDARENA_SIGNUP: "open" (anyone may create an account, the default)
+                       or "invite" (only with an invite the admin made: server/signup.py)
     SESSIONS_RATE_LIMIT  page sign-ins (`POST /sessions`) from one address
     SESSION_TTL_S      how long a page session lasts (core/store/people.py, 7 days)
     SESSION_COOKIE_SECURE  env CARDARENA_SECURE_COOKIES=1: the session cookie only over HTTPS
                        (it is anyway on an HTTPS request; say so behind a TLS proxy)
-    ACCOUNTS_GLOBAL_RATE_LIMIT   new accounts from every address together (a botnet's addresses)
     PING_RATE_LIMIT    webhook URL pings one account may cause (`server.api.bots.pings_a_url`)
     BOTS_PER_ACCOUNT   active bots per account (server/api/bots.py, 100)
     LONG_POLLS_PER_ACCOUNT  long-polls one account's bots may hold at once, together (64)
@@ -49,7 +52,7 @@ from flask_limiter.util import get_remote_address
 from core.jsonsafe import JSONTooComplex, is_json_mimetype, safe_loads
 from core.store import Store, secret_key
 from core.store import schema as data_schema
-from server import headers, turn_waste
+from server import headers, signup, turn_waste
 from server.auth import identity
 from server.errors import Api, fail
 
@@ -69,7 +72,6 @@ DEFAULTS = {
     "RATELIMIT_HEADERS_ENABLED": True,
     "RATELIMIT_KEY_PREFIX": "ratelimit",
     "ACCOUNTS_RATE_LIMIT": "30 per hour",
-    "ACCOUNTS_GLOBAL_RATE_LIMIT": "300 per hour",
     "SESSIONS_RATE_LIMIT": "20 per minute",
     "PING_RATE_LIMIT": "30 per minute",
     "TOKEN_RATE_LIMIT": "1200 per minute",
@@ -93,7 +95,10 @@ def build_app(config: dict | None = None) -> Flask:
     app.config["ADMIN_TOKEN"] = os.environ.get("CARDARENA_ADMIN_TOKEN", "")
     app.config["PUBLIC_URLS_ONLY"] = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
     app.config["SESSION_COOKIE_SECURE"] = os.environ.get("CARDARENA_SECURE_COOKIES") == "1"
+    app.config["SIGNUP"] = os.environ.get("CARDARENA_SIGNUP", "").strip() or "open"
     app.config.update(config or {})
+    if app.config["SIGNUP"] not in signup.MODES:
+        raise ValueError(f"CARDARENA_SIGNUP is {app.config['SIGNUP']!r}: it is one of {', '.join(signup.MODES)}")
     if not app.config.get("REDIS_URL"):
         from core.redis_server import shared_url
 
@@ -187,13 +192,9 @@ def _init_limiter(app: Flask) -> None:
         storage_options={"connection_pool": app.extensions["cardarena.redis"].connection_pool}
         if waits_in_greenlets() else {},
     )
-    limiter.limit(app.config["ACCOUNTS_RATE_LIMIT"], key_func=get_remote_address,
+    limiter.limit(app.config["ACCOUNTS_RATE_LIMIT"], key_func=signup.request_network,
                   methods=["POST"], exempt_when=lambda: request.endpoint is None,
                   error_message=lambda: _accounts_limit_message(limiter, app.config["ACCOUNTS_RATE_LIMIT"])
-                  )(accounts.blp)
-    limiter.limit(app.config["ACCOUNTS_GLOBAL_RATE_LIMIT"], key_func=lambda: "accounts:everyone",
-                  methods=["POST"], exempt_when=lambda: request.endpoint is None,
-                  error_message=lambda: _global_accounts_message(limiter, app.config["ACCOUNTS_GLOBAL_RATE_LIMIT"])
                   )(accounts.blp)
     limiter.shared_limit(app.config["PING_RATE_LIMIT"], "webhook-pings", key_func=_rate_key,
                          exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
@@ -254,13 +255,6 @@ def _retry_in(limiter: Limiter) -> str:
     return f"retry in {wait} s (Retry-After)" if wait is not None else "retry after the Retry-After seconds"
 
 
-def _global_accounts_message(limiter: Limiter, limit: str) -> str:
-    """The 429 of `POST /accounts` when every address together has made too many: not the
-    caller's doing, so it says so (a botnet's many addresses each stay under the per-address limit)."""
-    return (f"the platform creates at most {limit} new accounts, from every address together: "
-            f"{_retry_in(limiter)}. An existing account's token keeps working")
-
-
 def _pings_message(limiter: Limiter, limit: str) -> str:
     """The 429 of a request that would ping a webhook URL (registration, a url change, a ping)."""
     return (f"an account causes at most {limit} webhook pings (POST /bots with a url, PATCH or a new "
@@ -274,7 +268,8 @@ def _accounts_limit_message(limiter: Limiter, limit: str) -> str:
     the message says both how long to wait (as `Retry-After` does) and how to
     keep the next token.
     """
-    return (f"too many new accounts from this address ({limit}): {_retry_in(limiter)}. An account's token does not "
+    return (f"too many new accounts from this network ({limit} from one IPv4 /24 or IPv6 /64): "
+            f"{_retry_in(limiter)}. An account's token does not "
             "expire: keep it (e.g. export CARDARENA_TOKEN=<token>, which sdk.Client reads) and reuse it "
             "instead of creating another account")
 

@@ -2,7 +2,7 @@
 
     store = Store(redis.Redis.from_url(url), secret_key(client))
 
-One module per concept, each naming its own Redis keys: `accounts`, `bots`, `versions`
+One module per concept, each naming its own Redis keys: `accounts`, `invites` (invite-only sign-up), `bots`, `versions`
 (each version of a bot, how to reach it),
 `matches` (the event log; a finished one moves to `archive`, files outside Redis), `debug` (bots' debug text per turn, for their owners), `decisions` (polling bots' pending turns),
 `waits` (a match between runs, waiting on a remote bot: its deadline, its webhook call),
@@ -26,6 +26,7 @@ from core.store.bots import Bots
 from core.store.comparisons import Comparisons
 from core.store.debug import Debug
 from core.store.decisions import Decisions
+from core.store.invites import Invites
 from core.store.jobs import Jobs, queue_name
 from core.store.ladder import Ladder
 from core.store.lists import Lists
@@ -56,7 +57,7 @@ def secret_key(redis_client) -> bytes:
 
 
 class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Ladder, Jobs,
-            Lists, Slots, Quotas, Debug, People):
+            Lists, Slots, Quotas, Debug, People, Invites):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

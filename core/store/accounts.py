@@ -1,7 +1,8 @@
 """Accounts: a name and a bearer token, the token kept only as its SHA-256.
 
 Keys:
-    account:{id}                hash (JSON values): id, name, created
+    account:{id}                hash (JSON values): id, name, created, invite? (the invite it
+                                was made with: core/store/invites.py)
     account:token:{sha256 hex}  -> account id
     account:{id}:queued         set of the account's matches still queued (the 50 limit)
     account:{id}:open_tournaments  set of its tournaments not yet over (the 3 limit)
@@ -17,7 +18,14 @@ import hashlib
 import hmac
 import secrets
 
+import redis
+
+from core.store.invites import invite_code_key, use_invite
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
+
+
+class InviteInvalid(ValueError):
+    """The invite code is not one of an open invite (unknown, used, revoked or expired)."""
 
 
 def token_digest(token: str) -> str:
@@ -35,17 +43,38 @@ def open_tournaments_key(account_id: str) -> str:
 class Accounts:
     r: object
 
-    def create_account(self, name: str) -> tuple[dict, str]:
-        """A new account and its token; the token is returned here only."""
+    def create_account(self, name: str, invite: str | None = None) -> tuple[dict, str]:
+        """A new account and its token; the token is returned here only.
+
+        With `invite` (a code, core/store/invites.py) the account is made only if the code
+        opens an invite, which it uses up in the same transaction; `InviteInvalid` otherwise."""
         account_id = new_id("a")
         token = "cat_" + secrets.token_urlsafe(32)
         digest = token_digest(token)
         account = {"id": account_id, "name": name, "created": now_iso(), "token_sha256": digest}
-        pipe = self.r.pipeline()
-        pipe.hset(f"account:{account_id}", mapping=dump_fields(account))
-        pipe.set(f"account:token:{digest}", account_id)
-        pipe.execute()
-        return _public(account), token
+        if invite is None:
+            pipe = self.r.pipeline()
+            _write_account(pipe, account)
+            pipe.execute()
+            return _public(account), token
+        if not isinstance(invite, str) or len(invite) > 200:
+            raise InviteInvalid(invite)
+        code_key = invite_code_key(invite)
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(code_key)
+                    invite_id = pipe.get(code_key)
+                    if invite_id is None:
+                        raise InviteInvalid(invite)
+                    account["invite"] = text(invite_id)
+                    pipe.multi()
+                    use_invite(pipe, account["invite"], code_key)
+                    _write_account(pipe, account)
+                    pipe.execute()
+                    return _public(account), token
+                except redis.WatchError:  # the code was used or revoked meanwhile: look again
+                    continue
 
     def account_for_token(self, token: str | None) -> dict | None:
         """The account owning `token`, or None (constant-time digest check)."""
@@ -77,6 +106,11 @@ class Accounts:
     def open_tournament_count(self, account_id: str) -> int:
         """How many of the account's tournaments are queued or running."""
         return int(self.r.scard(open_tournaments_key(account_id)))
+
+
+def _write_account(pipe, account: dict) -> None:
+    pipe.hset(f"account:{account['id']}", mapping=dump_fields(account))
+    pipe.set(f"account:token:{account['token_sha256']}", account["id"])
 
 
 def _public(account: dict) -> dict:

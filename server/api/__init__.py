@@ -9,6 +9,7 @@ from server.api import (
     events,
     exports,
     games,
+    invites,
     lists,
     matches,
     rankings,
@@ -17,7 +18,7 @@ from server.api import (
 )
 
 BLUEPRINTS = [games.blp, rankings.blp, accounts.blp, bots.blp, turns.blp, matches.blp, tournaments.blp, lists.blp,
-              events.blp, exports.blp, comparisons.blp]
+              events.blp, exports.blp, comparisons.blp, invites.blp]
 
 #: OpenAPI components no operation names directly (the event streams' data)
 SCHEMAS = dict(events.SCHEMAS)

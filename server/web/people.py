@@ -449,7 +449,8 @@ def account_page():
 @bp.get("/signin")
 def signin_page():
     """Sign in with an account token (or create an account first)."""
-    return render("web/signin.html", next=safe_next(request.args.get("next")), account=session_account())
+    return render("web/signin.html", next=safe_next(request.args.get("next")), account=session_account(),
+                  invite_only=current_app.config["SIGNUP"] == "invite")
 
 
 @bp.app_context_processor

@@ -15,8 +15,6 @@ polls and streams are in, rather than sleeping. Limiter-based limits run on thei
 
 from __future__ import annotations
 
-import http.client
-import json
 import socket
 import threading
 import time
@@ -190,31 +188,6 @@ def test_webhook_pings_beyond_an_accounts_limit_are_429_and_nothing_else_is_coun
                 if b["name"].startswith("hook")] == ["hook"]  # the refused registration made nothing
         other = call("POST", "/bots", {"name": "their", "game": GAME, "kind": "webhook", "url": url}, who=neighbour)
         assert other.status_code == 201  # another account has its own budget
-
-
-# -- new accounts, globally ------------------------------------------------------------------------
-
-
-def new_account_from(base: str, address: str, name: str) -> tuple[int, dict, str | None]:
-    """`POST /accounts` sent from a loopback `address` of our choice (127.0.0.x)."""
-    host, _, port = base.split("//")[1].split("/")[0].partition(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(address, 0))
-    try:
-        conn.request("POST", "/api/v1/accounts", json.dumps({"name": name}), {"Content-Type": "application/json"})
-        response = conn.getresponse()
-        return response.status, json.loads(response.read()), response.getheader("Retry-After")
-    finally:
-        conn.close()
-
-
-def test_new_accounts_beyond_the_global_cap_are_429_whatever_the_address(redis_url):
-    """Many addresses each under the per-address limit still cannot create accounts without end."""
-    with limited_server(redis_url, ACCOUNTS_GLOBAL_RATE_LIMIT="3 per hour") as base:
-        made = [new_account_from(base, f"127.0.0.{i}", f"sock{i}")[0] for i in (2, 3, 4)]
-        assert made == [201] * 3
-        status, body, retry_after = new_account_from(base, "127.0.0.5", "one-more")
-    assert status == 429 and body["error"]["code"] == "rate_limited" and retry_after
-    assert "from every address together" in body["error"]["message"]
 
 
 # -- a dead server's places ------------------------------------------------------------------------

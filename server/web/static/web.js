@@ -743,9 +743,11 @@
     form.addEventListener("submit", function (e) {
       e.preventDefault();
       error.textContent = "";
-      var name = form.querySelector("input[name=name]").value;
+      var wanted = {name: form.querySelector("input[name=name]").value};
+      var invite = form.querySelector("input[name=invite]");  // sign-up by invite only
+      if (invite) wanted.invite = invite.value.trim();
       fetch(form.dataset.api, {method: "POST", headers: {"Content-Type": "application/json", "Accept": "application/json"},
-                               body: JSON.stringify({name: name})})
+                               body: JSON.stringify(wanted)})
         .then(function (r) { return r.json().then(function (body) { return {ok: r.ok, body: body}; }); })
         .then(function (res) {
           if (!res.ok) { error.textContent = res.body && res.body.error ? res.body.error.message : "refused"; return; }
