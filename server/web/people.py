@@ -285,8 +285,9 @@ def _seat_state(match: dict, seat: int, bot: dict, wait_s: float = 0.0) -> dict:
     decision = None
     if state.to_act == seat and match["status"] not in OVER:
         decision = _pending(bot["id"], mid, len(log), wait_s)
-        if decision is None and wait_s:  # the log may have moved on meanwhile: look again
+        if wait_s:  # the match moved on meanwhile (it started: its status says so, with the decision)
             match = s.get_match(mid) or match
+        if decision is None and wait_s:  # the log may have moved on too: look again
             log = s.match_log(mid)
             state = _state_after(match, log)
             if state.to_act == seat and match["status"] not in OVER:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,21 @@ def person_at_decision(api, game: str, kind: str, account: dict, person: dict, b
                          "last_latency_ms": None},
                    {"id": person["id"], "kind": "polling"})
     return mid
+
+
+def publish(api, mid: str, person: dict) -> list[dict]:
+    """The person's decision at the match's log as it stands, as the match runner publishes it:
+    its legal actions."""
+    s = api.store
+    match = s.get_match(mid)
+    state = s.replay(mid)
+    legal = state.legal_actions()
+    s.await_answer(mid, {"type": "turn", "protocol": 1, "match_id": mid, "game": match["game"],
+                         "turn": s.log_length(mid), "seat": state.to_act, "view": state.view(state.to_act),
+                         "legal_actions": legal, "deadline_ms": 360_000,
+                         "clock": {"move_ms": 60_000, "bank_ms": 300_000}, "last_latency_ms": None},
+                   {"id": person["id"], "kind": "polling"})
+    return legal
 
 
 def shown_text(page, selector: str) -> str:
@@ -106,4 +122,61 @@ def test_the_opponents_are_sorted_by_the_number_they_show(api, browser, viewport
         assert shown == ["sure · ordinal 19.0", "bold · ordinal 6.0", "new"]
         assert "highest ordinal first" in page.inner_text("#opponents-order")
     finally:
+        context.close()
+
+
+class SignallingPlaces(threading.BoundedSemaphore):
+    """The app's long-poll places, saying when a request takes one: a `/state?wait=1` has read
+    the match and waits for the person's decision."""
+
+    def __init__(self, value: int) -> None:
+        super().__init__(value)
+        self.taken = threading.Event()
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
+        got = super().acquire(blocking, timeout) if timeout is not None else super().acquire(blocking)
+        if got:
+            self.taken.set()
+        return got
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_the_header_the_prompt_the_hint_and_the_clock_line_agree(api, browser, viewport):
+    """A person who acts first opens the table while the match is queued; it starts and asks
+    them while the page waits for their decision: the header says running, the prompt their
+    turn, the hint offers only what there is (their cards: no action below), and each seat
+    has one clock line, in one format."""
+    s, game = api.store, "duck-soup"
+    bot = api.bot(api.admin_token, "r0", game=game, kind="python", entrypoint="example_bots.random:RandomBot")["id"]
+    token = api.account("kim")
+    account = s.account_for_token(token)
+    person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
+    s.claim_person_seat(account["id"], game, person["id"])
+    from server.web.people import PERSON_CLOCK
+
+    mid = s.create_match(game, [person["id"], bot], 7, {}, rated=False, owner=account["id"],
+                         seat_clocks=[PERSON_CLOCK, None])["id"]
+    assert s.replay(mid).to_act == 0  # the person leads: the page waits for their decision
+    app = api.live.app
+    places = app.extensions["cardarena.poll_slots"]
+    context, page = signed_in_page(api, browser, viewport, token)
+    try:
+        app.extensions["cardarena.poll_slots"] = waiting = SignallingPlaces(8)
+        page.goto(f"{api.live.url}/play/{mid}")
+        assert page.inner_text("#status") == "queued"
+        assert page.inner_text("#prompt") == "Waiting for the match to start…"
+        assert waiting.taken.wait(10), "the page never asked for its decision"
+        s.set_match_status(mid, "running")  # as the runner starts it: running, then the decision
+        publish(api, mid, person)
+        page.wait_for_selector("#table [data-action]")
+        assert page.inner_text("#status") == "running"
+        assert page.inner_text("#prompt").startswith("Your turn: ")
+        panel = page.inner_text("#turn-panel")
+        assert page.locator("#actions [data-action]").count() == 0 and "action below" not in panel
+        assert "Click a card of your hand to play it." in panel
+        lines = page.eval_on_selector_all("#clocks li", "ls => ls.map(l => l.innerText.replace(/\\s+/g, ' ').trim())")
+        assert re.fullmatch(r"kim \(person\) you [01]:\d\d to move · bank 5:00", lines[0]), lines
+        assert lines[1] == "r0 2 s a move · bank 0:10", lines
+    finally:
+        app.extensions["cardarena.poll_slots"] = places
         context.close()

@@ -434,7 +434,7 @@
       });
       root.classList.remove("my-turn");
       if (ticking) { clearInterval(ticking); ticking = null; }
-      if (countdown) countdown.textContent = "";
+      showCountdown(false);
     }
 
     function turnLabel(table) {
@@ -529,15 +529,25 @@
         say(plays ? (rest.length ? "Click a card of your hand to play it, or an action below." : "Click a card of your hand to play it.")
                   : "Pick cards of your hand to narrow the actions below to those holding them, or click an action.");
       } else {
-        say("");
+        say(rest.length === 1 ? "One action below: click it to play it." : "Choose one of the actions below.");
       }
       startClock(d);
       var first = actionEls()[0];
       if (first && !root.contains(document.activeElement)) first.focus({preventScroll: true});
     }
 
+    // the person's clock line: its standing text ("60 s a move · bank 5:00"), or while they
+    // decide, the countdown in its place ("0:58 to move · bank 5:00", then "bank 4:12")
+    function showCountdown(on) {
+      if (!countdown) return;
+      countdown.hidden = !on;
+      countdown.parentNode.querySelector(".standing").hidden = on;
+      if (!on) countdown.textContent = "";
+    }
+
     function startClock(d) {
       if (!countdown) return;
+      showCountdown(true);
       var deadline = Date.now() + d.left_ms;
       function tick() {
         var left = deadline - Date.now();
@@ -626,7 +636,7 @@
     function times(list) {
       (list || []).forEach(function (t, i) {
         var b = root.querySelector('.clock[data-seat="' + i + '"] .bank');
-        if (b && typeof t.bank_ms === "number") b.textContent = (Math.round(t.bank_ms / 100) / 10) + " s";
+        if (b && typeof t.bank_ms === "number") b.textContent = clockText(t.bank_ms);
       });
     }
 
