@@ -10,8 +10,8 @@ how many random numbers the actions happened to use.
 
 from __future__ import annotations
 
-import _random
 import hashlib
+import random
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -34,9 +34,8 @@ class Rng:
     __slots__ = ("_random",)
 
     def __init__(self, seed: int, *labels: object) -> None:
-        # the C generator behind `random.Random`: the same Mersenne Twister and the same
-        # `getrandbits` for an integer seed, without the Python-level seeding wrapper
-        self._random = _random.Random(derive_seed(seed, *labels))
+        # only `getrandbits` is drawn from: stable for an integer seed across Python versions
+        self._random = random.Random(derive_seed(seed, *labels))
 
     def below(self, n: int) -> int:
         """A uniform integer in ``range(n)``."""

@@ -137,8 +137,8 @@ class BotServer:
     kill the loop with a bad file descriptor instead.
     """
 
-    def __init__(self, server, name: str) -> None:
-        self._server = server
+    def __init__(self, server, name: str, sockets: dict) -> None:
+        self._server, self._sockets = server, sockets
         self.url = f"http://{_url_host(server.effective_host)}:{server.effective_port}/"
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"serve-{name}", daemon=True)
@@ -150,11 +150,11 @@ class BotServer:
         s = self._server
         try:
             while not self._stopping.is_set():
-                s.asyncore.loop(timeout=s.adj.asyncore_loop_timeout, map=s._map,
+                s.asyncore.loop(timeout=s.adj.asyncore_loop_timeout, map=self._sockets,
                                 use_poll=s.adj.asyncore_use_poll, count=1)
         finally:
             s.task_dispatcher.shutdown(timeout=5)
-            wasyncore.close_all(s._map)
+            wasyncore.close_all(self._sockets)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop accepting calls, finish the ones in progress, free the port."""
@@ -198,11 +198,12 @@ def serve(bot: BotSource, host: str = "127.0.0.1", port: int = 8001, secret: str
 
     app = webhook_app(bot, secret, max_body=max_body)
     name, game = source_name(bot), source_game(bot)
-    server = create_server(app, host=host, port=port, threads=threads, ident="cardarena-bot",
+    sockets: dict = {}  # the server's socket map: its event loop is run from here (`BotServer`)
+    server = create_server(app, map=sockets, host=host, port=port, threads=threads, ident="cardarena-bot",
                            max_request_body_size=max_body + 1, channel_timeout=30,
                            clear_untrusted_proxy_headers=True)
     if not block:
-        handle = BotServer(server, name)
+        handle = BotServer(server, name, sockets)
         log.info("serving %s (%s) at %s", name, game or "any game", handle.url)
         return handle
     url = f"http://{_url_host(server.effective_host)}:{server.effective_port}/"

@@ -200,7 +200,6 @@ def _init_limiter(app: Flask) -> None:
                          exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
                          error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
     limiter.request_filter(_is_turn_traffic)  # no limit, window read nor header: not one round trip
-    _skip_for_turn_traffic(app, limiter)
     try:
         from server.web.sessions import blp as sessions
     except ModuleNotFoundError:  # the web pages are not installed: no page sign-in either
@@ -208,41 +207,6 @@ def _init_limiter(app: Flask) -> None:
     limiter.limit(app.config["SESSIONS_RATE_LIMIT"], key_func=get_remote_address, methods=["POST"],
                   error_message=lambda: f"too many sign-ins from this address "
                                         f"({app.config['SESSIONS_RATE_LIMIT']}): {_retry_in(limiter)}")(sessions)
-
-
-def _skip_for_turn_traffic(app: Flask, limiter: Limiter) -> None:
-    """The limiter's own hooks do not run for turn traffic at all. Its request filter above already
-    spares that traffic any limit, but only after the hook has resolved the view's limits, read
-    the exemptions and evaluated an empty list, its after-request hook still looks for headers
-    to write, and its teardown resets a context it never used, on every poll and answer."""
-    if not limiter.enabled:  # RATELIMIT_ENABLED off: it installed no hooks to skip
-        return
-    before = app.before_request_funcs.setdefault(None, [])
-    after = app.after_request_funcs.setdefault(None, [])
-    teardown = app.teardown_request_funcs.setdefault(None, [])
-    check = limiter._check_request_limit
-    inject = next((f for f in after if getattr(getattr(f, "func", None), "__name__", "") == "__inject_headers"
-                   and getattr(f, "args", ()) == (limiter,)), None)
-    release = next((f for f in teardown if getattr(f, "__name__", "") == "__release_context"
-                    and getattr(f, "__self__", None) is limiter), None)
-    if check not in before or inject is None or release is None:  # another Flask-Limiter: keep its hooks
-        app.logger.warning("Flask-Limiter's hooks not found: turn traffic still passes through them")
-        return
-
-    def check_unless_turns() -> None:
-        if not _is_turn_traffic():
-            check()
-
-    def inject_unless_turns(response):
-        return response if _is_turn_traffic() else inject(response)
-
-    def release_unless_turns(error=None) -> None:
-        if not _is_turn_traffic():
-            release(error)
-
-    before[before.index(check)] = check_unless_turns
-    after[after.index(inject)] = inject_unless_turns
-    teardown[teardown.index(release)] = release_unless_turns
 
 
 def _retry_in(limiter: Limiter) -> str:

@@ -97,12 +97,13 @@ def serve(args: argparse.Namespace) -> int:
     import socket
 
     import gevent
+    from gevent.event import Event
     from gevent.pool import Pool
-    from gevent.pywsgi import OldMessage, WSGIHandler, WSGIServer
+    from gevent.pywsgi import WSGIHandler, WSGIServer
 
     from core.redis_server import shared_redis
-    from core.signals import die_with_parent, shielded, stop_on_signals
-    from server import create_app, request_headers
+    from core.signals import SIGNALS, die_with_parent, shielded, stop_on_signals
+    from server import create_app
 
     if os.environ.get("CARDARENA_PARENT_PID"):
         die_with_parent()  # started by the demo: it dies with it
@@ -110,47 +111,29 @@ def serve(args: argparse.Namespace) -> int:
     class Handler(WSGIHandler):
         def handle(self):
             self.socket.settimeout(IDLE_TIMEOUT_S)  # per read or write: waiting in the app is neither
-            # no Nagle: an answer's last small write must not wait for the client's delayed ACK (40 ms)
+            # no Nagle: an answer's last small write must not wait for the client's delayed ACK
             self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             return super().handle()
 
-        def MessageClass(self, fp, *args):
-            # the header block split directly when plain, not by the email package (server/request_headers.py)
-            return request_headers.read(fp, OldMessage)
-
-        def log_request(self):
-            pass  # no access log (the server's `log=None`): nothing would read the lines gevent formats
-
-        def _sendall(self, data):
-            # an answer is one write of a few hundred bytes, which one send() nearly always takes
-            # whole; gevent's sendall asks the kernel for the socket's SO_SNDBUF before every write
-            # (a system call). What one send() leaves, or an error, goes the usual way.
-            try:
-                sent = self.socket.send(data)
-            except OSError:
-                sent = 0
-            if sent < len(data):
-                super()._sendall(memoryview(data)[sent:])
-            self.response_length += sent
-
     connections = connection_limit(args.connections)
-    hub = gevent.get_hub()
-    hub.NOT_ERROR = (*hub.NOT_ERROR, KeyboardInterrupt)  # the stop signal: no traceback, just the stop
     with stop_on_signals(), shared_redis() as redis_url:
         app = create_app({"REDIS_URL": redis_url, **capacity(connections)})
         server = WSGIServer((args.host, args.port), app, spawn=Pool(connections), handler_class=Handler,
                             log=None, backlog=2048)
+        stop = Event()
         with shielded():
             server.start()
+            # while it serves, Ctrl-C or SIGTERM is gevent's to deliver: it sets `stop`
+            watchers = [gevent.signal_handler(sig, stop.set) for sig in SIGNALS]
         print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs; Redis {redis_url}; "
               f"gevent, {connections:,} connections)", flush=True)
         try:
-            server.serve_forever()
-        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (core/signals.py): the stop
-            pass
+            stop.wait()
         finally:
             with shielded():
                 server.stop(timeout=STOP_GRACE_S)
+                for watcher in watchers:
+                    watcher.cancel()
         print("stopped the API", flush=True)
     return 0
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import secrets
 
+from redis.commands.core import Script
+
 from core.store.accounts import Accounts
 from core.store.bots import Bots
 from core.store.comparisons import Comparisons
@@ -34,7 +36,6 @@ from core.store.matches import Matches
 from core.store.people import People
 from core.store.quotas import Quotas
 from core.store.ratings import Ratings
-from core.store.scripts import Connections, LuaScript
 from core.store.slots import Slots
 from core.store.tournaments import Tournaments
 from core.store.versions import Versions
@@ -68,14 +69,14 @@ class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Co
             raise ValueError("the store needs a non-empty secret key")
         self.r = redis_client
         self.secret_key = secret_key
-        self._scripts: dict[str, object] = {}
-        self._script_connections = Connections(self.r)
+        self.scripts: dict[str, Script] = {}
 
-    def script(self, source: str):
-        """A Lua script made once per store, run by its SHA (core/store/scripts.py)."""
-        found = self._scripts.get(source)
+    def script(self, source: str) -> Script:
+        """`source` as redis-py's `Script` (`register_script`), made once per store: called with
+        `keys` and `args`, it runs by its SHA and loads the source again if Redis lost it."""
+        found = self.scripts.get(source)
         if found is None:
-            found = self._scripts[source] = LuaScript(self.r, source, self._script_connections)
+            found = self.scripts[source] = self.r.register_script(source)
         return found
 
 

@@ -572,8 +572,8 @@ class Waits:
                            wait: bool = True) -> tuple[bytes, PreparedCall | None | bool] | None:
         """`take_call` and, if the call names a turn, its `prepare_call` with its start (with the
         account's `share`) at once, in one round trip: the BLMOVE to `caller`'s fresh list and
-        `TAKE_CALL_LUA` after it are sent together (on a client of one connection; else one after
-        the other). None if no call came within `timeout_s`; else (its queued bytes, its
+        `TAKE_CALL_LUA` after it are sent together in one pipeline (Redis runs the script right after
+        the BLMOVE, even one that blocked). None if no call came within `timeout_s`; else (its queued bytes, its
         `PreparedCall`, or None if its turn is over (it left the taken list), or False if it was
         not prepared: not a turn's call, or its preparation failed — it is taken, nothing else).
         `wait=False` takes only what a failed round trip left in the fresh list, if anything."""
@@ -583,15 +583,20 @@ class Waits:
         keys = [fresh_key(self.queue, caller), taken_key(self.queue, caller), deadlines_key(self.queue)]
         args = [share, before, after, CALL_SLACK_MS, versions_key("").removeprefix("bot:"), waiting_before,
                 waiting_after, log_before, log_after]
-        take = ("BLMOVE", calls_key(self.queue), keys[0], "LEFT", "LEFT", timeout_s)
         script = self.script(TAKE_CALL_LUA)
-        if not wait:
-            got = script(keys, args)
-        elif self.r.connection is None:
-            self.r.execute_command(*take)
-            got = script(keys, args)
+        if wait:
+            pipe = self.r.pipeline(transaction=False)
+            pipe.blmove(calls_key(self.queue), keys[0], timeout_s, "LEFT", "LEFT")
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+            moved, got = pipe.execute(raise_on_error=False)
+            if isinstance(moved, Exception):
+                raise moved
+            if isinstance(got, NoScriptError):  # Redis lost it (a restart): loaded, run alone
+                got = script(keys, args)
+            elif isinstance(got, Exception):
+                raise got
         else:
-            got = script.after(take, keys, args)
+            got = script(keys, args)
         if not got:
             return None
         if len(got) == 1:

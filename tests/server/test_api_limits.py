@@ -155,16 +155,6 @@ def test_a_spinning_poller_is_limited_but_useful_turn_traffic_never_is(api, redi
     assert int(api.store.r.get(f"quota:turn_waste:bot:{polling_bot['id']}")) == 6
 
 
-def test_turn_traffic_passes_none_of_the_limiters_hooks(redis_url):
-    """Flask-Limiter's own before-, after- and teardown-request hooks are wrapped to skip turn
-    traffic (its request filter alone still ran them: ~6% of the API's CPU per poll and answer);
-    the other requests keep them, in their place."""
-    app = create_app({"REDIS_URL": redis_url, "RATELIMIT_ENABLED": True})
-    assert "check_unless_turns" in [f.__name__ for f in app.before_request_funcs[None]]
-    assert "inject_unless_turns" in [getattr(f, "__name__", "") for f in app.after_request_funcs[None]]
-    assert [f.__name__ for f in app.teardown_request_funcs[None]] == ["release_unless_turns"]
-
-
 # -- tournament size -------------------------------------------------------------------------------
 
 

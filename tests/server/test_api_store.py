@@ -330,7 +330,7 @@ def test_a_runner_starting_a_match_the_admin_stopped_leaves_it_aborted(store):
 
 
 def test_a_script_runs_by_its_sha_and_is_loaded_again_when_redis_lost_it(store):
-    """`Store.script` (core/store/scripts.py): one object per source, EVALSHA with its keys and
+    """`Store.script` (redis-py's `register_script`): one object per source, EVALSHA with its keys and
     arguments; after SCRIPT FLUSH (a restart) the next call loads it again, with the same answer."""
     source = "return {#KEYS, #ARGV, KEYS[1], ARGV[1]}"
     script = store.script(source)
