@@ -18,6 +18,8 @@ not only in this browser.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import Blueprint, Response, jsonify, redirect, request
 
 from server.auth import (
@@ -42,9 +44,23 @@ def wants_json() -> bool:
         == "application/json"
 
 
+#: the longest `next` kept (a page's own paths are far shorter)
+MAX_NEXT = 2000
+
+
 def safe_next(target: str | None, default: str = "/play") -> str:
-    """Where to go after signing in: a path of this site only (never another host)."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    r"""Where to go after signing in: a path of this site only, else `default`.
+
+    A path starts with one `/` and holds no backslash, whitespace or control character:
+    browsers drop tabs and newlines from a URL and read a backslash as a slash, so
+    `/\t/evil.example/` or `/\evil.example` would reach another host, and a newline
+    cannot go into a `Location` header at all."""
+    if not isinstance(target, str) or not target.startswith("/") or len(target) > MAX_NEXT:
+        return default
+    if target.startswith("//") or any(c == "\\" or c.isspace() or not c.isprintable() for c in target):
+        return default
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc:
         return default
     return target
 
@@ -59,6 +75,7 @@ def sign_in():
         token = body.get("token") if isinstance(body, dict) else None
     else:
         token = request.form.get("token")
+    going_to = safe_next(request.form.get("next"))  # judged before anything is written
     if not isinstance(token, str) or not token.strip() or len(token) > MAX_TOKEN:
         fail(400, "bad_request", "send your account token: {\"token\": \"cat_…\"}")
     account = store().account_for_token(token.strip())
@@ -72,7 +89,7 @@ def sign_in():
         response = jsonify({"account": {"id": account["id"], "name": account["name"]}, "csrf": csrf})
         response.status_code = 201
     else:
-        response = redirect(safe_next(request.form.get("next")), 303)
+        response = redirect(going_to, 303)
     set_session_cookie(response, session_id)
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import quote
 
 import pytest
 
@@ -76,6 +77,20 @@ def test_a_form_signs_in_and_goes_on_to_a_path_of_this_site_only(client, account
     client.delete_cookie(SESSION_COOKIE)
     response = client.post("/sessions", data={"token": account["token"], "next": "//evil.example/x"})
     assert response.headers["Location"] == "/play"
+
+
+@pytest.mark.parametrize("target", [
+    "/\t/evil.example/", "/\n/evil.example/", "/\r\n/evil.example/", "/ /evil.example/", "/\x00/evil.example/",
+    "/\\evil.example/", "/\\/evil.example/", "//evil.example/", "///evil.example/", "https://evil.example/",
+    "javascript:alert(1)", "evil.example", "/play\nSet-Cookie: x=1", "/\u2028/evil.example/", "/" + "a" * 3000,
+])
+def test_a_next_that_is_not_a_same_site_path_goes_to_play_and_never_answers_500(client, account, target):
+    """The issue: `next=/\t/evil.example/` came back as `Location: //evil.example/` (browsers drop the
+    tab), and a `next` holding a newline answered 500 after creating a session."""
+    response = client.post("/sessions", data={"token": account["token"], "next": target})
+    assert response.status_code == 303 and response.headers["Location"] == "/play"
+    page = client.get(f"/signin?next={quote(target)}").get_data(as_text=True)
+    assert 'name="next" value="/play"' in page
 
 
 def test_a_wrong_token_or_another_sites_page_cannot_sign_in(client, account):
