@@ -10,7 +10,9 @@ these rules is a `refused_url` fault, never a crash).
 With `CARDARENA_PUBLIC_URLS_ONLY=1` a webhook must not point into the
 referee's own network (SSRF): every address the host resolves to must be
 public. The API checks at registration; the worker checks the very addresses
-it connects to, so a DNS answer that changes in between gains nothing.
+it connects to, so a DNS answer that changes in between gains nothing. An IPv6
+address that stands for an IPv4 one (NAT64, 6to4, IPv4-mapped and the like) is
+judged as the IPv4 address it reaches.
 """
 
 from __future__ import annotations
@@ -108,9 +110,39 @@ def url_shape_problem(url: str) -> str | None:
     return None
 
 
+#: IPv6 forms that carry an IPv4 address in their last 32 bits: NAT64's well-known prefix,
+#: IPv4-translated (SIIT, ::ffff:0:a.b.c.d) and the deprecated IPv4-compatible (::a.b.c.d)
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+#: IPv6 ranges never public, whatever Python's table says: NAT64 for local use (RFC 8215), whose
+#: IPv4 may sit anywhere, and site-local (deprecated, still routed inside some networks)
+NEVER_PUBLIC = (ipaddress.ip_network("64:ff9b:1::/48"), ipaddress.ip_network("fec0::/10"))
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one stands for (IPv4-mapped, 6to4, NAT64, IPv4-translated,
+    IPv4-compatible), or None: a connection to it reaches that IPv4. (Teredo's 2001::/32 is
+    not public in Python's table, so never reached.)"""
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip in NAT64 or ip in IPV4_TRANSLATED or (ip in IPV4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def address_problem(address: str) -> str | None:
-    """Why `address` (an IP) is not a public one, or None."""
+    """Why `address` (an IP) is not a public one, or None. An IPv6 address standing for an
+    IPv4 one is judged as that IPv4 address."""
     ip = ipaddress.ip_address(address.split("%")[0])
+    if ip.version == 6:
+        if any(ip in network for network in NEVER_PUBLIC):
+            return f"{ip} is not a public address"
+        inner = embedded_ipv4(ip)
+        if inner is not None:
+            return f"{ip} (standing for {inner}) is not a public address" if address_problem(str(inner)) else None
     if not ip.is_global or ip.is_multicast:
         return f"{ip} is not a public address"
     return None

@@ -291,6 +291,17 @@ def test_public_urls_only_refuses_a_loopback_bot_at_each_call(monkeypatch, host)
     assert app.paths() == ["/"]  # only the allowed call reached it
 
 
+@pytest.mark.parametrize("address", ["64:ff9b::7f00:1", "2002:7f00:1::1", "::127.0.0.1", "::ffff:0:7f00:1",
+                                     "::ffff:127.0.0.1", "fec0::1"])
+def test_public_urls_only_refuses_an_ipv6_form_of_a_private_ipv4_at_each_call(monkeypatch, address):
+    """A URL stored before the rule (or through a DNS name answering so) is refused at the call,
+    before any connection: not an `unreachable` fault after trying one."""
+    monkeypatch.setenv("CARDARENA_PUBLIC_URLS_ONLY", "1")
+    reply = driver(f"http://[{address}]:8000/").ask(decision())
+    assert reply.fault.startswith("refused_url: ") and "not a public address" in reply.fault, reply.fault
+    assert reply.action is None
+
+
 # -- the whole-answer deadline: no decision holds a worker past deadline + 0.5 s ---------------------
 
 #: what docs/api.md §5 allows past the deadline
