@@ -35,6 +35,7 @@ import time
 from flask import current_app, g, jsonify, redirect, request, url_for
 
 import games
+from core.conclusion import due_twin
 from core.store.bots import NameTaken, accepts_of
 from core.store.keys import now_ms
 from core.store.matches import OVER
@@ -255,12 +256,16 @@ def _create(game: str, bots: list[str], seed: int, options: dict, clocks: list, 
 @bp.post("/play/<string:match_id>/again")
 def play_again(match_id: str):
     """The same deal again with the seats rotated one place (duplicate: the person now holds
-    the hand a bot held), once the match is over: 303 to the new table."""
+    the hand a bot held), once the match is over and no other rotation of its deal (a
+    tournament's, a comparison's) is still being played: 303 to the new table."""
     g.checked_account = check_csrf()
     account, match, _seat, _bot = _my_match(match_id)
     if match["status"] not in OVER:
         fail(409, "not_over", "the match is still being played")
     s = store()
+    if due_twin(s, match) is not None:  # a new match would show the deal's cards while they are played
+        fail(409, "deal_in_play", "another rotation of this deal is still being played: play it again "
+                                  "once that match is over")
     if s.queued_match_count(account["id"]) >= MAX_QUEUED:
         fail(429, "too_many_matches", f"you have {MAX_QUEUED} matches waiting to start already")
     others = [b for b in match["seats"] if not (s.bot_record(b) or {}).get("person")]

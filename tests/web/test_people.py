@@ -312,6 +312,29 @@ def test_after_the_match_play_again_deals_the_same_cards_with_the_seats_rotated(
     assert mid in account_page and new["id"] in account_page
 
 
+def test_play_again_never_replays_a_deal_another_rotation_is_still_playing(client, store, table, account,
+                                                                          opponents):
+    """The issue: "play again" on a finished rotation of a running tournament made a public match
+    with that deal's seed and decks while the other rotation was still being played."""
+    from core.store.keys import new_id
+    from tests.server.driving import finish
+
+    _, csrf = table
+    person = store.person_seat(account["id"], GAME)
+    bot = opponents["everyone"]
+    ids = [new_id("m"), new_id("m")]
+    for mid, seats in zip(ids, ([person, bot], [bot, person]), strict=True):
+        store.create_match(GAME, seats, 77, {"deal_only": True}, match_id=mid, twins=ids)
+    store.set_match_status(ids[0], "running")
+    finish(store, ids[0])
+    store.set_match_status(ids[1], "running")
+    refused = client.post(f"/play/{ids[0]}/again", data={"csrf": csrf}, headers={"Accept": "application/json"})
+    assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "deal_in_play"
+    assert sorted(store.bot_match_page(person, 100)[0]) == sorted([*ids, table[0]])  # nothing was made
+    finish(store, ids[1])
+    assert client.post(f"/play/{ids[0]}/again", data={"csrf": csrf}).status_code == 303
+
+
 def test_the_match_page_leads_the_person_to_their_seat(client, store, table):
     mid, _ = table
     assert 'id="your-seat"' in client.get(f"/matches/{mid}").get_data(as_text=True)
