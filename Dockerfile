@@ -4,6 +4,9 @@ FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
+# bubblewrap: the sandbox hosted bots run in (docs/architecture.md "Hosted bots")
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY games ./games
 COPY core ./core

@@ -117,6 +117,7 @@ class Context:
     """What the drivers of one match share."""
 
     watchdog: Watchdog
+    match_id: str = ""
 
 
 class MatchRunner:
@@ -200,7 +201,7 @@ class MatchRunner:
                 self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
                 return "aborted"
             try:
-                return self.referee(match, lease, Context(watchdog()))
+                return self.referee(match, lease, Context(watchdog(), self.match_id))
             except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
                 self.asked_turn, ask = asked.turn, asked.ask
                 self.keep()
@@ -253,7 +254,7 @@ class MatchRunner:
             decision = self.decision()
             began = time.monotonic()
             reply = ask(drivers[seat], decision)
-            entry = ref.answered(reply.action, elapsed_ms(began), reply.fault)
+            entry = ref.answered(reply.action, elapsed_ms(began) if reply.ms is None else reply.ms, reply.fault)
             if reply.debug:  # the owner's only: kept beside the log once its entry lands
                 self.notes.append((entry["turn"], seat, reply.debug))
         self.buffer.append(entry)
@@ -283,10 +284,10 @@ class MatchRunner:
 
     def drivers(self, match: dict, context: Context) -> list[Driver]:
         out = []
-        for bot_id, bot in zip(match["seats"], self.seat_bots, strict=True):
+        for seat, (bot_id, bot) in enumerate(zip(match["seats"], self.seat_bots, strict=True)):
             bot = bot or {"id": bot_id, "kind": "missing"}
             try:
-                out.append(driver_for(self.store, bot, context))
+                out.append(driver_for(self.store, bot, context, seat))
             except PLATFORM_ERRORS:
                 raise
             except Exception as exc:  # a record the driver cannot use: every decision a fault

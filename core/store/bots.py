@@ -154,7 +154,7 @@ def names_key(game: str) -> str:
 
 
 PUBLIC_FIELDS = (
-    "id", "name", "game", "kind", "owner", "url", "entrypoint",
+    "id", "name", "game", "kind", "owner", "url", "entrypoint", "code",
     "created", "retired", "matches", "wins", "rated_matches", "rated_wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
     "max_concurrent", "version", "version_created", "accepts", "ladder", "person",
 )
@@ -169,7 +169,7 @@ FAULT_MATCHES = 100
 
 
 #: the fields of a bot's record a match runner uses (core/store/runs.py): how to reach it, its slots
-RUNNER_FIELDS = ("id", "kind", "owner", "url", "entrypoint", "max_concurrent", "version")
+RUNNER_FIELDS = ("id", "kind", "owner", "url", "entrypoint", "code", "max_concurrent", "version")
 
 
 def read_runner_record(pipe, bot_id: str) -> None:
@@ -230,7 +230,7 @@ class Bots:
     script: object
 
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
-                   url: str | None = None, entrypoint: str | None = None,
+                   url: str | None = None, entrypoint: str | None = None, code: str | None = None,
                    max_concurrent: int = DEFAULT_MAX_CONCURRENT, accepts: str = "everyone",
                    ladder: bool = True, person: bool = False) -> tuple[dict, str]:
         """Register a bot; returns its public record and its secret (shown once).
@@ -252,6 +252,8 @@ class Bots:
             bot["url"] = url
         if entrypoint is not None:
             bot["entrypoint"] = entrypoint
+        if code is not None:  # a hosted bot's code: its sha256 (core/hosted_code.py)
+            bot["code"] = code
         self._index_names(game)
         seq = self.r.incr("bots:seq")
         fields = [item for pair in dump_fields(bot).items() for item in pair]

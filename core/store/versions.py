@@ -3,13 +3,14 @@
 Keys:
     bot:{id}            (core/store/bots.py) `version` (the latest, 1 when absent) and
                         `version_created`; its `url`/`entrypoint` are the latest version's
-    bot:{id}:versions   hash version -> JSON {"version", "created", "url"?, "entrypoint"?}
+    bot:{id}:versions   hash version -> JSON {"version", "created", "url"?, "entrypoint"?, "code"?}
                         of each version superseded by a newer one: how to reach it still
 
 A match records the version of each seat (`versions`, pinned when the match, its
 tournament or its comparison is created), and the referee reaches a seat the way
 that version is reached (`seat_bots`): a webhook version at its own URL, an
-in-process version through its own entrypoint. A polling bot's versions are
+in-process version through its own entrypoint, a hosted version with its own code
+(its sha256, core/hosted_code.py) and entrypoint. A polling bot's versions are
 labels (one process answers for the bot): its matches and ratings are kept
 apart, but two of its versions cannot play each other.
 
@@ -26,22 +27,29 @@ from core.store.keys import now_iso
 from core.store.ratings import entrant, rating_dict
 
 #: KEYS[1] the bot's hash, KEYS[2] its versions; ARGV: now (JSON), the new url, the new
-#: entrypoint (JSON, "" when unchanged). The latest version is written down as it is
+#: entrypoint, the new code (JSON, "" when unchanged). The latest version is written down as it is
 #: reached now, then superseded; the new version's number is returned.
 NEW_VERSION_LUA = """
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '1')
 local created = redis.call('HGET', KEYS[1], 'version_created') or redis.call('HGET', KEYS[1], 'created')
 local url = redis.call('HGET', KEYS[1], 'url')
 local entrypoint = redis.call('HGET', KEYS[1], 'entrypoint')
+local code = redis.call('HGET', KEYS[1], 'code')
 local old = '{"version":' .. current .. ',"created":' .. (created or 'null')
 if url then old = old .. ',"url":' .. url end
 if entrypoint then old = old .. ',"entrypoint":' .. entrypoint end
+if code then old = old .. ',"code":' .. code end
 redis.call('HSET', KEYS[2], current, old .. '}')
 redis.call('HSET', KEYS[1], 'version', current + 1, 'version_created', ARGV[1])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'url', ARGV[2]) end
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'entrypoint', ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'code', ARGV[4]) end
 return current + 1
 """
+
+
+#: the fields of a bot's record that say how one version is reached
+REACHED_BY = ("url", "entrypoint", "code")
 
 
 def versions_key(bot_id: str) -> str:
@@ -67,11 +75,11 @@ class Versions:
     bot_records: object
     bot_ratings: object
 
-    def new_version(self, bot_id: str, url: str | None = None, entrypoint: str | None = None) -> int:
-        """Start the bot's next version (reached at `url` or through `entrypoint` if given,
-        else as the latest is now); its number. Matches already created keep theirs."""
-        args = [json.dumps(now_iso()), json.dumps(url) if url is not None else "",
-                json.dumps(entrypoint) if entrypoint is not None else ""]
+    def new_version(self, bot_id: str, url: str | None = None, entrypoint: str | None = None,
+                    code: str | None = None) -> int:
+        """Start the bot's next version (reached at `url`, through `entrypoint`, with `code` if
+        given, else as the latest is now); its number. Matches already created keep theirs."""
+        args = [json.dumps(now_iso()), *(json.dumps(v) if v is not None else "" for v in (url, entrypoint, code))]
         return int(self.script(NEW_VERSION_LUA)(keys=[f"bot:{bot_id}", versions_key(bot_id)], args=args))
 
     def bot_versions(self, bot: dict) -> list[dict]:
@@ -129,8 +137,8 @@ def as_version(bot: dict, version: int | None, old: bytes | str | None) -> dict:
     if old is None or not is_older(bot, version):
         return {**bot, "version": version_of(bot)}
     old = json.loads(old)
-    out = {k: v for k, v in bot.items() if k not in ("url", "entrypoint")}
-    out.update({k: old[k] for k in ("url", "entrypoint") if k in old})
+    out = {k: v for k, v in bot.items() if k not in REACHED_BY}
+    out.update({k: old[k] for k in REACHED_BY if k in old})
     return {**out, "version": int(version)}
 
 

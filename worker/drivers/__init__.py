@@ -1,7 +1,8 @@
 """Seat drivers: how the referee reaches one seat's bot.
 
 One module per kind of bot that is called — `inprocess` (Python, named
-module:Class, asked in the worker under the watchdog) and `webhook` (an HTTP
+module:Class, asked in the worker under the watchdog), `hosted` (code its
+author uploaded, asked in its sandbox from the worker) and `webhook` (an HTTP
 POST to the bot's URL, made by a dispatcher's caller: worker/dispatch.py). A
 remote seat (webhook or polling) is a `Remote` in the match runner: its
 decision is published and the run ends (core/store/waits.py); a polling
@@ -16,13 +17,17 @@ from __future__ import annotations
 from worker.drivers.base import Driver, Remote, Reply
 
 
-def driver_for(store, bot: dict, context) -> Driver:
-    """The driver for `bot` (its stored record) in one match."""
+def driver_for(store, bot: dict, context, seat: int = 0) -> Driver:
+    """The driver for `bot` (its stored record) in `seat` of one match (`context.match_id`)."""
     kind = bot["kind"]
     if kind == "python":
         from worker.drivers.inprocess import InProcessDriver
 
         return InProcessDriver(bot, context)
+    if kind == "hosted":
+        from worker.drivers.hosted import HostedDriver
+
+        return HostedDriver(bot, context.match_id, seat)
     if kind in ("webhook", "polling"):
         return Remote(store, bot)
     raise ValueError(f"bot {bot['id']} has an unknown kind {kind!r}")

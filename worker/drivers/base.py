@@ -19,6 +19,9 @@ class Reply:
     fault: str | None = None
     #: the bot's debug text for this turn, made safe (`sdk.debug.debug_text`): its owner's only
     debug: str | None = None
+    #: the time to charge when the driver measures it itself (a hosted bot's CPU ms); else the
+    #: wall time the runner saw
+    ms: int | None = None
 
 
 class Driver:
