@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sdk.faults import fault
+from sdk.faults import decision_timeout
 from sdk.referee import judge, judged_entry, listed_action
 
 
@@ -31,10 +31,11 @@ def answered(store, decision: dict, ms: int | None, action: Any = None, failure:
         state = store.replay(decision["match_id"], upto=decision["turn"])  # for the engine's reason
         return judge(state, state.legal_actions(), action)
 
+    clock = decision.get("clock")
     return judged_entry(decision["turn"], decision["seat"], legal, int(decision["deadline_ms"]), ms, action,
-                        failure, judge_answer)
+                        failure, judge_answer, bank_ms=None if not clock else int(clock["bank_ms"]))
 
 
 def timed_out(decision: dict) -> dict:
     """The entry of a turn whose deadline passed with no answer."""
-    return answered(None, decision, None, failure=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
+    return answered(None, decision, None, failure=decision_timeout(decision))

@@ -37,6 +37,26 @@ def fault(kind: str, detail: object = "") -> str:
     return f"{kind}: {text}" if text else kind
 
 
+def timeout_fault(deadline_ms: int, bank_ms: int | None, ms: int | None = None) -> str:
+    """The timeout fault of a decision due within `deadline_ms`, `bank_ms` of it from the bank:
+    no answer within it, or (`ms`) an answer after it. The move time and the bank are said
+    apart ("no answer within 2,000 ms move + 1,979 ms bank"), so a bot author sees which ran
+    out; a decision of a match from before the bank (`bank_ms` None) says its whole deadline."""
+    if bank_ms is None:
+        deadline = f"{deadline_ms:,} ms"
+    else:
+        deadline = f"{deadline_ms - bank_ms:,} ms move + {bank_ms:,} ms bank"
+    if ms is None:
+        return fault("timeout", f"no answer within {deadline}")
+    return fault("timeout", f"answered after {ms:,} ms; the deadline was {deadline}")
+
+
+def decision_timeout(decision: dict, ms: int | None = None) -> str:
+    """`timeout_fault` of a decision as sent to a bot (its `deadline_ms` and `clock`)."""
+    clock = decision.get("clock")
+    return timeout_fault(int(decision["deadline_ms"]), None if not clock else int(clock["bank_ms"]), ms)
+
+
 def clean(text: object, limit: int = MAX_DETAIL) -> str:
     """`text` as one printable line of at most `limit` characters.
 

@@ -37,7 +37,7 @@ from sdk import export
 from sdk.bot import Bot
 from sdk.clock import DEFAULT_TIME, elapsed_ms
 from sdk.debug import Notes, collecting
-from sdk.faults import fault, fault_kind
+from sdk.faults import decision_timeout, fault, fault_kind
 from sdk.instances import BotSource, is_shared, new_bot, source_label
 from sdk.referee import MatchReferee
 from sdk.watchdog import Overrun, watchdog
@@ -160,18 +160,18 @@ def _ask(referee: MatchReferee, players: dict[int, Bot], seat: int, source: BotS
                 bot.on_match_start(match_id, decision["seat"], decision["view"])
             return bot.decide(decision)
 
-    answer, failure, trace, ms = timed(call, ask, decision["deadline_ms"])
+    answer, failure, trace, ms = timed(call, ask, decision)
     return referee.answered(answer, ms, failure), trace, notes.text
 
 
-def timed(call: Callable, ask: Callable[[], Any], deadline_ms: int
+def timed(call: Callable, ask: Callable[[], Any], decision: dict
           ) -> tuple[Any, str | None, str | None, int]:
-    """Ask under the deadline: (answer, fault or None, the bot's traceback or None, ms)."""
+    """Ask under the decision's deadline: (answer, fault or None, the bot's traceback or None, ms)."""
     began = time.monotonic()
     try:
-        answer = call(ask, deadline_ms / 1000)
+        answer = call(ask, decision["deadline_ms"] / 1000)
     except Overrun:
-        return None, fault("timeout", f"no answer within {deadline_ms} ms"), None, elapsed_ms(began)
+        return None, decision_timeout(decision), None, elapsed_ms(began)
     except Exception as exc:  # a bot's bug costs only its own match
         tb = exc.__traceback__
         while tb is not None and os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) == _SDK:

@@ -28,7 +28,7 @@ from games.base import canonical
 from games.ranking import forfeit_ranks
 from sdk.clock import DEFAULT_TIME
 from sdk.clock import seat_clocks as clocks_for
-from sdk.faults import FORFEITED, SeatTally, fault, fault_kind
+from sdk.faults import FORFEITED, SeatTally, fault, fault_kind, timeout_fault
 
 #: the protocol version of the decisions the referee builds (docs/api.md §3)
 PROTOCOL = 1
@@ -109,7 +109,7 @@ def judge(state: games.State, legal: list[dict], answer: Any,
 
 
 def judged_entry(turn: int, seat: int, legal: list[dict], deadline_ms: int, ms: int | None, answer: Any,
-                 failure: str | None, judge_answer) -> dict:
+                 failure: str | None, judge_answer, bank_ms: int | None = None) -> dict:
     """The log entry of an asked seat's turn — the one fault policy, wherever the answer is judged
     (`MatchReferee.answered` here, a remote bot's on the platform: core/answers.py).
 
@@ -119,7 +119,7 @@ def judged_entry(turn: int, seat: int, legal: list[dict], deadline_ms: int, ms: 
     """
     if (ms is not None and ms > deadline_ms) or (failure is not None and fault_kind(failure) == "timeout"):
         action = legal[0]
-        failure = failure or fault("timeout", f"answered after {ms} ms; the deadline was {deadline_ms} ms")
+        failure = failure or timeout_fault(deadline_ms, bank_ms, ms)
         ms = deadline_ms
     elif failure is None:
         action, failure = judge_answer()
@@ -207,8 +207,9 @@ class MatchReferee:
         seat = self.state.to_act
         legal = self.state.legal_actions()
         offered = self._offered[1] if self._offered and self._offered[0] == self.turn else None
-        return judged_entry(self.turn, seat, legal, self.clocks[seat].deadline_ms, ms, answer, failure,
-                            lambda: judge(self.state, legal, answer, offered))
+        clock = self.clocks[seat]
+        return judged_entry(self.turn, seat, legal, clock.deadline_ms, ms, answer, failure,
+                            lambda: judge(self.state, legal, answer, offered), bank_ms=clock.bank_ms)
 
     def forfeit_entry(self) -> dict:
         """The entry the referee plays for a forfeited seat (no time: nobody was asked)."""

@@ -176,7 +176,7 @@ class Replay:
                 bot.on_match_start(self.id, decision["seat"], decision["view"])
             return bot.decide(decision)
 
-        answer, failure, trace, ms = timed(call, ask, decision["deadline_ms"])
+        answer, failure, trace, ms = timed(call, ask, decision)
         judged = referee.answered(answer, ms if deadline else 0, failure)
         failure = judged.get("fault")
         return RerunRow(turn=entry["turn"], seat=entry["seat"], played=entry["action"],

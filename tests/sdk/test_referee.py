@@ -10,7 +10,7 @@ import pytest
 import games
 from games.seats import rotate, rotations
 from sdk.clock import Clock
-from sdk.faults import FAULT_KINDS, FORFEITED, MAX_DETAIL, SeatTally, fault, fault_kind
+from sdk.faults import FAULT_KINDS, FORFEITED, MAX_DETAIL, SeatTally, decision_timeout, fault, fault_kind
 from sdk.referee import MatchReferee, judge, listed_action, offer, outcome
 from sdk.standings import mean_ci95, seat_records, standings_from_tallies, tally_increments
 
@@ -364,3 +364,12 @@ def test_duplicate_play_uses_every_rotation_else_one_advancing_with_the_deal():
     assert [rotations(3, False, d) for d in range(4)] == [[0], [1], [2], [0]]
     seats = [rotate(["a", "b", "c"], r) for r in rotations(3, True, 0)]
     assert [s.index("a") for s in seats] == [0, 2, 1]  # each entrant holds each seat once
+
+
+def test_a_timeout_says_the_move_time_and_the_bank_apart():
+    decision = {"deadline_ms": 3979, "clock": {"move_ms": 2000, "bank_ms": 1979}}
+    assert decision_timeout(decision) == "timeout: no answer within 2,000 ms move + 1,979 ms bank"
+    assert decision_timeout(decision, 4100) == ("timeout: answered after 4,100 ms; the deadline was "
+                                                "2,000 ms move + 1,979 ms bank")
+    # a decision of a match from before the bank has no clock: its whole deadline
+    assert decision_timeout({"deadline_ms": 2000}) == "timeout: no answer within 2,000 ms"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -127,13 +128,16 @@ def test_a_bot_sleeping_past_its_move_time_draws_its_bank_then_times_out_and_for
     timeouts = [e for e in mine if e.get("fault", "").startswith("timeout")]
     assert timeouts and all(e["ms"] <= 300 for e in timeouts)  # charged the deadline, no more
     assert kinds(match, 0) == ["timeout"] * 3 and match.forfeits == [0] and match.result["ranks"] == [2, 1]
+    # each timeout says the move time and what was left of the bank apart
+    assert all(re.search(r"(within|was) 100 ms move \+ [\d,]+ ms bank$", e["fault"])
+               for e in timeouts), timeouts
     assert [e["fault"] for e in mine[len(sleepy.banks):]] == [FORFEITED] * (len(mine) - len(sleepy.banks))
 
 
 def test_a_hanging_bot_is_cut_off_at_its_deadline_even_if_it_swallows_exceptions():
     match = play_local("duck-soup", [Stubborn(), Lowest()], options=ONE_DEAL, move_timeout_ms=100,
                        time_bank_ms=0, max_faults=2)
-    assert match.faults[0] == ["timeout: no answer within 100 ms"] * 2 and match.forfeits == [0]
+    assert match.faults[0] == ["timeout: no answer within 100 ms move + 0 ms bank"] * 2 and match.forfeits == [0]
 
 
 def in_a_thread(**kwargs):
@@ -148,7 +152,7 @@ def in_a_thread(**kwargs):
 def test_off_the_main_thread_the_referee_stops_waiting_at_the_deadline():
     match = in_a_thread(game="duck-soup", bots=[Sleepy(1.0), Lowest()], options=ONE_DEAL,
                         move_timeout_ms=100, time_bank_ms=0)
-    assert match.faults[0] == ["timeout: no answer within 100 ms"] * 3 and match.forfeits == [0]
+    assert match.faults[0] == ["timeout: no answer within 100 ms move + 0 ms bank"] * 3 and match.forfeits == [0]
     assert all(e["ms"] == 100 for e in match.log if e["seat"] == 0 and "ms" in e)
 
 

@@ -105,7 +105,7 @@ def test_a_bot_sleeping_past_its_deadline_draws_its_bank_then_times_out_and_forf
     assert table_rows(done.stdout)["example_bots.random:RandomBot"]["forfeits"] == "0"
     faults = [line for line in done.stderr.splitlines() if "mybots_c1:Sleepy: " in line]
     assert len(faults) == 6 and all(": timeout: " in line for line in faults)
-    assert any("no answer within 100 ms" in line for line in faults)  # cut off once the bank was empty
+    assert any("no answer within 100 ms move + 0 ms bank" in line for line in faults)  # cut off once the bank was empty
     assert "match 1 (deal 0, rotation 0), turn" in faults[0] and "seat 0" in faults[0]
 
 

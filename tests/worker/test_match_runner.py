@@ -8,6 +8,7 @@ first, and if both seats always play the first legal action seat 0 wins.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 
@@ -171,8 +172,8 @@ def test_a_bot_past_its_deadline_once_gets_one_timeout_fault(store):
     assert time.monotonic() - began < test_bots.Sleeper.SLEEP_S + 1.0
     assert_result_is_the_replay(store, mid)
     log = store.match_log(mid)
-    assert faults_of(log, 0) == ["timeout: no answer within 200 ms"]
-    assert log[0]["fault"] == "timeout: no answer within 200 ms"  # its very first decision
+    assert faults_of(log, 0) == ["timeout: no answer within 200 ms move + 0 ms bank"]
+    assert log[0]["fault"] == "timeout: no answer within 200 ms move + 0 ms bank"  # its very first decision
     # after that it plays its own (last) actions again
     state = games.get(GAME).new(2, SEED, {})
     for entry in log:
@@ -193,7 +194,8 @@ def test_off_the_main_thread_a_late_answer_is_still_a_timeout(store):
     worker.join(timeout=30)
     assert out == ["finished"]
     log = store.match_log(mid)
-    assert faults_of(log, 0) == ["timeout: answered after the 200 ms deadline"]
+    (late,) = faults_of(log, 0)
+    assert re.fullmatch(r"timeout: answered after [\d,]+ ms; the deadline was 200 ms move \+ 0 ms bank", late)
     assert_result_is_the_replay(store, mid)
 
 
@@ -204,7 +206,7 @@ def test_a_bot_spinning_forever_is_interrupted_by_the_watchdog(store):
     assert MatchRunner(store, mid).run() == "finished"
     assert time.monotonic() - began < 3.0  # two interrupted 200 ms decisions, not two 10 s spins
     log = store.match_log(mid)
-    assert faults_of(log, 0)[:2] == ["timeout: no answer within 200 ms"] * 2
+    assert faults_of(log, 0)[:2] == ["timeout: no answer within 200 ms move + 0 ms bank"] * 2
     assert store.get_match(mid)["result"]["forfeits"] == [0]
 
 

@@ -103,7 +103,7 @@ def test_a_polling_deadline_is_judged_by_the_clock_once_and_the_next_run_enqueue
         while store.log_length(match["id"]) == turn and time.monotonic() < end:
             time.sleep(0.005)
     entry = store.log_since(match["id"], turn)[0]
-    assert entry["fault"] == "timeout: no answer within 100 ms" and entry["ms"] == 100
+    assert entry["fault"] == "timeout: no answer within 100 ms move + 0 ms bank" and entry["ms"] == 100
     assert store.log_length(match["id"]) == turn + 1  # judged once
     assert job_id("match", match["id"], turn + 1) in queued(store)
     assert store.pending_decisions(bot["id"]) == []

@@ -322,7 +322,7 @@ def test_a_trickled_answer_is_a_timeout_at_the_deadline(what, behave):
     """The issue's bot: a 100-byte answer at 1 byte / 0.3 s held a worker ~30 s per decision."""
     with RawServer(behave) as bot:
         reply, elapsed = ask_timed(bot.url, decision(deadline_ms=1000))
-    assert reply.fault == "timeout: no answer within 1000 ms", (what, reply.fault)
+    assert reply.fault == "timeout: no answer within 1,000 ms", (what, reply.fault)
     assert elapsed < 1.0 + MARGIN_S, (what, elapsed)
 
 

@@ -13,7 +13,7 @@ import time
 from functools import lru_cache
 
 from sdk.debug import collecting
-from sdk.faults import clean, fault
+from sdk.faults import clean, decision_timeout, fault
 from sdk.watchdog import Overrun
 from worker.drivers.base import Driver, Reply
 
@@ -53,12 +53,11 @@ class InProcessDriver(Driver):
                     offered = [_copy(a) for a in decision["legal_actions"]]
                     action = self.bot.decide({**decision, "legal_actions": offered})
             except Overrun:
-                return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"),
-                             debug=notes.text)
+                return Reply(fault=decision_timeout(decision), debug=notes.text)
             except Exception as exc:  # written as local play writes it (sdk.local.timed): the same text
                 return Reply(fault=fault("bot_error", f"{type(exc).__name__}: {clean(exc)}"), debug=notes.text)
         if time.monotonic() - began > limit:
-            return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"),
+            return Reply(fault=decision_timeout(decision, round((time.monotonic() - began) * 1000)),
                          debug=notes.text)
         for listed, copy in zip(decision["legal_actions"], offered, strict=True):
             if action is copy:  # one of the copies handed back: the engine's own, if unedited

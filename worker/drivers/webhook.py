@@ -30,7 +30,7 @@ from core import eventloop
 from core.calls import WAIT_SLACK_S, CallError, post_signed, post_signed_async
 from core.jsonsafe import JSONTooComplex, safe_loads
 from sdk.debug import debug_text
-from sdk.faults import fault
+from sdk.faults import decision_timeout, fault
 from sdk.protocol import SIGNATURE_HEADER
 from worker.drivers.base import Driver, Reply
 
@@ -85,11 +85,11 @@ class WebhookDriver(Driver):
         except CallError as exc:
             self.outcome = exc.kind
             if exc.kind == "timeout":
-                return Reply(fault=fault("timeout", f"no answer within {decision['deadline_ms']} ms"))
+                return Reply(fault=decision_timeout(decision))
             return Reply(fault=fault(exc.kind, str(exc)))
         self.outcome = None if 200 <= status < 300 else f"http_error: HTTP {status}"
         if time.monotonic() - began > seconds:
-            return Reply(fault=fault("timeout", f"answered after the {decision['deadline_ms']} ms deadline"))
+            return Reply(fault=decision_timeout(decision, round((time.monotonic() - began) * 1000)))
         if 300 <= status < 400:
             return Reply(fault=fault("http_error", f"HTTP {status} (redirects are not followed)"))
         if not 200 <= status < 300:
