@@ -1,4 +1,4 @@
-# The cardarena image: the API (gunicorn), the workers (cardarena worker) and rq-dashboard.
+# The cardarena image: the API (cardarena serve), the workers (cardarena worker) and rq-dashboard.
 # docker-compose.yml runs each as its own service; see it for the commands.
 FROM python:3.11-slim
 
@@ -20,4 +20,4 @@ RUN pip install --no-cache-dir '.[production]' \
     && mkdir -p /var/lib/cardarena/archive && chown cardarena /var/lib/cardarena/archive
 USER cardarena
 EXPOSE 8000
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "32", "server:create_app()"]
+CMD ["cardarena", "serve", "--host", "0.0.0.0", "--port", "8000"]

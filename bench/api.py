@@ -2,12 +2,12 @@
 
     .venv/bin/python bench/api.py [--clients 8] [--seconds 5] [--game NAME]
 
-Starts a private Redis and the API in a child process (gevent's pywsgi with
-`cardarena serve`'s connections and waiting caps, rate limits off), then
-measures with concurrent clients:
+Starts a private Redis and the API as a deployment runs it, `cardarena serve`
+(rate limits off: `CARDARENA_RATE_LIMITS=off`), then measures with concurrent
+clients:
 
-* baseline: a bare WSGI app under the same gevent server answering a fixed
-  JSON body — what the HTTP stack alone costs on this machine;
+* baseline: a bare WSGI app under gevent's pywsgi answering a fixed JSON body
+  — what the HTTP stack alone costs on this machine;
 * `GET /api/v1/games/{game}/rankings` with 50 rated bots;
 * a polling turn round trip: the referee's side publishes a decision through
   the store (`await_answer`, as the match runner does); the bot long-polls
@@ -44,29 +44,30 @@ from core.redis_server import EmbeddedRedis, free_port  # noqa: E402
 from core.store import Store, secret_key  # noqa: E402
 from server.serve import CONNECTIONS  # noqa: E402
 
-SERVE = """
+BASELINE = """
 from gevent import monkey; monkey.patch_all()
 import sys, json
 from gevent.pool import Pool
 from gevent.pywsgi import WSGIServer
-from server.serve import capacity
-mode, port, url, connections = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-if mode == "baseline":
-    body = json.dumps({"game": "x", "rankings": []}).encode()
-    def app(environ, start_response):
-        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
-        return [body]
-else:
-    from server import create_app
-    app = create_app({"REDIS_URL": url, "RATELIMIT_ENABLED": False, **capacity(connections)})
+port, connections = int(sys.argv[1]), int(sys.argv[2])
+body = json.dumps({"game": "x", "rankings": []}).encode()
+def app(environ, start_response):
+    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+    return [body]
 WSGIServer(("127.0.0.1", port), app, spawn=Pool(connections), log=None, backlog=2048).serve_forever()
 """
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def start_server(mode: str, redis_url: str) -> tuple[subprocess.Popen, str]:
+    """The baseline (a bare WSGI app) or the API (`cardarena serve`) on a free port, answering."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, mode, str(port), redis_url, str(CONNECTIONS)],
-                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if mode == "baseline":
+        command = [sys.executable, "-c", BASELINE, str(port), str(CONNECTIONS)]
+    else:
+        command = [sys.executable, "-m", "cardarena.cli", "serve", "--port", str(port)]
+    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_RATE_LIMITS": "off"}
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

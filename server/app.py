@@ -8,7 +8,7 @@ Config keys (all optional):
     PUBLIC_URLS_ONLY   env CARDARENA_PUBLIC_URLS_ONLY=1: refuse private webhook URLs
     QUEUE              the RQ queue jobs go to (env CARDARENA_QUEUE, else "cardarena";
                        core/store/jobs.py `queue_name`)
-    RATELIMIT_ENABLED  Flask-Limiter's switch (default on)
+    RATELIMIT_ENABLED  Flask-Limiter's switch (default on; env CARDARENA_RATE_LIMITS=off turns it off)
     ACCOUNTS_RATE_LIMIT  new accounts from one network (an IPv4 /24, an IPv6 /64: server/signup.py),
                        in Flask-Limiter's syntax
     TOKEN_RATE_LIMIT   requests of one identity (below), in Flask-Limiter's syntax
@@ -23,8 +23,8 @@ Config keys (all optional):
     LONG_POLLS_PER_ACCOUNT  long-polls one account's bots may hold at once, together (64)
     TURN_WASTE_LIMIT   a polling bot's requests that bring or settle no decision (server/turn_waste.py)
     LONG_POLL_SLOTS    long-polls this process holds at once: under a threaded server keep it
-                       below its threads; under gevent (`cardarena serve`, gunicorn's gevent
-                       worker) it defaults to half of 12,000 connections (server/serve.py)
+                       below its threads; under gevent (`cardarena serve`) it
+                       defaults to half of 12,000 connections (server/serve.py)
     LONG_POLLS_PER_BOT long-polls one bot may hold at once (across processes)
     TESTING
 
@@ -96,6 +96,8 @@ def build_app(config: dict | None = None) -> Flask:
     app.config["PUBLIC_URLS_ONLY"] = os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
     app.config["SESSION_COOKIE_SECURE"] = os.environ.get("CARDARENA_SECURE_COOKIES") == "1"
     app.config["SIGNUP"] = os.environ.get("CARDARENA_SIGNUP", "").strip() or "open"
+    if os.environ.get("CARDARENA_RATE_LIMITS", "").strip() == "off":  # a bench, or limits kept by a proxy
+        app.config["RATELIMIT_ENABLED"] = False
     app.config.update(config or {})
     if app.config["SIGNUP"] not in signup.MODES:
         raise ValueError(f"CARDARENA_SIGNUP is {app.config['SIGNUP']!r}: it is one of {', '.join(signup.MODES)}")
@@ -153,7 +155,7 @@ def _redis_client(url: str) -> redis.Redis:
 
 def waits_in_greenlets() -> bool:
     """Whether this process runs requests as greenlets (gevent has patched its sockets:
-    `cardarena serve`, gunicorn's gevent worker), where a waiting request holds no thread."""
+    `cardarena serve`), where a waiting request holds no thread."""
     import sys
 
     monkey = sys.modules.get("gevent.monkey")

@@ -18,7 +18,7 @@ the gate: a long-poll leaves it as it starts waiting (`leave`) and queues
 again to finish (`back`); a stream holds it only while it reads and renders
 (`working`), never while it waits or writes.
 
-Only under gevent (`cardarena serve`, gunicorn's gevent worker): a threaded
+Only under gevent (`cardarena serve`): a threaded
 server bounds the same work by its threads (server/app.py).
 """
 

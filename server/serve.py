@@ -15,8 +15,8 @@ endpoints would have meant a second copy of their logic outside Flask.
 Patching must come first, before anything imports `socket` or `threading`,
 so `cardarena serve` replaces itself (`os.execv`, same pid: a process
 manager's SIGTERM still reaches it) with `python -m server.serve`, which
-patches and only then imports the app. docker-compose.yml runs the same
-design under gunicorn (`--worker-class gevent`).
+patches and only then imports the app. It is the one way the API runs: the
+Dockerfile's command and docker-compose.yml's API service are `cardarena serve`.
 
 Capacity per process: `--connections` (default 12,000, at most the file
 limit less 1,000) open connections at once; of them at most half wait in

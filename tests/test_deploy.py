@@ -4,6 +4,7 @@ scaling are set up, and every command a service runs exists and starts here."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -60,20 +61,28 @@ def test_the_worker_service_can_be_scaled():
     assert "container_name" not in worker and "ports" not in worker  # --scale worker=N would clash otherwise
 
 
-def test_the_api_runs_the_app_factory_under_gunicorn(redis_url, monkeypatch):
-    command = SERVICES["api"]["command"]
-    assert command[0] == "gunicorn" and bin_of("gunicorn")
-    assert any(re.match(r"gunicorn\b", d) for d in PROJECT["optional-dependencies"]["production"])
-    import os
+def dockerfile_command() -> list[str]:
+    """The image's default command (its exec-form `CMD`)."""
+    line = next(line for line in (ROOT / "Dockerfile").read_text().splitlines() if line.startswith("CMD "))
+    return json.loads(line.removeprefix("CMD "))
 
-    from gunicorn.util import import_app
 
-    os.environ.setdefault("REDIS_URL", redis_url)
-    app = import_app(command[-1])  # exactly what gunicorn loads: "server:create_app()"
-    assert app.test_client().get("/api/v1/games").status_code == 200
-    help_text = subprocess.run([bin_of("gunicorn"), "--help"], capture_output=True, text=True).stdout
-    for option in (o for o in command[1:-1] if o.startswith("--")):
-        assert option in help_text, option
+def test_the_image_and_the_api_service_run_cardarena_serve():
+    """One way to run the API: the image's command and the compose API service are both `cardarena
+    serve`, listening on all interfaces on port 8000 (the port the image exposes and compose maps)."""
+    from cardarena.cli import build_parser
+
+    for command in (dockerfile_command(), SERVICES["api"]["command"]):
+        assert command[:2] == ["cardarena", "serve"] and bin_of("cardarena"), command
+        args = build_parser().parse_args(command[1:])
+        assert args.run.__module__ == "server.serve" and (args.host, args.port) == ("0.0.0.0", 8000)
+    assert re.search(r"^EXPOSE 8000$", (ROOT / "Dockerfile").read_text(), re.M)
+    assert "8000:8000" in SERVICES["api"]["ports"]
+
+
+def test_no_other_wsgi_server_is_a_dependency():
+    extras = [d for group in PROJECT["optional-dependencies"].values() for d in group]
+    assert not [d for d in PROJECT["dependencies"] + extras if re.match(r"(gunicorn|uwsgi)\b", d)]
 
 
 def test_the_worker_service_runs_cardarena_worker():
@@ -125,10 +134,9 @@ def test_the_dockerfile_copies_every_package_and_installs_the_production_extra()
 
 
 @pytest.mark.slow
-def test_the_api_service_waits_in_greenlets_as_cardarena_serve_does(redis_client, redis_url):
-    """gunicorn's gevent worker with the compose file's options (on loopback, one worker): the app
-    takes gevent's waiting caps, 128 long-polls and 32 streams wait on two pub/sub connections (one
-    per kind of channel: the bots' wakes, the matches' events), and
+def test_the_api_service_waits_in_greenlets(redis_client, redis_url):
+    """The compose file's API command, on loopback: 128 long-polls and 32 streams wait on two
+    pub/sub connections (one per kind of channel: the bots' wakes, the matches' events), and
     `GET /games` answers meanwhile."""
     from core.redis_server import free_port
     from core.store.quotas import polls_key
@@ -136,8 +144,7 @@ def test_the_api_service_waits_in_greenlets_as_cardarena_serve_does(redis_client
     from tests.waiting import wait_answering, wait_until
 
     command = SERVICES["api"]["command"]
-    assert command[command.index("--worker-class") + 1] == "gevent"
-    assert int(command[command.index("--worker-connections") + 1]) >= 5_500
+    assert int(command[command.index("--connections") + 1]) >= 5_500
     s = store_on(redis_url)
     accounts = []
     for a in range(2):
@@ -147,15 +154,15 @@ def test_the_api_service_waits_in_greenlets_as_cardarena_serve_does(redis_client
     bots = [s.create_bot(accounts[0][0], name, GAME, "polling")[0]["id"] for name in ("x", "y")]
     watched = s.create_match(GAME, bots, 1, {})["id"]
     port = free_port()
-    args = [bin_of("gunicorn"), *command[1:]]
-    args[args.index("--bind") + 1], args[args.index("--workers") + 1] = f"127.0.0.1:{port}", "1"
+    args = [bin_of("cardarena"), *command[1:]]
+    args[args.index("--host") + 1], args[args.index("--port") + 1] = "127.0.0.1", str(port)
     before = server_connections(redis_url)
     env = {**os.environ, "REDIS_URL": redis_url}
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     held = []
     try:
         base = f"http://127.0.0.1:{port}/api/v1"
-        wait_answering(base + "/games", proc, "gunicorn")
+        wait_answering(base + "/games", proc, "cardarena serve")
         held = [Held(port, "/api/v1/bots/me/turns?wait=20", secret)
                 for _, secrets in accounts for secret in secrets for _ in range(4)]
         held += [Held(port, f"/api/v1/matches/{watched}/events", source=f"127.0.0.{2 + i % 2}") for i in range(32)]

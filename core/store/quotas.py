@@ -14,7 +14,7 @@ Keys:
                                 expires with it
 
 An account's polls and an address's streams may land on several API processes
-(gunicorn), so the count lives in Redis, not in one process's memory. A place
+(`cardarena serve` on several machines), so the count lives in Redis, not in one process's memory. A place
 is taken atomically below a cap and given back in the view's `finally`; a
 place whose server died lapses at its end (and the key with its last place),
 so a crash never leaks a tenant's quota.

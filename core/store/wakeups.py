@@ -34,8 +34,8 @@ Nothing is missed:
   `DEAD_S` takes its connection for dead and reconnects.
 
 A listener starts with the first waiter on its kind and ends when nobody has
-waited on it for `IDLE_S`; it is per process (a fork — gunicorn's workers —
-starts its own), per Redis client and per kind (`wakeups(client).listen(channel)`
+waited on it for `IDLE_S`; it is per process (a forked
+process starts its own), per Redis client and per kind (`wakeups(client).listen(channel)`
 finds the channel's).
 """
 

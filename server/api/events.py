@@ -59,7 +59,7 @@ blp = Blueprint("events", __name__, description="Live event streams (text/event-
 
 #: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS): under a threaded server
 #: (waitress in the tests) it must stay well below its threads; under gevent (`cardarena serve`,
-#: gunicorn's gevent worker) server/app.py makes it 1,000 (server/serve.py `capacity`)
+#: the one way the API runs) server/app.py makes it 1,000 (server/serve.py `capacity`)
 LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 16, "EVENT_STREAM_SECONDS": 60.0,
           "EVENT_HEARTBEAT_SECONDS": 5.0}
 #: what a browser waits before reconnecting (ms), sent as `retry:`

@@ -196,3 +196,14 @@ def test_a_redis_outage_is_a_503_with_retry_after_not_a_500(limits):
             server.close()
     finally:
         redis_server.stop()
+
+
+def test_an_operator_may_turn_the_rate_limits_off_from_the_environment(redis_url, monkeypatch):
+    """`CARDARENA_RATE_LIMITS=off`: a bench hammering `cardarena serve`, or limits kept by a proxy."""
+    config = {"REDIS_URL": redis_url, "TOKEN_RATE_LIMIT": "2 per minute",
+              "RATELIMIT_KEY_PREFIX": "limits-" + secrets.token_hex(4)}
+    limited = create_app(config).test_client()
+    assert [limited.get("/api/v1/games").status_code for _ in range(3)] == [200, 200, 429]
+    monkeypatch.setenv("CARDARENA_RATE_LIMITS", "off")
+    free = create_app({**config, "RATELIMIT_KEY_PREFIX": "limits-" + secrets.token_hex(4)}).test_client()
+    assert [free.get("/api/v1/games").status_code for _ in range(3)] == [200] * 3
