@@ -247,6 +247,8 @@ class Decision:
     meaning: str
     #: the options under which it comes up, when the default rules never ask it
     options: Mapping[str, JSON] = field(default_factory=dict)
+    #: the decision in plain words for a person at the table (/play): no JSON
+    words: str = ""
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,15 @@ def test_the_options_table_gives_each_option_with_its_get_games_default(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_each_kind_of_decision_is_said_in_plain_words_for_a_person(name):
+    """/play tells a person what they will decide in the words of `Decision.words`: a sentence,
+    no JSON (no braces, no quoted names)."""
+    for decision in games.get(name).decisions:
+        assert decision.words.endswith(".") and len(decision.words) > 20, decision.kind
+        assert not re.search(r'[{}\[\]"`]', decision.words), decision.words
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_each_kind_of_decision_has_a_section_and_a_real_example(name):
     text = page(name)
     headings = re.findall(r"^### `([^`]+)`$", text, re.M)

@@ -39,8 +39,12 @@ GAME = Game(
           "pimc": PIMC_BOT},
     sampler=DoubleSampler,
     decisions=(
-        Decision("bid", 'how many tricks you will take this round: {"bid": 2}'),
-        Decision("play", 'a card with the motif it makes active: {"play": "KS/4H", "motif": "4H"}'),
+        Decision("bid", 'how many tricks you will take this round: {"bid": 2}',
+                 words="Bid how many tricks you will take this round: from 0 to the smaller of your cards "
+                       "and your points."),
+        Decision("play", 'a card with the motif it makes active: {"play": "KS/4H", "motif": "4H"}',
+                 words="Play a card and choose which of its two motifs is active; only the plays the suit "
+                       "rule allows are offered."),
     ),
     result_keys={"rounds": "each round's bids, tricks and points after it"},
 )

@@ -38,9 +38,11 @@ GAME = DoubleCarreGame(
           "pimc": PIMC_BOT},
     sampler=DoubleCarreSampler,
     decisions=(
-        Decision("take", 'the active seat takes 2 of the 4 revealed cards: {"take": ["9S", "AD"]}'),
+        Decision("take", 'the active seat takes 2 of the 4 revealed cards: {"take": ["9S", "AD"]}',
+                 words="Take 2 of the 4 revealed cards."),
         Decision("discard", "each seat, the active one first, discards 2 of its 10 cards: "
-                 '{"discard": ["7C", "8H"]}'),
+                 '{"discard": ["7C", "8H"]}',
+                 words="Discard 2 of your 10 cards (the active seat discards first)."),
     ),
     result_keys={
         "first": "the seat that was active first",

@@ -38,13 +38,20 @@ GAME = Game(
           "pimc": PIMC_BOT},
     sampler=DuckSoupSampler,
     decisions=(
-        Decision("lead", 'the leader plays any card of its hand: {"play": "QH"}'),
+        Decision("lead", 'the leader plays any card of its hand: {"play": "QH"}',
+                 words="You lead: play any card of your hand."),
         Decision("follow", "the follower plays any card, or one of the led rank with the call "
-                 '{"call": "coin"}'),
+                 '{"call": "coin"}',
+                 words="You follow: play any card. A card of the rank just led may also be played with the "
+                       "call coin (in the German edition only with it)."),
         Decision("answer-coin", 'the leader concedes, {"call": "soupe"}, or plays a third card of '
-                 'the rank with {"call": "coin-coin"}'),
+                 'the rank with {"call": "coin-coin"}',
+                 words="Your opponent called coin: concede the trick (soupe), or play a third card of that "
+                       "rank with the call coin-coin."),
         Decision("answer-coin-coin", "the follower plays any card, or the fourth of the rank with "
-                 '{"call": "soupe-aux-canards"}'),
+                 '{"call": "soupe-aux-canards"}',
+                 words="Your opponent called coin-coin: play any card, or the fourth card of the rank with "
+                       "the call soupe aux canards."),
     ),
     result_keys={
         "totals": "each set's deal-score totals",

@@ -40,16 +40,29 @@ GAME = Game(
           "pimc": PIMC_BOT},
     sampler=SoupeSampler,
     decisions=(
-        Decision("special", "play a souris or a Gertrude, or pass"),
-        Decision("face_up", 'the drawer shows one card of its lot: {"face_up": "carotte"}'),
-        Decision("bid", 'raise, {"bid": 12}, or pass (the opening bid cannot be a pass)'),
+        Decision("special", "play a souris or a Gertrude, or pass",
+                 words="Play a special card (a mouse naming a vegetable, or a Gertrude) on another seat, or"
+                       " pass."),
+        Decision("face_up", 'the drawer shows one card of its lot: {"face_up": "carotte"}',
+                 words="You drew a lot: show one of its cards face up."),
+        Decision("bid", 'raise, {"bid": 12}, or pass (the opening bid cannot be a pass)',
+                 words="Bid on the lot, or pass (the opening bid cannot be a pass). A bid above your hand's"
+                       " value cannot be paid: it eliminates you."),
         Decision("pay", "the auction's winner gives a card to a seat, {\"give\": \"oseille-3\", \"to\": 2}, "
-                 'until it may stop with {"done": true}'),
-        Decision("cancel", "the target of a mouse or a Gertrude cancels it with its own Gertrude, or passes"),
-        Decision("give-back", 'a mouse took a vegetable: give a card back, {"give": "oseille-1"}'),
-        Decision("keep", "a Gertrude drew cards from the target's hand: keep one, {\"keep\": \"tomate\"}"),
+                 'until it may stop with {"done": true}',
+                 words="You won the auction: give cards one at a time until their value reaches your bid "
+                       "and every other seat has had one, then stop."),
+        Decision("cancel", "the target of a mouse or a Gertrude cancels it with its own Gertrude, or passes",
+                 words="A mouse or a Gertrude targets you: cancel it with a Gertrude of your own, or let it"
+                       " happen."),
+        Decision("give-back", 'a mouse took a vegetable: give a card back, {"give": "oseille-1"}',
+                 words="Your mouse took a vegetable: give the target a card of your hand back."),
+        Decision("keep", "a Gertrude drew cards from the target's hand: keep one, {\"keep\": \"tomate\"}",
+                 words="Your Gertrude drew cards from the target's hand: keep one, the others go back."),
         Decision("navet", "a seat claims its soup: the turnip's holder may name a vegetable, "
-                 '{"navet": "tomate"}, or pass', options={"navet_mouche": True}),
+                 '{"navet": "tomate"}, or pass', options={"navet_mouche": True},
+                 words="A seat claims its soup: if you hold the turnip you may play it naming a vegetable; "
+                       "or pass."),
     ),
     result_keys={"manche_points": "each manche's points, one per seat"},
 )

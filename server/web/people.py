@@ -147,14 +147,24 @@ def _form_options(game, form) -> dict:
 
 
 def _option_fields(game, chosen: dict) -> list[dict]:
+    helps = {option.name: option.help for option in game.options}
     fields = []
     for name, default in game.describe()["options"].items():
         value = chosen.get(name, default)
         kind = "bool" if isinstance(default, bool) else "text"
-        text = "" if value is None else value if isinstance(value, str) else json.dumps(value)
-        fields.append({"name": name, "kind": kind, "value": value, "text": text,
-                       "default": "none" if default is None else json.dumps(default)})
+        fields.append({"name": name, "kind": kind, "value": value, "text": _plain(value, ""),
+                       "default": _plain(default, "none"), "help": helps.get(name, "")})
     return fields
+
+
+def _plain(value, none: str) -> str:
+    """An option's value as a person reads and types it: a word as itself (fr, not "fr"),
+    yes/no, a list as [2, 1]; `none` for no value."""
+    if value is None:
+        return none
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _int_arg(value, default: int, low: int, high: int) -> int:
@@ -193,7 +203,7 @@ def _play_form(account: dict | None, values, error: str | None = None, status: i
         "min_seats": game.min_seats, "max_seats": game.max_seats, "seats": seats, "my_seat": my_seat,
         "bots": bots, "chosen": chosen, "options": _option_fields(game, options), "error": error,
         "clock": PERSON_CLOCK, "standard": DEFAULT_TIME,
-        "decisions": [{"kind": d.kind, "text": d.meaning} for d in game.decisions],
+        "decisions": [{"kind": d.kind, "text": d.words} for d in game.decisions],
     }
     return render("web/play.html", status=status, **context)
 

@@ -378,3 +378,16 @@ def test_a_seats_table_shows_its_own_hand_and_no_other(game):
         drawn = regions(seats, me)
         assert drawn["bottom"][-1] == me or me in drawn["bottom"]
         assert sorted(i for r in drawn.values() for i in r) == list(range(seats))
+
+
+@pytest.mark.parametrize("game", games.names())
+def test_the_form_says_the_decisions_in_words_and_the_option_values_plainly(client, game):
+    body = client.get(f"/play?game={game}").get_data(as_text=True)
+    decisions = body.split("What you will decide")[1].split("</fieldset>")[0]
+    for decision in games.get(game).decisions:
+        assert decision.words.replace("'", "&#39;") in decisions
+    assert "{" not in decisions and "&#34;" not in decisions  # no JSON, no quoted names
+    defaults = re.findall(r'<small class="hint">default ([^<]*)</small>', body)
+    assert len(defaults) == len(games.get(game).options) and not any('&#34;' in d for d in defaults)
+    if game == "duck-soup":
+        assert defaults[0] == "fr" and 'value="fr"' in body
