@@ -23,14 +23,16 @@ COMMANDS: dict[str, str] = {
     **sdk_cli.COMMANDS,
 }
 DESCRIPTION = "A bot tournament platform for card games."
+#: the distribution whose version `cardarena --version` prints
+DISTRIBUTION = "cardarena"
 
 
 def build_parser():
-    return sdk_cli.build_parser(COMMANDS, DESCRIPTION)
+    return sdk_cli.build_parser(COMMANDS, DESCRIPTION, DISTRIBUTION)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return sdk_cli.main(argv, COMMANDS, DESCRIPTION)
+    return sdk_cli.main(argv, COMMANDS, DESCRIPTION, DISTRIBUTION)
 
 
 if __name__ == "__main__":

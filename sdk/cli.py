@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "compare": "sdk.compare_command",
 }
 DESCRIPTION = "Write, test and host bots for cardarena, the card-game bot arena."
+#: the installed distribution whose version `cardarena --version` prints
+DISTRIBUTION = "cardarena-sdk"
 #: the platform's own subcommands (cardarena/cli.py): named in the hint of an install without them
 PLATFORM_COMMANDS = ("demo", "serve", "worker", "redis", "migrate")
 
@@ -39,9 +41,24 @@ class _Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser(commands: dict[str, str] = COMMANDS, description: str = DESCRIPTION
-                 ) -> argparse.ArgumentParser:
+def version_line(distribution: str) -> str:
+    """`cardarena --version`'s line: the version of `distribution`, else of the other install
+    holding these packages (the SDK's modules come with the platform's too)."""
+    from importlib import metadata
+
+    for name in dict.fromkeys((distribution, "cardarena", "cardarena-sdk")):
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        return f"cardarena {version}" + ("" if name == "cardarena" else f" ({name})")
+    return "cardarena (version unknown: not installed as a distribution)"
+
+
+def build_parser(commands: dict[str, str] = COMMANDS, description: str = DESCRIPTION,
+                 distribution: str = DISTRIBUTION) -> argparse.ArgumentParser:
     parser = _Parser(prog="cardarena", description=description)
+    parser.add_argument("--version", action="version", version=version_line(distribution))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name in commands.items():
@@ -59,8 +76,12 @@ def build_parser(commands: dict[str, str] = COMMANDS, description: str = DESCRIP
 
 
 def main(argv: list[str] | None = None, commands: dict[str, str] = COMMANDS,
-         description: str = DESCRIPTION) -> int:
-    args = build_parser(commands, description).parse_args(argv)
+         description: str = DESCRIPTION, distribution: str = DISTRIBUTION) -> int:
+    parser = build_parser(commands, description, distribution)
+    if not (sys.argv[1:] if argv is None else argv):  # bare `cardarena`: what it can do, no error
+        parser.print_help()
+        return 0
+    args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
