@@ -62,7 +62,7 @@ def house_bot(store, cls: str = "First") -> str:
     return bot["id"]
 
 
-def play(store, source: str, move_timeout_ms: int = 500, max_faults: int = 2) -> tuple[dict, list[dict]]:
+def play(store, source: str, move_timeout_ms: int = 2000, max_faults: int = 2) -> tuple[dict, list[dict]]:
     """A match of the hosted bot `source` (seat 0) against a house bot, run to its end by the match
     runner here; the finished match and its log."""
     seats = [hosted_bot(store, source), house_bot(store)]

@@ -186,6 +186,7 @@ class MyBot(Bot):
 """, expected="too_large: an answer over 64 KB")
 
 
+@pytest.mark.slow
 def test_sleeping_forever(store, redis_client):
     contained(store, redis_client, """
 import time
