@@ -6,7 +6,9 @@ leaves out any bot shown otherwise. The store keeps what was last learnt
 (core/store/bots.py): `last_seen` (its last good answer: a webhook's 200 to
 a ping or a decision, a polling bot's request), `last_failed` and
 `last_failure` (its last failed call, and what failed: the platform's words,
-never the bot's). From them:
+never the bot's). Each timestamp is noted when the call's outcome is learnt,
+in the one form every timestamp has in the store, the API and the pages
+(ISO 8601 UTC to the millisecond, `core.store.keys.iso_ms`). From them:
 
 * a **webhook** bot is `online` when its last call, within `ONLINE_S`,
   succeeded; `rejected` when its last call was answered 401 or 403 (its
@@ -29,10 +31,9 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from core.calls import CallError, post_signed
-from core.store.keys import now_ms
+from core.store.keys import epoch_ms_of, now_ms
 
 #: a webhook bot whose last good answer is this recent (seconds), with no failure since, is online
 ONLINE_S = 90
@@ -152,38 +153,35 @@ def warnings(store, bots: list[dict], public_only: bool = False) -> list[dict]:
 
 def judge(bot: dict, now: int) -> tuple[str, str | None]:
     """`(status, status_reason)` at `now` (epoch ms) from the bot's record: `online` (no reason),
-    `rejected` or `offline`, and why."""
+    `rejected` or `offline`, and why. Whatever landed last decides — a registration's ping, a
+    heartbeat's, an answered decision, in any order; of a success and a failure noted in the same
+    millisecond, the one noted last (`last_noted`). A timestamp not in the stored form counts as
+    absent."""
     if bot.get("retired"):
         return "offline", "retired: it plays no new match"
     kind = bot.get("kind")
     if kind == "python":
         return "online", None
-    seen, failed = bot.get("last_seen"), bot.get("last_failed")
+    seen, failed = epoch_ms_of(bot.get("last_seen")), epoch_ms_of(bot.get("last_failed"))
     if kind == "polling":
         if seen is not None and now - seen <= POLL_ONLINE_S * 1000:
             return "online", None
         if seen is None:
             return "offline", "has never polled for its turns"
-        return "offline", f"has not polled for its turns since {iso(seen)}"
-    if failed is not None and (seen is None or failed > seen):
+        return "offline", f"has not polled for its turns since {bot['last_seen']}"
+    if failed is not None and (seen is None or failed > seen
+                               or (failed == seen and bot.get("last_noted") == "failed")):
         failure = bot.get("last_failure") or "unreachable"
         if any(failure == f"http_error: HTTP {code}" for code in REFUSED):
             return "rejected", f"answered {failure.split(': ', 1)[1]}: {REJECTED_REASON}"
-        return "offline", f"its last call failed ({failure}) at {iso(failed)}"
+        return "offline", f"its last call failed ({failure}) at {bot['last_failed']}"
     if seen is None:
         return "offline", "has never answered a call or a ping"
     if now - seen <= ONLINE_S * 1000:
         return "online", None
-    return "offline", f"has not answered since {iso(seen)}"
+    return "offline", f"has not answered since {bot['last_seen']}"
 
 
 def status(bot: dict, now: int) -> str:
     """`online`, `rejected` or `offline` at `now` (epoch ms), from the bot's record."""
     return judge(bot, now)[0]
-
-
-def iso(epoch_ms: int | None) -> str | None:
-    """An epoch in ms as ISO 8601 UTC (None stays None)."""
-    if epoch_ms is None:
-        return None
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -30,7 +30,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from core.store import Store
 from core.store.bots import SEEN_EVERY_MS, Credential
-from core.store.keys import now_ms
+from core.store.keys import epoch_ms_of, now_iso, now_ms
 from core.store.people import SESSION_TTL_S
 from server.errors import fail
 
@@ -84,7 +84,7 @@ def credited_bot() -> Credential:
     if known is None:
         fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
     if "bot" not in g:  # who the request is (`identity`); seen now, by the request's script
-        g.bot = {**known.bot, "last_seen": now_ms()}
+        g.bot = {**known.bot, "last_seen": now_iso()}
     return known
 
 
@@ -141,8 +141,8 @@ def require_bot() -> dict:
     bot = current_bot()
     if bot is None:
         fail(401, "unauthorized", _missing_or_wrong("a bot secret"), CHALLENGE)
-    last = bot.get("last_seen")
-    if not isinstance(last, int) or now_ms() - last >= SEEN_EVERY_MS:  # one write a second is news enough
+    last = epoch_ms_of(bot.get("last_seen"))
+    if last is None or now_ms() - last >= SEEN_EVERY_MS:  # one write a second is news enough
         store().bot_seen(bot["id"])
     return bot
 

@@ -3,9 +3,11 @@
 Keys:
     bot:{id}          hash (JSON values): id, name, game, kind, owner, url?,
                       entrypoint?, created, retired, matches, wins, faults, nonce;
-                      last_seen?, last_failed? (epoch ms), last_failure? (what failed, in
-                      the platform's words): its liveness, core/liveness.py;
-                      last_pinged? (epoch ms: the heartbeat's claim, worker/heartbeat.py);
+                      last_seen?, last_failed? (timestamps, as `created`: ISO 8601 UTC to
+                      the ms, `keys.iso_ms`), last_failure? (what failed, in the platform's
+                      words), last_noted? ("seen" | "failed": which was noted last, for two
+                      in one millisecond): its liveness, core/liveness.py;
+                      last_pinged? (a timestamp: the heartbeat's claim, worker/heartbeat.py);
                       forfeit_streak? (ladder matches forfeited in a row: PROBATION pauses);
                       max_concurrent? (its matches at once: core/store/slots.py);
                       version?, version_created? (its latest version: core/store/versions.py);
@@ -52,7 +54,7 @@ import json
 import secrets
 import unicodedata
 
-from core.store.keys import dump_fields, load_fields, new_id, now_iso, now_ms, text
+from core.store.keys import dump_fields, iso_ms, load_fields, new_id, now_iso, now_ms, text
 from core.store.ratings import entrant, rating_dict
 from core.store.slots import DEFAULT_MAX_CONCURRENT
 
@@ -71,16 +73,15 @@ redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
 return false
 """
-#: KEYS[1] the bot's hash; ARGV: now ms, quiet ms. The heartbeat's claim to ping a bot: taken
-#: (1) only if nothing was learnt of it (seen, failed, pinged) for `quiet` ms, so of several
-#: dispatchers exactly one pings it.
+#: KEYS[1] the bot's hash; ARGV: now, the instant `quiet` ago (timestamps as stored: JSON text of
+#: `keys.iso_ms`, which sorts as its instant). The heartbeat's claim to ping a bot: taken (1) only
+#: if nothing was learnt of it (seen, failed, pinged) since that instant, so of several dispatchers
+#: exactly one pings it.
 CLAIM_PING_LUA = """
 local v = redis.call('HMGET', KEYS[1], 'last_seen', 'last_failed', 'last_pinged')
-local last = 0
 for _, t in ipairs(v) do
-  if t and tonumber(t) and tonumber(t) > last then last = tonumber(t) end
+  if t and t > ARGV[2] then return 0 end
 end
-if tonumber(ARGV[1]) - last < tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], 'last_pinged', ARGV[1])
 return 1
 """
@@ -90,17 +91,22 @@ SEEN_EVERY_MS = 1000
 #: What a credited script (`credited_script`) answers when the credential no longer holds
 NOT_CREDITED = b"not credited"
 #: The first step of a bot's request's own script: KEYS[1] the bot's hash; ARGV: the nonce the
-#: caller checked its secret against (as stored: JSON), now ms. It goes on only if the bot still
-#: holds that nonce and is not retired (else `NOT_CREDITED`), noting the bot seen now when it was
-#: last `SEEN_EVERY_MS` ago or more; then the work's KEYS and ARGV are what follows the bot's.
+#: caller checked its secret against (as stored: JSON), now and the instant `SEEN_EVERY_MS` ago
+#: (`stored_stamp`). It goes on only if the bot still holds that nonce and is not retired (else
+#: `NOT_CREDITED`), noting the bot seen now when it was last seen at that instant or before; then
+#: the work's KEYS and ARGV are what follows the bot's.
 CREDITED_PRELUDE = f"""
 local bot = redis.call('HMGET', KEYS[1], 'nonce', 'retired', 'last_seen')
 if bot[1] ~= ARGV[1] or bot[2] == 'true' then return '{NOT_CREDITED.decode()}' end
-if not tonumber(bot[3]) or tonumber(ARGV[2]) - tonumber(bot[3]) >= {SEEN_EVERY_MS} then
-  redis.call('HSET', KEYS[1], 'last_seen', ARGV[2])
-end
-local KEYS, ARGV = {{unpack(KEYS, 2)}}, {{unpack(ARGV, 3)}}
+if not bot[3] or bot[3] <= ARGV[3] then redis.call('HSET', KEYS[1], 'last_seen', ARGV[2]) end
+local KEYS, ARGV = {{unpack(KEYS, 2)}}, {{unpack(ARGV, 4)}}
 """
+
+
+def stored_stamp(epoch_ms: int) -> str:
+    """An instant as a bot's hash holds it (JSON of `keys.iso_ms`): what the Lua steps write
+    and compare (the quotes do not change the order)."""
+    return f'"{iso_ms(epoch_ms)}"'
 
 
 def credited_script(functions: str, body: str) -> str:
@@ -155,7 +161,8 @@ def names_key(game: str) -> str:
 
 PUBLIC_FIELDS = (
     "id", "name", "game", "kind", "owner", "url", "entrypoint", "code",
-    "created", "retired", "matches", "wins", "rated_matches", "rated_wins", "faults", "last_seen", "last_failed", "last_failure", "forfeit_streak",
+    "created", "retired", "matches", "wins", "rated_matches", "rated_wins", "faults", "last_seen", "last_failed",
+    "last_failure", "last_noted", "forfeit_streak",
     "max_concurrent", "version", "version_created", "accepts", "ladder", "person",
 )
 #: who may enter a bot in a challenge, tournament or comparison: any account, or its own only
@@ -166,6 +173,10 @@ ACCEPTS = ("everyone", "owner")
 PROBATION = 5
 #: the matches `faults_by_kind` counts over
 FAULT_MATCHES = 100
+
+
+#: a bot's liveness timestamps (core/liveness.py, worker/heartbeat.py)
+LIVENESS_STAMPS = ("last_seen", "last_failed", "last_pinged")
 
 
 #: the fields of a bot's record a match runner uses (core/store/runs.py): how to reach it, its slots
@@ -428,8 +439,10 @@ class Bots:
         """The credited script `source` (`credited_script`) for the bot of `credential`, with the work's
         `keys` and `args`: its reply, or `NotCredited` (the credential forgotten: a next request is
         checked afresh) when the credential no longer holds."""
+        now = now_ms()
         reply = self.script(source)(keys=[f"bot:{credential.bot['id']}", *keys],
-                                    args=[credential.nonce, now_ms(), *args])
+                                    args=[credential.nonce, stored_stamp(now), stored_stamp(now - SEEN_EVERY_MS),
+                                          *args])
         if reply == NOT_CREDITED:
             self._credentials().pop(credential.bot["id"], None)
             raise NotCredited(credential.bot["id"])
@@ -483,15 +496,38 @@ class Bots:
 
     def bot_seen(self, bot_id: str) -> None:
         """The bot answered something now (core/liveness.py)."""
-        self.r.hset(f"bot:{bot_id}", "last_seen", now_ms())
+        self.r.hset(f"bot:{bot_id}", mapping=dump_fields({"last_seen": now_iso(), "last_noted": "seen"}))
 
     def bot_failed(self, bot_id: str, failure: str | None = None) -> None:
         """A call to the bot failed now, and how (`failure`: e.g. "unreachable", "http_error:
         HTTP 401"; the platform's words, shown publicly): core/liveness.py."""
-        self.r.hset(f"bot:{bot_id}", mapping=dump_fields({"last_failed": now_ms(),
+        self.r.hset(f"bot:{bot_id}", mapping=dump_fields({"last_failed": now_iso(), "last_noted": "failed",
                                                           "last_failure": failure or "unreachable"}))
+
+    def convert_liveness_stamps(self) -> int:
+        """Rewrite the liveness timestamps (`LIVENESS_STAMPS`) stored as epoch ms numbers, as data
+        from before they had the one form of every timestamp held them, as that form (`iso_ms`);
+        how many were rewritten. Repeatable: a timestamp already in that form is left as it is."""
+        ids = [text(i) for i in self.r.zrange("bots", 0, -1)]
+        converted = 0
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            pipe = self.r.pipeline(transaction=False)
+            for bot_id in chunk:
+                pipe.hmget(f"bot:{bot_id}", LIVENESS_STAMPS)
+            pipe_out = self.r.pipeline(transaction=False)
+            for bot_id, values in zip(chunk, pipe.execute(), strict=True):
+                for field, raw in zip(LIVENESS_STAMPS, values, strict=True):
+                    value = json.loads(raw) if raw is not None else None
+                    if isinstance(value, int | float) and not isinstance(value, bool):
+                        pipe_out.hset(f"bot:{bot_id}", field, stored_stamp(int(value)))
+                        converted += 1
+            pipe_out.execute()
+        return converted
 
     def claim_ping(self, bot_id: str, quiet_ms: int) -> bool:
         """Whether the heartbeat may ping the bot now: nothing was learnt of it for `quiet_ms`
         (atomic: one dispatcher of many gets it; worker/heartbeat.py)."""
-        return bool(self.script(CLAIM_PING_LUA)(keys=[f"bot:{bot_id}"], args=[now_ms(), quiet_ms]))
+        now = now_ms()
+        return bool(self.script(CLAIM_PING_LUA)(keys=[f"bot:{bot_id}"],
+                                                args=[stored_stamp(now), stored_stamp(now - quiet_ms)]))

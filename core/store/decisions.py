@@ -31,7 +31,7 @@ import json
 import re
 import time
 
-from core.store.bots import SEEN_EVERY_MS, Credential, credited_script
+from core.store.bots import SEEN_EVERY_MS, Credential, credited_script, stored_stamp
 from core.store.keys import now_ms
 from core.store.matches import log_key
 from core.store.quotas import TAKE_FUNCTION, Places, new_place_token, take_args
@@ -100,15 +100,15 @@ return {take(keys, argv), out}
 """)
 
 #: A woken long-poll's read: what is pending and, if a decision may be live (`live`: the poll ends
-#: with it), the poll's places given back and, when ARGV[4] is 1, the bot noted seen. KEYS[1] the
-#: bot's decisions, KEYS[2] the bot's hash, then the places' keys; ARGV: `LOG_KEY_AROUND` (2), now
-#: ms, seen (1 or 0), the places' token, how many fields to skip and those fields. {1 if given
-#: back else 0, pending}.
+#: with it), the poll's places given back and, when ARGV[4] is not empty, the bot noted seen then
+#: (ARGV[4]: now as the bot's hash holds it, `stored_stamp`). KEYS[1] the bot's decisions, KEYS[2]
+#: the bot's hash, then the places' keys; ARGV: `LOG_KEY_AROUND` (2), now ms, seen or '', the
+#: places' token, how many fields to skip and those fields. {1 if given back else 0, pending}.
 READ_AND_GIVE_LUA = PENDING_FUNCTION + LIVE_FUNCTION + """
 local out = pending(KEYS[1], ARGV[1], ARGV[2], (skipped(ARGV, 6)))
 if not live(out, tonumber(ARGV[3])) then return {0, out} end
 for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[5]) end
-if ARGV[4] == '1' then redis.call('HSET', KEYS[2], 'last_seen', ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'last_seen', ARGV[4]) end
 return {1, out}
 """
 
@@ -309,7 +309,8 @@ class Decisions:
         def read() -> list[bytes]:
             now = now_ms()
             given, raw = self.script(READ_AND_GIVE_LUA)(
-                keys=keys, args=[*LOG_KEY_AROUND, now, int(now - began >= SEEN_EVERY_MS), places.token,
+                keys=keys, args=[*LOG_KEY_AROUND, now, stored_stamp(now) if now - began >= SEEN_EVERY_MS else "",
+                                 places.token,
                                  len(skipped), *skipped])
             texts = self._live_texts(bot_id, raw, skip, now)  # the script's now: the same judgement
             if int(given):

@@ -7,7 +7,9 @@ updated without rewriting the others.
 
 from __future__ import annotations
 
+import calendar
 import json
+import re
 import secrets
 import time
 from typing import Any
@@ -36,6 +38,30 @@ _second: tuple[int, str] = (-1, "")
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def iso_ms(epoch_ms: int) -> str:
+    """An instant (epoch ms) in the one form every stored timestamp has, `now_iso`'s:
+    ISO 8601 UTC to the millisecond with `Z`. Texts of this form sort as their instants do."""
+    seconds, ms = divmod(int(epoch_ms), 1000)
+    return f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(seconds))}.{ms:03d}Z"
+
+
+#: a timestamp as `iso_ms` writes it
+_ISO_MS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+
+
+def epoch_ms_of(stamp: object) -> int | None:
+    """The instant (epoch ms) of a timestamp as `iso_ms` writes it; None for anything else
+    (absent, or not of that form)."""
+    if not isinstance(stamp, str) or not _ISO_MS.fullmatch(stamp):
+        return None
+    fields = (int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[11:13]), int(stamp[14:16]),
+              int(stamp[17:19]))
+    try:
+        return calendar.timegm(fields) * 1000 + int(stamp[20:23])
+    except ValueError:  # no such month
+        return None
 
 
 def dump_fields(fields: dict[str, Any]) -> dict[str, str]:

@@ -30,10 +30,16 @@ def _archive_finished(store) -> str:
     return f"{store.archive_finished()} finished matches moved to the archive ({store.archive.root})"
 
 
+def _liveness_stamps(store) -> str:
+    return f"{store.convert_liveness_stamps()} liveness timestamps of bots rewritten as ISO 8601 UTC"
+
+
 #: version -> (what it changes, the step from the version before); run in order, each once
 MIGRATIONS: dict[int, tuple[str, Callable]] = {
     1: ("index the matches per bot and the matches and tournaments per game", _index_records),
     2: ("move the finished matches to the archive", _archive_finished),
+    3: ("write bots' liveness timestamps (last seen, failed, pinged) as every timestamp is written",
+        _liveness_stamps),
 }
 SCHEMA_VERSION = max(MIGRATIONS)
 #: keys only a database holding data has (an empty one, or one holding only the server key, needs no migration)

@@ -146,8 +146,12 @@ class BotSchema(ma.Schema):
                        "secret). offline: otherwise"})
     status_reason = ma.fields.String(allow_none=True, required=True, metadata={
         "description": "why it is not online, in words its author can act on (null when online)"})
-    last_seen = ma.fields.String(allow_none=True, required=True,
-                                 metadata={"description": "when it last answered anything (ISO 8601 UTC)"})
+    last_seen = ma.fields.String(allow_none=True, required=True, metadata={
+        "description": "when it last answered anything (ISO 8601 UTC to the ms, as every timestamp)"})
+    last_failed = ma.fields.String(allow_none=True, required=True, metadata={
+        "description": "when a call to it last failed (null: never); it is online only if it answered since"})
+    last_failure = ma.fields.String(allow_none=True, required=True, metadata={
+        "description": "what that call's failure was, in the platform's words (e.g. unreachable, timeout)"})
     paused = ma.fields.Boolean(required=True, metadata={
         "description": f"{PROBATION} ladder matches forfeited in a row: paired by nobody and entered in no "
                        "rated match until its owner calls POST /bots/{id}/resume"})
@@ -298,7 +302,8 @@ def shown(bot: dict) -> dict:
     and `paused`."""
     state, reason = liveness.judge(bot, now_ms())
     return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT),
-            "status": state, "status_reason": reason, "last_seen": liveness.iso(bot.get("last_seen")),
+            "status": state, "status_reason": reason, "last_seen": bot.get("last_seen"),
+            "last_failed": bot.get("last_failed"), "last_failure": bot.get("last_failure"),
             "paused": is_paused(bot), "version": version_of(bot), "accepts": accepts_of(bot),
             "ladder": on_ladder(bot)}
 

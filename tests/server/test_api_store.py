@@ -9,7 +9,7 @@ import time
 import pytest
 
 from core.store import Store, secret_key
-from core.store.keys import now_ms
+from core.store.keys import epoch_ms_of, iso_ms, now_ms
 from tests.server import toygame
 
 
@@ -154,7 +154,7 @@ def test_the_read_that_ends_a_wait_gives_its_places_back_and_notes_the_bot_seen(
     decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
                 "seat": 0, "view": {"hand": ["é"]}, "legal_actions": [{"card": "1"}], "deadline_ms": 30_000}
     _, places, _ = store.pending_or_poll_places(cred, set(), caps, 5.0)
-    store.r.hset(f"bot:{a['id']}", "last_seen", 1)
+    store.r.hset(f"bot:{a['id']}", "last_seen", json.dumps(iso_ms(1)))
     timer = threading.Timer(0.2, store.await_answer, (m["id"], decision, a))
     with store.listen_decisions(a["id"]) as sub:
         timer.start()
@@ -162,7 +162,7 @@ def test_the_read_that_ends_a_wait_gives_its_places_back_and_notes_the_bot_seen(
     timer.join()
     assert decoded(got) == [decision] and places.token is None
     assert store.r.zcard(caps[0][0]) == 0 and store.r.zcard(caps[1][0]) == 0
-    assert now_ms() - json.loads(store.r.hget(f"bot:{a['id']}", "last_seen")) < 60_000  # seen at its end
+    assert now_ms() - epoch_ms_of(json.loads(store.r.hget(f"bot:{a['id']}", "last_seen"))) < 60_000  # at its end
 
 
 def test_a_credential_is_checked_in_the_requests_own_step_and_a_retired_bot_is_refused_at_once(store):
@@ -180,7 +180,7 @@ def test_a_credential_is_checked_in_the_requests_own_step_and_a_retired_bot_is_r
     assert store.known_credential(store.bot_secret(b["id"])) is None  # known per bot
     store.r.hdel(f"bot:{a['id']}", "last_seen")
     assert store.pending_texts(cred) == []
-    assert json.loads(store.r.hget(f"bot:{a['id']}", "last_seen")) > 0  # seen, in the same step
+    assert now_ms() - epoch_ms_of(json.loads(store.r.hget(f"bot:{a['id']}", "last_seen"))) < 60_000  # in the step
     store.retire_bot(a["id"])
     with pytest.raises(NotCredited):
         store.pending_texts(cred)

@@ -15,7 +15,7 @@ import redis
 from core.store import Store, secret_key
 from core.store.debug import debug_key
 from core.store.jobs import job_id
-from core.store.keys import now_ms
+from core.store.keys import iso_ms, now_ms
 from core.store.waits import (
     CALL_SLACK_MS,
     call_fields,
@@ -208,8 +208,8 @@ def test_a_bots_good_answers_are_noted_once_a_second_and_a_recovery_at_once(stor
         return store.bot_record(bot["id"])
 
     first = settled(None)["last_seen"]
-    store.r.hset(f"bot:{bot['id']}", "last_seen", 1)
-    assert settled(None)["last_seen"] == 1  # seen a moment ago: not written again
+    store.r.hset(f"bot:{bot['id']}", "last_seen", json.dumps(iso_ms(1)))
+    assert settled(None)["last_seen"] == iso_ms(1)  # seen a moment ago: not written again
     failed = settled("unreachable")
     assert failed["last_failed"] >= first and failed["last_failure"] == "unreachable"
     assert settled(None)["last_seen"] >= failed["last_failed"]  # a good answer after a failure: noted at once

@@ -19,6 +19,7 @@ import pytest
 
 import sdk
 from core import liveness
+from core.store.keys import iso_ms
 from sdk import CardarenaError, Client
 from tests.live import ADMIN_TOKEN
 from tests.sdk.conftest import real_decision
@@ -160,17 +161,17 @@ def test_the_heartbeat_pings_bots_on_the_ladder_or_entered_in_something_unfinish
 
 def test_status_follows_the_last_call_within_the_windows():
     now = 1_000_000_000
-    hook = {"kind": "webhook", "last_seen": now - 89_000}
+    hook = {"kind": "webhook", "last_seen": iso_ms(now - 89_000)}
     assert liveness.judge(hook, now) == ("online", None)
-    state, reason = liveness.judge({**hook, "last_seen": now - 91_000}, now)
+    state, reason = liveness.judge({**hook, "last_seen": iso_ms(now - 91_000)}, now)
     assert state == "offline" and "not answered since" in reason
-    failed = {**hook, "last_failed": now - 1000, "last_failure": "timeout"}
+    failed = {**hook, "last_failed": iso_ms(now - 1000), "last_failure": "timeout"}
     assert liveness.judge(failed, now)[0] == "offline" and "timeout" in liveness.judge(failed, now)[1]
-    refused = {**hook, "last_failed": now - 1000, "last_failure": "http_error: HTTP 403"}
+    refused = {**hook, "last_failed": iso_ms(now - 1000), "last_failure": "http_error: HTTP 403"}
     assert liveness.judge(refused, now)[0] == "rejected"
-    poller = {"kind": "polling", "last_seen": now - 30_000}
+    poller = {"kind": "polling", "last_seen": iso_ms(now - 30_000)}
     assert liveness.judge(poller, now)[0] == "online"  # a long-poll ended within the last 30 s
-    assert liveness.judge({**poller, "last_seen": now - 60_000}, now)[0] == "offline"
+    assert liveness.judge({**poller, "last_seen": iso_ms(now - 60_000)}, now)[0] == "offline"
     assert liveness.judge({"kind": "polling"}, now) == ("offline", "has never polled for its turns")
 
 
