@@ -8,6 +8,8 @@ WORKDIR /app
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
+# the exact versions CI tests (pip-compile's lock, requirements/README.md), then the project itself
+COPY requirements/production.txt ./requirements/
 COPY games ./games
 COPY core ./core
 COPY server ./server
@@ -15,7 +17,8 @@ COPY worker ./worker
 COPY sdk ./sdk
 COPY example_bots ./example_bots
 COPY cardarena ./cardarena
-RUN pip install --no-cache-dir '.[production]' \
+RUN pip install --no-cache-dir -r requirements/production.txt \
+    && pip install --no-cache-dir --no-deps . \
     && useradd --create-home --uid 10001 cardarena \
     && mkdir -p /var/lib/cardarena/archive && chown cardarena /var/lib/cardarena/archive
 USER cardarena

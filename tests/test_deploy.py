@@ -124,13 +124,34 @@ def test_the_dashboard_is_rq_dashboard_from_the_production_extra_and_reads_our_q
     assert {"name": QUEUE, "count": 1} in [{k: q[k] for k in ("name", "count")} for q in queues["queues"]]
 
 
-def test_the_dockerfile_copies_every_package_and_installs_the_production_extra():
+def test_the_dockerfile_copies_every_package_and_installs_the_production_lock():
     dockerfile = (ROOT / "Dockerfile").read_text()
     packages = [p.rstrip("*") for p in
                 tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]]
     for package in packages:
         assert re.search(rf"^COPY {package} \./{package}$", dockerfile, re.M), package
-    assert "pip install --no-cache-dir '.[production]'" in dockerfile
+    assert "pip install --no-cache-dir -r requirements/production.txt" in dockerfile
+    assert "pip install --no-cache-dir --no-deps ." in dockerfile  # nothing beyond the lock
+
+
+def test_the_locks_pin_every_dependency_the_project_declares():
+    """requirements/*.txt (pip-compile) pin an exact version of each dependency of the project and
+    of the extra the lock is made for, within pyproject.toml's bounds."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for lock, extra in (("production.txt", "production"), ("test.txt", "test")):
+        pinned = {}
+        for line in (ROOT / "requirements" / lock).read_text().splitlines():
+            if "==" in line and not line.startswith(("#", " ")):
+                name, _, version = line.partition("==")
+                pinned[name.strip().lower().replace("_", "-")] = version.strip()
+        for spec in [*project["dependencies"], *project["optional-dependencies"][extra]]:
+            wanted = Requirement(spec)
+            name = wanted.name.lower().replace("_", "-")
+            assert name in pinned, (lock, name)
+            assert wanted.specifier.contains(pinned[name]), (lock, name, pinned[name])
+            assert any(s.operator == "<" for s in wanted.specifier), f"{name}: no upper bound"
 
 
 @pytest.mark.slow
