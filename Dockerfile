@@ -17,10 +17,13 @@ COPY worker ./worker
 COPY sdk ./sdk
 COPY example_bots ./example_bots
 COPY cardarena ./cardarena
+# the rules pages: the wheel installs them (pyproject's data-files) for /games/<game>/rules
+COPY docs/rules ./docs/rules
 RUN pip install --no-cache-dir -r requirements/production.txt \
     && pip install --no-cache-dir --no-deps . \
     && useradd --create-home --uid 10001 cardarena \
     && mkdir -p /var/lib/cardarena/archive && chown cardarena /var/lib/cardarena/archive
 USER cardarena
+# the API and web pages (cardarena serve); rq-dashboard, when run from this image, on 9181
 EXPOSE 8000
 CMD ["cardarena", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -29,13 +30,25 @@ def bin_of(command: str) -> str | None:
     return shutil.which(command, path=str(Path(sys.executable).parent))
 
 
-def test_the_services_are_redis_api_workers_and_dashboard():
-    assert set(SERVICES) == {"redis", "api", "worker", "dashboard"}
-    for name in ("api", "worker", "dashboard"):
+def test_the_services_are_redis_migrate_api_workers_and_dashboard():
+    assert set(SERVICES) == {"redis", "migrate", "api", "worker", "dashboard"}
+    for name in ("migrate", "api", "worker", "dashboard"):
         assert SERVICES[name]["build"] == "."
         assert SERVICES[name]["depends_on"]["redis"]["condition"] == "service_healthy"
     assert SERVICES["api"]["environment"]["REDIS_URL"] == SERVICES["worker"]["environment"]["REDIS_URL"]
-    assert SERVICES["api"]["environment"] is SERVICES["worker"]["environment"]  # one anchor: the same secrets
+    # one anchor: the same Redis, secrets and archive
+    assert SERVICES["api"]["environment"] is SERVICES["worker"]["environment"] is SERVICES["migrate"]["environment"]
+
+
+def test_migrate_runs_once_before_the_api_and_the_workers_start():
+    """`cardarena migrate` is a one-shot service; the API and workers wait for it to end well."""
+    from cardarena.cli import build_parser
+
+    migrate = SERVICES["migrate"]
+    assert migrate["command"] == ["cardarena", "migrate"] and migrate["restart"] == "no"
+    assert build_parser().parse_args(migrate["command"][1:]).run.__module__ == "cardarena.migrate_command"
+    for name in ("api", "worker"):
+        assert SERVICES[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
 
 
 def test_redis_keeps_an_append_only_file_on_a_volume():
@@ -49,7 +62,7 @@ def test_the_api_and_every_worker_share_the_archive_volume():
     """Finished matches go to CARDARENA_ARCHIVE (core/store/archive.py): the API reads there
     what the workers wrote, so both mount one volume at the path the environment names."""
     path = SERVICES["api"]["environment"]["CARDARENA_ARCHIVE"]
-    for name in ("api", "worker"):
+    for name in ("api", "worker", "migrate"):  # a migration may move finished matches there
         assert f"archive:{path}" in SERVICES[name]["volumes"]
     assert "archive" in COMPOSE["volumes"]
     dockerfile = (ROOT / "Dockerfile").read_text()
@@ -152,6 +165,45 @@ def test_the_locks_pin_every_dependency_the_project_declares():
             assert name in pinned, (lock, name)
             assert wanted.specifier.contains(pinned[name]), (lock, name, pinned[name])
             assert any(s.operator == "<" for s in wanted.specifier), f"{name}: no upper bound"
+
+
+def dockerfile_copies() -> list[tuple[list[str], str]]:
+    """The Dockerfile's `COPY` lines: (sources, destination), relative to the build context."""
+    copies = []
+    for line in (ROOT / "Dockerfile").read_text().splitlines():
+        if line.startswith("COPY "):
+            words = [w for w in line.split()[1:] if not w.startswith("--")]
+            copies.append((words[:-1], words[-1]))
+    return copies
+
+
+@pytest.mark.slow
+def test_a_wheel_built_from_exactly_what_the_dockerfile_copies_has_the_rules_pages(tmp_path):
+    """The image is the product: no Docker engine runs here, so the build context the Dockerfile
+    keeps (its COPY lines, into /app) is laid out in a directory and the wheel `pip install .`
+    would install is built from it. Every game's rules page must be in it, or /games/<game>/rules
+    404s in the image."""
+    app = tmp_path / "app"
+    app.mkdir()
+    for sources, destination in dockerfile_copies():
+        for source in sources:
+            target = app / destination / Path(source).name if destination.endswith("/") else app / destination
+            if (ROOT / source).is_dir():
+                shutil.copytree(ROOT / source, target, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / source, target)
+    # as the image's `pip install .` builds it: in an isolated build environment (pip's cache, else the index)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
+                            str(app)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("cardarena-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    pages = {Path(n).name for n in names if "/data/share/cardarena/rules/" in n}
+    import games
+
+    assert pages >= {f"{game}.md" for game in games.names()} and pages
+    assert "server/web/templates/web/signin.html" in names and "server/web/static/web.js" in names
 
 
 @pytest.mark.slow
