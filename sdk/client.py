@@ -268,7 +268,9 @@ class Comparison:
         """One line: what the test decided, after how many deals, with the mean's interval."""
         c = self.raw
         cand, base = (c.get(f"{who}_name") or _with_version(c, who, c.get(who)) for who in ("candidate", "baseline"))
-        what = {"H1": f"{cand} is better than {base}", "H0": f"{cand} is not better than {base}",
+        # H0 is "the mean is at most delta0", which is not "no better": it is "not better by delta1 or more"
+        by = "" if c.get("delta1") is None else f" by ≥ δ = {c['delta1']:g}"
+        what = {"H1": f"{cand} is better than {base}", "H0": f"{cand} is not better than {base}{by}",
                 "inconclusive": "no decision within max_deals", "aborted": "aborted"}.get(self.status, self.status)
         interval = "" if self.ci95 is None else f", 95% [{self.ci95[0]:+.3f}, {self.ci95[1]:+.3f}]"
         mean = "" if self.mean is None else f"; mean {self.mean:+.3f}{interval}"

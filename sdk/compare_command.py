@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("candidate", metavar="CANDIDATE", help="module:Class or path/to/file.py:Class")
     parser.add_argument("baseline", metavar="BASELINE", help="module:Class or path/to/file.py:Class")
     parser.add_argument("--game", required=True, help="one of: " + ", ".join(games.names()))
-    parser.add_argument("--deals", dest="games", type=int, default=MAX_DEALS,
+    parser.add_argument("--deals", dest="games", type=int, default=MAX_DEALS, metavar="N",
                         help=f"the most deals to play before calling it inconclusive (default {MAX_DEALS})")
     parser.add_argument("--seed", type=int, default=0, help="seed the deals come from (default 0)")
     parser.add_argument("--opponent", action="append", default=[], metavar="BOT",

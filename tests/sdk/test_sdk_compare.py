@@ -53,6 +53,22 @@ def test_a_random_bot_is_not_better_than_itself_in_a_seeded_run(capsys):
     assert VERDICT.match(verdict), verdict
 
 
+def test_an_h0_verdict_says_better_by_less_than_delta_not_no_better():
+    """H0 is "the mean is at most delta0": the candidate may be a little better, just not by delta1."""
+    raw = {"id": "c", "status": "H0", "candidate": "b_new", "baseline": "b_old", "deals": 900, "llr": -2.95,
+           "bounds": [-2.94, 2.94], "mean": 0.018, "ci95": [-0.003, 0.039], "delta0": 0.0, "delta1": 0.05}
+    verdict = Comparison.of(raw).verdict
+    assert verdict.startswith("H0: b_new is not better than b_old by ≥ δ = 0.05 after 900 deals"), verdict
+    assert VERDICT.match(verdict), verdict
+
+
+def test_the_deals_flag_is_shown_as_a_number_of_deals(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["compare", "--help"])
+    usage = capsys.readouterr().out
+    assert "--deals N" in usage and "GAMES" not in usage, usage
+
+
 def test_the_verdict_is_the_platform_clients_line_for_the_same_figures(capsys):
     args = [HEURISTIC, "example_bots.random:RandomBot", *QUICK, "--deals", "200", "--seed", "3"]
     _, printed, _ = compare(capsys, *args)
