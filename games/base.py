@@ -284,6 +284,10 @@ class Game:
     #: `table(view, last, seat_views)`: the card table a page draws at one step, as the
     #: generic layout of games/table.py (None: `games.table.default_table`)
     table: Callable[..., dict] | None = None
+    #: `caution(view, action)`: why a legal action would cost the seat dearly, in words, judged
+    #: from that seat's own view only (a page marks it before a person picks it); None when it
+    #: would not (no `caution`: no action is marked)
+    caution: Callable[[dict, dict], str | None] | None = None
     #: the demo's table for this game (None: the demo leaves it out)
     demo: Demo | None = None
     #: its example bots, kind -> "module:Class" ("random", "heuristic", "pimc"): strings,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from games.base import PIMC_BOT, RANDOM_BOT, Decision, Demo, Game
 from games.options import Option, boolean, card_list, integer, one_of
+from games.soupe_gertrude.auction import bid_caution
 from games.soupe_gertrude.cards import card_face
 from games.soupe_gertrude.sample import SoupeSampler
 from games.soupe_gertrude.state import SoupeState
@@ -35,6 +36,7 @@ GAME = Game(
     rules="soupe-gertrude.md",
     card_face=card_face,
     table=table,
+    caution=bid_caution,
     demo=Demo(seats=3, deals=30),
     bots={"random": RANDOM_BOT, "heuristic": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic",
           "pimc": PIMC_BOT},

@@ -15,6 +15,15 @@ from games.seats import next_in_game
 from games.soupe_gertrude.cards import hand_value
 
 
+def bid_caution(view: dict, action: dict) -> str | None:
+    """A bid the bidder cannot pay (above its hand's value) eliminates it: said from its own
+    view, whose `hand_value` is the value `_apply_bid` compares the bid with."""
+    bid, worth = action.get("bid"), view.get("hand_value")
+    if type(bid) is int and type(worth) is int and bid > worth:
+        return f"more than your hand is worth ({worth}): you cannot pay it, and are eliminated"
+    return None
+
+
 class AuctionMixin:
     """The auction's decisions and eliminations (mixed into `SoupeState`)."""
 

@@ -352,9 +352,22 @@ def _pending(bot_id: str, match_id: str, turn: int, wait_s: float) -> dict | Non
     clock = decision.get("clock") or {}
     return {"turn": decision["turn"], "legal_actions": decision["legal_actions"],
             "faces": faces_of(decision["game"], _strings(decision["legal_actions"])),
+            "cautions": cautions_of(decision["game"], decision["view"], decision["legal_actions"]),
             "deadline_ms": decision["deadline_ms"], "left_ms": max(0, int(record["deadline_at"]) - now_ms()),
             "move_ms": clock.get("move_ms"), "bank_ms": clock.get("bank_ms"),
             "pending": decision["view"].get("pending")}
+
+
+def cautions_of(game: str, view: dict, actions: list[dict]) -> list[dict]:
+    """The legal actions the game marks for the seat (`Game.caution`, from the seat's own view:
+    the one its decision carries), each caution once: [{"text", "actions": [indices]}]."""
+    caution = games.get(game).caution
+    marked: dict[str, list[int]] = {}
+    for i, action in enumerate(actions if caution else ()):
+        text = caution(view, action)
+        if text:
+            marked.setdefault(text, []).append(i)
+    return [{"text": text, "actions": indices} for text, indices in marked.items()]
 
 
 def _strings(actions: list[dict]) -> list[str]:

@@ -114,10 +114,17 @@ TRACE = """(() => {
 })()"""
 
 
+def offered(page) -> list[dict]:
+    """Every action the table offers: each clickable element's, and every number of a number
+    field's range (the button beside it plays the one chosen)."""
+    shown = page.eval_on_selector_all("#table [data-action]:not([data-range])", "es => es.map(e => e.dataset.action)")
+    ranges = page.eval_on_selector_all("#actions input[data-key]", "es => es.map(e => [e.dataset.key, +e.min, +e.max])")
+    return [json.loads(a) for a in shown] + [{key: n} for key, low, high in ranges for n in range(low, high + 1)]
+
+
 def check_actions_are_the_referees(page, api, mid: str) -> list[dict]:
-    """Every clickable action is one the referee lists, each exactly once."""
-    shown = page.eval_on_selector_all("#table [data-action]", "es => es.map(e => e.dataset.action)")
-    actions = [json.loads(a) for a in shown]
+    """Every action offered is one the referee lists, each exactly once."""
+    actions = offered(page)
     seat = int(page.get_attribute("#table", "data-seat"))
     pending = api.store.pending_decisions(api.store.get_match(mid)["seats"][seat])
     legal = next(d["legal_actions"] for d in pending if d["match_id"] == mid)
@@ -141,7 +148,7 @@ def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"play-{game}.png"), full_page=True)
             assert page.locator("#countdown").inner_text()  # the person's clock, counting down
-        if not bid_shot and page.locator("#actions .action-group.numbers").count():  # a long run of bids
+        if not bid_shot and page.locator("#actions .action-group.range").count():  # a long run of bids
             bid_shot = True
             page.screenshot(path=str(SHOTS / f"play-{game}-bids.png"), full_page=True)
         turns = page.get_attribute("#table", "data-turns")
@@ -281,8 +288,7 @@ def test_every_decision_kind_is_offered_to_click(api, page, game):
                        {"id": person["id"], "kind": "polling"})
         page.goto(f"{api.live.url}/play/{mid}")
         page.wait_for_selector("#table [data-action]")
-        shown = page.eval_on_selector_all("#table [data-action]", "es => es.map(e => e.dataset.action)")
-        assert sorted(map(json.loads, shown), key=json.dumps) == sorted(legal, key=json.dumps), kind
+        assert sorted(offered(page), key=json.dumps) == sorted(legal, key=json.dumps), kind
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"play-{game}-{kind}.png"), full_page=True)
         choice = page.locator("#table [data-action]").last

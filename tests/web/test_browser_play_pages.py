@@ -9,6 +9,7 @@ the window. Screenshots go to test-output/web/ (or `CARDARENA_SCREENS`), named
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -179,4 +180,86 @@ def test_the_header_the_prompt_the_hint_and_the_clock_line_agree(api, browser, v
         assert lines[1] == "r0 2 s a move · bank 0:10", lines
     finally:
         app.extensions["cardarena.poll_slots"] = places
+        context.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+@pytest.mark.parametrize("game", games.names())
+def test_play_shows_no_json_and_no_list_longer_than_the_window(api, browser, game, viewport):
+    s = api.store
+    bots = [api.bot(api.admin_token, f"r{k}", game=game, kind="python",
+                    entrypoint="example_bots.random:RandomBot")["id"] for k in range(2)]
+    token = api.account("kim")
+    account = s.account_for_token(token)
+    person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
+    s.claim_person_seat(account["id"], game, person["id"])
+    mid = person_at_decision(api, game, SHOWN[game], account, person, bots)
+    out = screens_dir()
+    context, page = signed_in_page(api, browser, viewport, token)
+    try:
+        page.goto(f"{api.live.url}/play?game={game}")
+        page.screenshot(path=str(out / f"{game}-{viewport}-form.png"), full_page=True)
+        form = shown_text(page, "#play-form")
+        page.goto(f"{api.live.url}/play/{mid}")
+        page.wait_for_selector("#table [data-action]")
+        page.screenshot(path=str(out / f"{game}-{viewport}.png"), full_page=True)
+        table = shown_text(page, "#table")
+        tallest = longest_list(page)
+
+        assert not RAW_JSON.search(form), RAW_JSON.search(form)
+        assert not RAW_JSON.search(table), RAW_JSON.search(table)
+        assert tallest["height"] <= tallest["window"] and not tallest["scrolls"], tallest
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= VIEWPORTS[viewport]["viewport"]["width"], f"the table is {width} px wide"
+        icon = page.request.get(f"{api.live.url}/favicon.ico")
+        assert icon.ok and icon.headers["content-type"].startswith("image/svg+xml")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_a_bid_is_a_number_field_marking_the_bids_the_hand_cannot_pay(api, browser, viewport):
+    """Soupe & Gertrude's bids 0 to 156 are one number field with its legal range, not 157
+    buttons; the bids above the hand's value (from the seat's own view) are marked before one
+    is chosen, and the one chosen says so; Enter plays the number in the field."""
+    s, game = api.store, "soupe-gertrude"
+    bots = [api.bot(api.admin_token, f"r{k}", game=game, kind="python",
+                    entrypoint="example_bots.random:RandomBot")["id"] for k in range(2)]
+    token = api.account("kim")
+    account = s.account_for_token(token)
+    person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
+    s.claim_person_seat(account["id"], game, person["id"])
+    mid = person_at_decision(api, game, "bid", account, person, bots)
+    state = s.replay(mid)
+    worth, legal = state.view(0)["hand_value"], state.legal_actions()
+    bids = [a["bid"] for a in legal if "bid" in a]
+    low, high = min(bids), max(bids)
+    assert low <= worth < high  # some bids the hand can pay, some it cannot
+    context, page = signed_in_page(api, browser, viewport, token)
+    try:
+        page.goto(f"{api.live.url}/play/{mid}")
+        field = page.locator("#actions input[type=number][data-key=bid]")
+        field.wait_for()
+        assert (field.get_attribute("min"), field.get_attribute("max")) == (str(low), str(high))
+        assert page.locator("#actions button").count() <= 4  # −, +, the bid, a pass
+        marks = page.inner_text("#actions .range-marks")
+        assert marks == f"bid {worth + 1} to {high}: more than your hand is worth ({worth}): you cannot pay it, " \
+                        "and are eliminated"
+        play = page.locator("#actions [data-range]")
+        field.fill(str(worth + 1))
+        assert "caution" in play.get_attribute("class").split()
+        assert "eliminated" in page.inner_text("#actions .range-note")
+        page.click("#actions button[aria-label='bid one less']")
+        assert field.input_value() == str(worth) and "caution" not in play.get_attribute("class").split()
+        assert json.loads(play.get_attribute("data-action")) == {"bid": worth}
+        field.fill(str(high + 1))
+        assert play.is_disabled()
+        field.fill(str(worth))
+        field.press("Enter")
+        page.wait_for_function("() => !document.querySelector('#table [data-action]')")
+        played = s.match_log(mid)[-1]
+        assert played["action"] == {"bid": worth} and "fault" not in played
+        assert 0 not in s.replay(mid).view(None)["eliminated"]
+    finally:
         context.close()

@@ -437,6 +437,92 @@
       showCountdown(false);
     }
 
+    // A run of more than RANGE whole numbers under one key (a bid from 0 to 156): a number
+    // field with its legal range and one button playing the number chosen, not a button each.
+    var RANGE = 12;
+    function rangeOf(list) {
+      if (list.length <= RANGE) return null;
+      var key = Object.keys(list[0])[0];
+      var values = [];
+      for (var i = 0; i < list.length; i++) {
+        var keys = Object.keys(list[i]), v = list[i][key];
+        if (keys.length !== 1 || keys[0] !== key || !Number.isInteger(v)) return null;
+        values.push(v);
+      }
+      values.sort(function (x, y) { return x - y; });
+      for (var k = 1; k < values.length; k++) if (values[k] !== values[k - 1] + 1) return null;
+      return {key: key, min: values[0], max: values[values.length - 1]};
+    }
+    function stepperEl(range, cautionOf) {
+      function actionOf(v) { var a = {}; a[range.key] = v; return a; }
+      function cautionAt(v) { return cautionOf[JSON.stringify(actionOf(v))]; }
+      var input = el("input", "range-value");
+      input.type = "number";
+      input.id = "range-" + range.key;
+      input.min = String(range.min);
+      input.max = String(range.max);
+      input.step = "1";
+      input.inputMode = "numeric";
+      input.value = String(range.min);
+      input.setAttribute("data-key", range.key);
+      var label = el("label", "group-label", [range.key]);
+      label.htmlFor = input.id;
+      var less = el("button", "step", ["\u2212"]), more = el("button", "step", ["+"]);
+      less.type = more.type = "button";
+      less.setAttribute("aria-label", range.key + " one less");
+      more.setAttribute("aria-label", range.key + " one more");
+      var play = el("button", "action range-play");
+      play.type = "button";
+      play.setAttribute("data-range", range.key);
+      var note = el("p", "range-note");
+      note.setAttribute("aria-live", "polite");
+      // the marked values before any is chosen: runs of one caution ("16 to 156: …")
+      var marks = el("ul", "range-marks"), run = null;
+      for (var v = range.min; v <= range.max + 1; v++) {
+        var text = v <= range.max ? cautionAt(v) : undefined;
+        if (run && text !== run.text) {
+          marks.appendChild(el("li", "caution", [range.key + " " + (run.from === v - 1 ? run.from : run.from + " to " + (v - 1)) + ": " + run.text]));
+          run = null;
+        }
+        if (text && !run) run = {from: v, text: text};
+      }
+      function show() {
+        var v = Number(input.value);
+        var ok = input.value !== "" && Number.isInteger(v) && v >= range.min && v <= range.max;
+        play.disabled = !ok;
+        play.classList.remove("caution");
+        if (!ok) {
+          play.replaceChildren(range.key);
+          play.removeAttribute("data-action");
+          note.className = "range-note";
+          note.textContent = "a whole number from " + range.min + " to " + range.max;
+          return;
+        }
+        var a = actionOf(v), why = cautionAt(v);
+        play.setAttribute("data-action", JSON.stringify(a));
+        play.replaceChildren(el("span", "verb", [range.key]), " ", el("span", "value", [String(v)]));
+        play.title = describe(a) + (why ? " \u2014 " + why : "");
+        if (why) { play.classList.add("caution"); play.appendChild(el("span", "caution-mark", ["\u26a0"])); }
+        note.className = "range-note" + (why ? " caution" : "");
+        note.textContent = why ? range.key + " " + v + ": " + why : "from " + range.min + " to " + range.max;
+      }
+      function step(by) {
+        var v = Number(input.value);
+        v = Number.isInteger(v) && input.value !== "" ? v + by : range.min;
+        input.value = String(Math.max(range.min, Math.min(range.max, v)));
+        show();
+      }
+      less.addEventListener("click", function () { step(-1); });
+      more.addEventListener("click", function () { step(1); });
+      input.addEventListener("input", show);
+      input.addEventListener("keydown", function (e) {
+        if (e.key === "Enter") { e.preventDefault(); if (!play.disabled) play.click(); }
+      });
+      show();
+      var box = el("div", "action-group range", [label, less, input, more, play]);
+      return el("div", "range-box", [box, note, marks.children.length ? marks : null]);
+    }
+
     function turnLabel(table) {
       var s = table.seats[me];
       var b = s && s.badges.filter(function (x) { return x.kind === "turn"; })[0];
@@ -507,19 +593,27 @@
         if (!groups[shape]) { groups[shape] = []; order.push(shape); }
         groups[shape].push(a);
       });
+      var cautionOf = {};  // an action's JSON -> why the game marks it for this seat
+      (d.cautions || []).forEach(function (c) {
+        c.actions.forEach(function (i) { cautionOf[JSON.stringify(d.legal_actions[i])] = c.text; });
+      });
+      var ranged = null;  // the key of a number field, when there is one
       order.forEach(function (shape) {
         var list = groups[shape];
-        var numbers = list.length > 12 && list.every(function (a) {
-          var keys = Object.keys(a);
-          return keys.length === 1 && typeof a[keys[0]] === "number";
-        });
-        var box = el("div", "action-group" + (numbers ? " numbers" : ""));
-        if (numbers) box.appendChild(el("span", "group-label", [Object.keys(list[0])[0]]));
+        var range = rangeOf(list);
+        if (range) { ranged = range.key; actionsBox.appendChild(stepperEl(range, cautionOf)); return; }
+        var box = el("div", "action-group");
         list.forEach(function (a) {
-          var b = el("button", "action", numbers ? [String(a[Object.keys(a)[0]])] : actionKids(a));
+          var json = JSON.stringify(a);
+          var b = el("button", "action", actionKids(a));
           b.type = "button";
-          b.setAttribute("data-action", JSON.stringify(a));
+          b.setAttribute("data-action", json);
           b.title = describe(a);
+          if (cautionOf[json]) {
+            b.classList.add("caution");
+            b.appendChild(el("span", "caution-mark", ["\u26a0"]));
+            b.title += " \u2014 " + cautionOf[json];
+          }
           box.appendChild(b);
         });
         actionsBox.appendChild(box);
@@ -528,6 +622,9 @@
       if (hand.length && handUsed) {
         say(plays ? (rest.length ? "Click a card of your hand to play it, or an action below." : "Click a card of your hand to play it.")
                   : "Pick cards of your hand to narrow the actions below to those holding them, or click an action.");
+      } else if (ranged) {
+        say("Choose the " + ranged + " below (\u2212 and +, or type it), then play it with its button or Enter" +
+            (order.length > 1 ? "; or another action." : "."));
       } else {
         say(rest.length === 1 ? "One action below: click it to play it." : "Choose one of the actions below.");
       }
