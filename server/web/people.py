@@ -410,7 +410,7 @@ def person_table(match_id: str):
                      "events": f"/api/v1/matches/{match['id']}/events"}}
     return render("web/play_table.html", m=match, seat=seat, names=names, seat_names=seat_names, state=state,
                   regions=regions(n, seat), outcome=outcome, page=page, over=over, public=public,
-                  clocks=page["clocks"])
+                  clocks=page["clocks"], deal_in_play=over and due_twin(store(), match) is not None)
 
 
 def _clocks(match: dict) -> list[dict]:

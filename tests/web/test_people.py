@@ -328,10 +328,13 @@ def test_play_again_never_replays_a_deal_another_rotation_is_still_playing(clien
     store.set_match_status(ids[0], "running")
     finish(store, ids[0])
     store.set_match_status(ids[1], "running")
+    table_page = client.get(f"/play/{ids[0]}").get_data(as_text=True)
+    assert 'id="deal-in-play"' in table_page and "data-again" not in table_page
     refused = client.post(f"/play/{ids[0]}/again", data={"csrf": csrf}, headers={"Accept": "application/json"})
     assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "deal_in_play"
     assert sorted(store.bot_match_page(person, 100)[0]) == sorted([*ids, table[0]])  # nothing was made
     finish(store, ids[1])
+    assert "data-again" in client.get(f"/play/{ids[0]}").get_data(as_text=True)
     assert client.post(f"/play/{ids[0]}/again", data={"csrf": csrf}).status_code == 303
 
 
