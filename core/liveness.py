@@ -28,11 +28,12 @@ in the one form every timestamp has in the store, the API and the pages
 
 from __future__ import annotations
 
+import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from core.calls import CallError, post_signed
+from core import eventloop
+from core.calls import WAIT_SLACK_S, CallError, post_signed_async
 from core.store.keys import epoch_ms_of, now_ms
 
 #: a webhook bot whose last good answer is this recent (seconds), with no failure since, is online
@@ -44,8 +45,6 @@ POLL_ONLINE_S = 30 + 5
 PING_S = 2.0
 #: what is read of a ping's answer (nothing is kept)
 PING_BYTES = 4096
-#: pings made at once (creating a tournament pings all its webhook bots; so does a heartbeat)
-PINGERS = 16
 PING = {"type": "ping", "protocol": 1}
 #: the HTTP statuses of a server refusing the referee's signature
 REFUSED = (401, 403)
@@ -74,12 +73,13 @@ class Pinged:
         return (self.error or "unreachable").split(":", 1)[0]
 
 
-def ping(url: str, secret: str, public_only: bool = False, party: str | None = None) -> Pinged:
-    """Ping a webhook bot now (signed); what came back. `party`: the bot's account (it shares
-    the name resolvers fairly, core/calls.py)."""
+async def ping_async(url: str, secret: str, public_only: bool = False, party: str | None = None) -> Pinged:
+    """Ping a webhook bot now (signed), on the running loop; what came back within `PING_S`.
+    `party`: the bot's account (it shares the name resolvers fairly, core/calls.py)."""
     began = time.monotonic()
     try:
-        status, _ = post_signed(url, secret, PING, PING_S, PING_BYTES, public_only=public_only, party=party)
+        status, _ = await post_signed_async(url, secret, PING, PING_S, PING_BYTES, public_only=public_only,
+                                            party=party)
     except CallError as exc:
         return Pinged(False, None, None, f"{exc.kind}: {exc}")
     latency = int((time.monotonic() - began) * 1000)
@@ -91,13 +91,26 @@ def ping(url: str, secret: str, public_only: bool = False, party: str | None = N
     return Pinged(False, status, latency, error)
 
 
+def ping(url: str, secret: str, public_only: bool = False, party: str | None = None) -> Pinged:
+    """`ping_async`, run on the process's loop (core/eventloop.py) and waited for."""
+    return ping_all([("", url, secret, party)], public_only)[""]
+
+
 def ping_all(targets: list[tuple], public_only: bool = False) -> dict[str, Pinged]:
-    """Ping `(bot_id, url, secret[, account])` each, at once: `{bot_id: Pinged}`."""
+    """Ping `(bot_id, url, secret[, account])` each, all at once on the process's loop (a ping
+    waiting holds no thread): `{bot_id: Pinged}`."""
     if not targets:
         return {}
-    with ThreadPoolExecutor(max_workers=min(PINGERS, len(targets)), thread_name_prefix="ping") as pool:
-        found = pool.map(lambda t: ping(t[1], t[2], public_only, t[3] if len(t) > 3 else None), targets)
-        return {t[0]: pinged for t, pinged in zip(targets, found, strict=True)}
+
+    async def each() -> list[Pinged]:
+        return await asyncio.gather(*(ping_async(t[1], t[2], public_only, t[3] if len(t) > 3 else None)
+                                      for t in targets))
+
+    try:
+        found = eventloop.run(each(), PING_S + WAIT_SLACK_S)
+    except TimeoutError:  # the loop itself did not finish them: no answer either way
+        found = [Pinged(False, None, None, "timeout: no complete answer before the deadline")] * len(targets)
+    return {t[0]: pinged for t, pinged in zip(targets, found, strict=True)}
 
 
 def note(store, bot_id: str, pinged: Pinged) -> None:
