@@ -420,9 +420,10 @@ class Client:
                                  f"{method} {path}: the answer is not JSON") from None
 
     # accounts and bots
-    def create_account(self, name: str) -> Account:
-        """A new account; its token is shown once — the client keeps it if it had none."""
-        raw = self.request("POST", "/accounts", {"name": name})
+    def create_account(self, name: str, invite: str | None = None) -> Account:
+        """A new account; its token is shown once — the client keeps it if it had none. On a
+        platform whose sign-up is by invite only, `invite` is the code its admin gave you."""
+        raw = self.request("POST", "/accounts", {"name": name} if invite is None else {"name": name, "invite": invite})
         if not self.token:
             self.token = raw["token"]
         return Account(raw["id"], raw["name"], raw["token"], raw)

@@ -66,3 +66,20 @@ def test_the_accounts_limit_says_when_to_retry_and_that_a_token_can_be_reused(re
     finally:
         server.close()
         reset_db(redis_url)
+
+
+def test_create_account_takes_an_invite_when_sign_up_is_by_invite_only(redis_url):
+    from server import create_app
+
+    app = create_app({"REDIS_URL": redis_url, "RATELIMIT_ENABLED": False, "SIGNUP": "invite"})
+    _, code = app.extensions["cardarena.store"].create_invite("for ann")
+    server = serve_in_thread(app, threads=4)
+    try:
+        with pytest.raises(CardarenaError) as refused:
+            Client(server.url).create_account("ann")
+        assert refused.value.status == 403 and refused.value.code == "invite_required"
+        with Client(server.url) as client:
+            account = client.create_account("ann", invite=code)
+            assert client.token == account.token and account.name == "ann"
+    finally:
+        server.close()
