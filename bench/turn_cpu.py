@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/turn_cpu.py [--decisions 2000] [--clients 4] [--against DIR]
 
-Starts a private Redis and `python -m server.serve` (what `cardarena serve`
-runs: gevent's pywsgi, the app as deployed, rate limits on) on loopback, then
+Starts a private Redis and `cardarena serve` (gevent's pywsgi, the app as
+deployed, rate limits on; it re-executes itself in the same process, whose CPU
+is read) on loopback, then
 plays `--decisions` polling decisions from `--clients` tables at once: the
 referee's side publishes each through the store (`await_answer`, as the
 match runner does), the bot long-polls `GET /bots/me/turns?wait=5` and posts
@@ -160,7 +161,7 @@ def main() -> int:
     parser.add_argument("--against", default=None, help="a second copy of the code to measure right after")
     args = parser.parse_args()
     assert GAME in games.names()
-    serve = ["-m", "server.serve", "--host", "127.0.0.1"]
+    serve = ["-m", "cardarena.cli", "serve", "--host", "127.0.0.1"]
     with EmbeddedRedis() as server:
         bare = measure("bare gevent pywsgi (fixed JSON, GET + POST)", ["-c", BARE], HERE, server, args.clients,
                        min(args.decisions, 500), real=False)  # ~20 ms a round (delayed ACKs), little CPU
