@@ -21,6 +21,10 @@ in the one form every timestamp has in the store, the API and the pages
   within `POLL_ONLINE_S` (the API notes it seen when a poll starts and when
   it ends: server/api/turns.py), `offline` otherwise;
 * an in-process (`python`) bot runs inside the workers: always `online`;
+* a **hosted** bot is `online` when its latest code answered its probe
+  decision (`core/sandbox.py` `probe`, at registration and at each new
+  version), `rejected` otherwise (why: its traceback, shown to its owner
+  only, never in `status_reason`);
 * a retired bot is `offline`: it plays no new match.
 
 `status_reason` says why a bot is not online, in words its author can act on.
@@ -51,6 +55,9 @@ REFUSED = (401, 403)
 STATUSES = ("online", "rejected", "offline")
 REJECTED_REASON = ("the signature was refused — check the secret: the bot's server must be given "
                    "the secret POST /bots returned for this bot")
+
+PROBE_REJECTED_REASON = ("its code did not answer its probe decision with a legal action: its owner sees "
+                         "why in GET /bots/{id} (probe_error); upload a new version")
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,10 @@ def judge(bot: dict, now: int) -> tuple[str, str | None]:
         return "offline", "retired: it plays no new match"
     kind = bot.get("kind")
     if kind == "python":
+        return "online", None
+    if kind == "hosted":
+        if bot.get("probe_failure"):
+            return "rejected", PROBE_REJECTED_REASON
         return "online", None
     seen, failed = epoch_ms_of(bot.get("last_seen")), epoch_ms_of(bot.get("last_failed"))
     if kind == "polling":

@@ -444,3 +444,43 @@ def _write_all(stream, data: bytes, until: float) -> None:
                 view = view[os.write(fd, view):]
             except BlockingIOError:
                 pass
+
+
+# -- the probe at registration --------------------------------------------------------
+
+#: a probe decision's CPU time (ms): the platform's default move time
+PROBE_MS = 2000
+
+
+def probe(code_dir: str, entrypoint: str, game: str) -> str | None:
+    """Start the code in a sandbox and ask it the first decision of a match of `game`: None if it
+    answered a legal action, else why not (the traceback of its import or its decision, for its
+    owner). `SandboxError` (not the bot's) if no sandbox could be started at all."""
+    import games
+    from sdk.referee import MatchReferee, listed_action
+
+    ref = MatchReferee(game, games.get(game).ladder_seats, 1, {}, 1, PROBE_MS, 0)
+    decision = ref.decision("probe")
+    box = Sandbox(code_dir, entrypoint)
+    try:
+        try:
+            box.start()
+        except SandboxError as exc:
+            if exc.bot_failed:
+                return f"its code did not load:\n{exc}"
+            raise
+        line, _, problem = box.exchange(decision, PROBE_MS, 3 * PROBE_MS / 1000)
+    finally:
+        box.kill()
+    if problem is not None:
+        return {"timeout": f"no answer to the probe decision within {PROBE_MS} ms of CPU time",
+                "too_large": f"an answer over {MAX_LINE // 1024} KB",
+                "died": "its process ended during the probe decision"}[problem]
+    answer = _parse(line)
+    if answer is None:
+        return "its answer was not a JSON object"
+    if "error" in answer:
+        return f"its decision raised:\n{answer['error']}"
+    if "action" not in answer or listed_action(decision["legal_actions"], answer["action"]) is None:
+        return f"its answer to the probe decision is not one of its legal actions: {str(answer)[:200]}"
+    return None

@@ -11,7 +11,7 @@ bot is POSTed (docs/api.md §3):
 * first it reports `{"ready": true}`, or `{"error": "<traceback>"}` when the
   bot's code does not import or names no `sdk.Bot` subclass, and ends;
 * then, for each line it reads: a decision -> `{"action": …}` (and `"debug"`
-  when the bot wrote some), or `{"error": "<what it raised>"}`; a `match_over`
+  when the bot wrote some), or `{"error": "<the traceback of what it raised>"}`; a `match_over`
   or a `ping` -> `{"ok": true}`.
 
 The bot is handed its messages by `sdk.protocol.BotHooks`, as `sdk.serve`
@@ -76,8 +76,9 @@ def answer(hooks: BotHooks, line: bytes) -> dict:
         try:
             out = hooks.answer(message)
             json.dumps(out)
-        except BotFailed as exc:
-            return {"error": str(exc)}
+        except BotFailed as exc:  # what it raised, and where: for its owner
+            cause = exc.__cause__ or exc
+            return {"error": report("".join(traceback.format_exception(cause)))}
         except (TypeError, ValueError) as exc:
             return {"error": f"the action is not JSON: {exc}"}
         return out

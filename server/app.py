@@ -114,6 +114,7 @@ def build_app(config: dict | None = None) -> Flask:
     _check_schema(app, client)
     app.extensions["cardarena.poll_slots"] = threading.BoundedSemaphore(max(1, int(app.config["LONG_POLL_SLOTS"])))
 
+    _init_uploads(app)
     _init_json(app)
     _init_unavailable(app)
     headers.install(app)  # before the limiter: its hooks then run after the limiter's
@@ -259,6 +260,17 @@ class SafeJSONProvider(DefaultJSONProvider):
 
     def loads(self, s, **kwargs):
         return safe_loads(s)
+
+
+def _init_uploads(app: Flask) -> None:
+    """A hosted bot's code (`server.api.bots.UPLOAD_VIEWS`) may be a larger body than the rest:
+    up to `UPLOAD_BODY`, raised before any hook reads the body."""
+    from server.api.bots import UPLOAD_BODY, UPLOAD_VIEWS
+
+    @app.before_request
+    def allow_code_uploads() -> None:
+        if (request.endpoint or "").rpartition(".")[2] in UPLOAD_VIEWS and request.method == "POST":
+            request.max_content_length = UPLOAD_BODY
 
 
 def _init_json(app: Flask) -> None:

@@ -160,7 +160,7 @@ def names_key(game: str) -> str:
 
 
 PUBLIC_FIELDS = (
-    "id", "name", "game", "kind", "owner", "url", "entrypoint", "code",
+    "id", "name", "game", "kind", "owner", "url", "entrypoint", "code", "probe_failure",
     "created", "retired", "matches", "wins", "rated_matches", "rated_wins", "faults", "last_seen", "last_failed",
     "last_failure", "last_noted", "forfeit_streak",
     "max_concurrent", "version", "version_created", "accepts", "ladder", "person",
@@ -524,6 +524,14 @@ class Bots:
                         converted += 1
             pipe_out.execute()
         return converted
+
+    def note_probe(self, bot_id: str, failure: str | None) -> None:
+        """What a hosted bot's code did with its probe decision (core/liveness.py): answered
+        (None), or how it failed — its own traceback, which only its owner is shown."""
+        if failure is None:
+            self.r.hdel(f"bot:{bot_id}", "probe_failure")
+        else:
+            self.r.hset(f"bot:{bot_id}", "probe_failure", json.dumps(failure))
 
     def claim_ping(self, bot_id: str, quiet_ms: int) -> bool:
         """Whether the heartbeat may ping the bot now: nothing was learnt of it for `quiet_ms`

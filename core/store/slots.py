@@ -29,8 +29,9 @@ from core.store.keys import text
 
 #: a bot's slots when it did not say (docs/api.md §5)
 DEFAULT_MAX_CONCURRENT = 4
-#: the kinds of bot whose matches take slots: those running on their authors' machines
-SLOTTED = ("webhook", "polling")
+#: the kinds of bot whose matches take slots: those running on their authors' machines, and hosted
+#: bots (a sandboxed process per match: an author's bot is in at most its max_concurrent at once)
+SLOTTED = ("webhook", "polling", "hosted")
 
 #: The slots step: KEYS[1..n] each bot's playing set, KEYS[n+1..2n] each bot's waiting set,
 #: KEYS[2n+1] `slots:waiting`; ARGV: the match id, the prefix of a match's lease key, now (s),

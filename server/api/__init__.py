@@ -9,6 +9,7 @@ from server.api import (
     events,
     exports,
     games,
+    health,
     invites,
     lists,
     matches,
@@ -18,7 +19,7 @@ from server.api import (
 )
 
 BLUEPRINTS = [games.blp, rankings.blp, accounts.blp, bots.blp, turns.blp, matches.blp, tournaments.blp, lists.blp,
-              events.blp, exports.blp, comparisons.blp, invites.blp]
+              events.blp, exports.blp, comparisons.blp, invites.blp, health.blp]
 
 #: OpenAPI components no operation names directly (the event streams' data)
 SCHEMAS = dict(events.SCHEMAS)

@@ -7,10 +7,11 @@ and whether it is `paused` from rated play (core/store/bots.py PROBATION:
 forfeiting 5 ladder matches in a row) until its owner resumes it, and whether it
 is on its game's `ladder` (the matchmaker pairs it: worker/matchmaker.py).
 
-Three kinds: `webhook` (the worker POSTs each decision to `url`), `polling`
-(the bot long-polls `GET /bots/me/turns`) and `python` (in-process code the
-operator installed, named `module:Class`; only the admin registers those,
-since it runs inside the workers).
+Four kinds: `hosted` (code its author uploads, run by the platform in a
+sandbox: core/sandbox.py, core/hosted_code.py), `webhook` (the worker POSTs
+each decision to `url`), `polling` (the bot long-polls `GET /bots/me/turns`)
+and `python` (in-process code the operator installed, named `module:Class`;
+only the admin registers those, since it runs inside the workers).
 
 A bot's code changes by versions (`POST /bots/{id}/versions`): each is rated on
 its own, matches record the one that played, and a webhook or in-process
@@ -29,12 +30,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import marshmallow as ma
-from flask import current_app, request
+from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import validate
 from redis.exceptions import LockError
 
-from core import liveness
+from core import hosted_code, liveness, sandbox
 from core.ratings import kind_of
 from core.store.bots import ACCEPTS, PROBATION, NameTaken, accepts_of, is_paused, on_ladder
 from core.store.keys import now_ms
@@ -52,7 +53,7 @@ from server.api.common import (
     next_cursor_field,
 )
 from server.api.matches import KIND_DESCRIPTION, are_public
-from server.auth import is_admin, require_account_or_admin, store
+from server.auth import current_account, is_admin, require_account_or_admin, store
 from server.errors import fail
 
 blp = Blueprint("bots", __name__, description="Bots: webhook, polling or in-process")
@@ -65,7 +66,15 @@ MAX_VERSIONS = 1000
 #: platform with them. A new version is the same bot.
 MAX_BOTS_PER_ACCOUNT = 100
 
-KINDS = ("webhook", "polling", "python")
+KINDS = ("hosted", "webhook", "polling", "python")
+#: the views that take a hosted bot's code, and the body they may have (its base64, and the rest)
+UPLOAD_VIEWS = ("create_bot", "new_version")
+UPLOAD_BODY = 2 * hosted_code.MAX_BYTES
+CODE_DESCRIPTION = ("hosted bots: base64 of one Python file (stored as the entrypoint's module, e.g. mybot.py) "
+                    f"or of a zip of a package; at most {hosted_code.MAX_BYTES} bytes packed and unpacked, "
+                    f"{hosted_code.MAX_FILES} files, no symlinks, no absolute or .. paths")
+ENTRYPOINT_DESCRIPTION = ("python bots: module:Class (admin only); hosted bots: the uploaded code's "
+                          "module:Class, e.g. mybot:MyBot")
 LADDER_DESCRIPTION = ("on its game's ladder: the platform's matchmaker pairs it (while it is online, not "
                       "paused, with a free slot) in rated matches against bots of similar strength; false "
                       "takes it off the ladder and its rankings (default true)")
@@ -80,7 +89,8 @@ class BotRequestSchema(ma.Schema):
     url = ma.fields.String(validate=validate.Length(min=1, max=2000),
                            metadata={"description": "webhook bots: where decisions are POSTed"})
     entrypoint = ma.fields.String(validate=validate.Length(min=3, max=200),
-                                  metadata={"description": "python bots: module:Class (admin only)"})
+                                  metadata={"description": ENTRYPOINT_DESCRIPTION})
+    code = ma.fields.String(metadata={"description": CODE_DESCRIPTION})
     max_concurrent = ma.fields.Integer(strict=True, load_default=DEFAULT_MAX_CONCURRENT, validate=MAX_CONCURRENT,
                                        metadata={"description": "the most matches it plays at once"})
     accepts = ma.fields.String(load_default="everyone", validate=validate.OneOf(ACCEPTS),
@@ -107,7 +117,9 @@ class NewVersionSchema(ma.Schema):
     url = ma.fields.String(validate=validate.Length(min=1, max=2000), metadata={
         "description": "webhook bots: where the new version is reached (default: the same URL)"})
     entrypoint = ma.fields.String(validate=validate.Length(min=3, max=200), metadata={
-        "description": "python bots: the new version's module:Class (admin only; default: the same)"})
+        "description": "python bots: the new version's module:Class (admin only; default: the same); "
+                       "hosted bots: its code's module:Class (default: the same)"})
+    code = ma.fields.String(metadata={"description": CODE_DESCRIPTION + " (required for a hosted bot)"})
 
 
 class VersionCreatedSchema(ma.Schema):
@@ -141,9 +153,11 @@ class BotSchema(ma.Schema):
                        "puts it in more)"})
     status = ma.fields.String(required=True, validate=validate.OneOf(liveness.STATUSES), metadata={
         "description": "online: a webhook bot's last ping or answer, within 90 s, succeeded (it is pinged when "
-                       "not called for 30 s); a polling bot has a long-poll open or ended within 30 s. "
-                       "rejected: the webhook answered 401 or 403 (the signature was refused: check the "
-                       "secret). offline: otherwise"})
+                       "not called for 30 s); a polling bot has a long-poll open or ended within 30 s; a "
+                       "hosted bot's latest code answered its probe decision. rejected: the webhook "
+                       "answered 401 or 403 (the signature was refused: check the secret), or a hosted "
+                       "bot's code did not answer its probe decision (its owner sees probe_error). "
+                       "offline: otherwise"})
     status_reason = ma.fields.String(allow_none=True, required=True, metadata={
         "description": "why it is not online, in words its author can act on (null when online)"})
     last_seen = ma.fields.String(allow_none=True, required=True, metadata={
@@ -161,6 +175,9 @@ class BotSchema(ma.Schema):
 
 
 class BotDetailSchema(BotSchema):
+    probe_error = ma.fields.String(allow_none=True, metadata={
+        "description": "a hosted bot whose code did not answer its probe decision: why (its traceback); "
+                       "shown to its owner and the admin only, null for everyone else"})
     faults_by_kind = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer(), required=True,
                                     metadata={"description": "its faults over its last 100 matches, by kind"})
     versions = ma.fields.List(ma.fields.Nested(VersionSchema), required=True,
@@ -202,29 +219,34 @@ class BotQuerySchema(PageQuerySchema):
 @blp.post("/bots")
 @blp.arguments(BotRequestSchema)
 @blp.response(201, NewBotSchema)
-@errors(blp, 401, 403, 409, 422, 429)
+@errors(blp, 401, 403, 409, 413, 422, 429, 503)
 def create_bot(body):
     """Register a bot; its secret is in this answer only (409 `too_many_bots` beyond an account's
-    100 active bots; a webhook bot's ping counts against the account's ping budget, 429 beyond)."""
+    100 active bots; a webhook bot's ping and a hosted bot's probe count against the account's
+    ping budget, 429 beyond). A hosted bot's code is checked (413 `too_large`, 422 `bad_code`)
+    and asked a probe decision in its sandbox (503 `sandbox_unavailable` where there is none)."""
     account = require_account_or_admin()
     game = game_or_422(body["game"]).name
-    kind, url, entrypoint = body["kind"], body.get("url"), body.get("entrypoint")
+    kind, url, entrypoint, code = body["kind"], body.get("url"), body.get("entrypoint"), body.get("code")
     if kind != "webhook" and url is not None:
         fail(422, "invalid", f"url is only for webhook bots, not {kind}")
-    if kind != "python" and entrypoint is not None:
-        fail(422, "invalid", f"entrypoint is only for python bots, not {kind}")
+    if kind not in ("python", "hosted") and entrypoint is not None:
+        fail(422, "invalid", f"entrypoint is only for python and hosted bots, not {kind}")
+    if kind != "hosted" and code is not None:
+        fail(422, "invalid", f"code is only for hosted bots, not {kind}")
     if kind == "webhook":
         _check_url(url)
     if kind == "python":
         if not is_admin():
             fail(403, "forbidden", "only the admin registers in-process python bots")
         _check_entrypoint(entrypoint, game)
+    digest = _stored_code(code, entrypoint) if kind == "hosted" else None
     owner = account["id"] if account else "admin"
     s = store()
     with _registering(s, account):
         try:
             bot, secret = s.create_bot(owner, body["name"], game, kind, url=url, entrypoint=entrypoint,
-                                       max_concurrent=body["max_concurrent"],
+                                       code=digest, max_concurrent=body["max_concurrent"],
                                        accepts=body["accepts"], ladder=body["ladder"])
         except NameTaken as exc:
             fail(409, "name_taken", f"an active {game} bot is already named {body['name']!r} "
@@ -233,9 +255,41 @@ def create_bot(body):
     if kind == "webhook":
         pinged = ping_bots([bot]).get(bot["id"])
         reachable = pinged.reachable
+    if kind == "hosted":
+        reachable = _probe(bot["id"], digest, entrypoint, game)
     bot = shown(s.get_bot(bot["id"]))
     return {**bot, "secret": secret, "reachable": reachable,
             "warnings": liveness.registration_warnings(bot, pinged)}
+
+
+def _sandbox_or_503() -> None:
+    reason = sandbox.unavailable()
+    if reason is not None:
+        fail(503, "sandbox_unavailable", f"hosted bots cannot run on this platform now: {reason}")
+
+
+def _stored_code(code: str | None, entrypoint: str | None) -> str:
+    """A hosted bot's upload checked and stored (core/hosted_code.py); its sha256. 503 first where
+    no sandbox can run it: nothing is stored that cannot run."""
+    if code is None or entrypoint is None:
+        fail(422, "invalid", "a hosted bot needs its code (base64) and its entrypoint, module:Class")
+    _sandbox_or_503()
+    try:
+        files = hosted_code.files_of(code, entrypoint)
+    except hosted_code.BadCode as exc:
+        fail(413 if exc.code == "too_large" else 422, exc.code, str(exc))
+    return hosted_code.store(files)
+
+
+def _probe(bot_id: str, digest: str, entrypoint: str, game: str) -> bool:
+    """Ask the stored code a probe decision in its sandbox and note the outcome (its status);
+    whether it answered. 503 `sandbox_unavailable` if no sandbox started at all."""
+    try:
+        failure = sandbox.probe(hosted_code.runnable_dir(digest), entrypoint, game)
+    except sandbox.SandboxError as exc:
+        fail(503, "sandbox_unavailable", f"the sandbox did not start: {exc}")
+    store().note_probe(bot_id, failure)
+    return failure is None
 
 
 #: the views that may ping a webhook URL: always (ping), or when the body names a url
@@ -243,13 +297,15 @@ PINGING_VIEWS = ("create_bot", "update_bot", "new_version")
 
 
 def pings_a_url() -> bool:
-    """Whether this request may send a ping to a URL the caller chose (server/app.py counts
-    these per account: each is an outgoing request the platform makes on the caller's say)."""
+    """Whether this request may send a ping to a URL the caller chose, or probe a hosted bot's
+    code (server/app.py counts these per account: each is work the platform does on the
+    caller's say: an outgoing request, a sandbox started)."""
     view = (request.endpoint or "").rpartition(".")[2]
     if is_admin() or view not in ("ping_bot", *PINGING_VIEWS):
         return False
     body = request.get_json(silent=True) if view != "ping_bot" else None
-    return view == "ping_bot" or (isinstance(body, dict) and body.get("url") is not None)
+    return view == "ping_bot" or (isinstance(body, dict) and (body.get("url") is not None
+                                                              or body.get("code") is not None))
 
 
 @contextmanager
@@ -348,7 +404,9 @@ def list_bots(query):
 def get_bot(bot_id: str):
     """Public bot info: rating, record, liveness, faults by kind (never the secret)."""
     bot = _bot_or_404(bot_id)
-    return {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id), "versions": store().bot_versions(bot)}
+    mine = is_admin() or (current_account() or {}).get("id") == bot["owner"]
+    return {**shown(bot), "faults_by_kind": store().faults_by_kind(bot_id), "versions": store().bot_versions(bot),
+            "probe_error": bot.get("probe_failure") if mine else None}
 
 
 @blp.patch("/bots/<string:bot_id>")
@@ -381,31 +439,57 @@ def apply_update(bot: dict, body: dict) -> dict:
 @blp.post("/bots/<string:bot_id>/versions")
 @blp.arguments(NewVersionSchema)
 @blp.response(201, VersionCreatedSchema)
-@errors(blp, 401, 403, 404, 409, 422, 429)
+@errors(blp, 401, 403, 404, 409, 413, 422, 429, 503)
 def new_version(body, bot_id: str):
-    """Start the bot's next version (its owner; a python bot's entrypoint: the admin). Matches
-    created from now on play it, rated on its own; the earlier versions stay reachable as they
-    were, for comparisons (POST /comparisons with the bot as candidate and baseline)."""
+    """Start the bot's next version (its owner; a python bot's entrypoint: the admin; a hosted
+    bot's new code, probed as at registration). Matches created from now on play it, rated on
+    its own; the earlier versions stay reachable as they were, for comparisons (POST
+    /comparisons with the bot as candidate and baseline)."""
     bot = _owned_or_403(bot_id, "version")
     if bot["retired"]:
         fail(409, "retired_bot", f"bot {bot_id!r} is retired: register a new bot")
-    url, entrypoint = body.get("url"), body.get("entrypoint")
+    url, entrypoint, code = body.get("url"), body.get("entrypoint"), body.get("code")
     if url is not None:
         if bot["kind"] != "webhook":
             fail(422, "invalid", f"url is only for webhook bots, not {bot['kind']}")
         _check_url(url)
-    if entrypoint is not None:
-        if bot["kind"] != "python":
-            fail(422, "invalid", f"entrypoint is only for python bots, not {bot['kind']}")
+    if code is not None and bot["kind"] != "hosted":
+        fail(422, "invalid", f"code is only for hosted bots, not {bot['kind']}")
+    if entrypoint is not None and bot["kind"] == "python":
         if not is_admin():
             fail(403, "forbidden", "only the admin names in-process python code")
         _check_entrypoint(entrypoint, bot["game"])
+    elif entrypoint is not None and bot["kind"] != "hosted":
+        fail(422, "invalid", f"entrypoint is only for python and hosted bots, not {bot['kind']}")
+    if bot["kind"] == "hosted" and code is None:
+        fail(422, "invalid", "a hosted bot's new version needs its code (base64)")
     if version_of(bot) >= MAX_VERSIONS:
         fail(422, "too_many_versions", f"a bot has at most {MAX_VERSIONS} versions: register a new bot")
-    version = store().new_version(bot_id, url=url, entrypoint=entrypoint)
+    digest = None
+    if code is not None:
+        entrypoint = entrypoint or bot.get("entrypoint")
+        digest = _stored_code(code, entrypoint)
+    version = store().new_version(bot_id, url=url, entrypoint=entrypoint, code=digest)
     if url is not None:
         ping_bots([store().get_bot(bot_id)])
+    if digest is not None:
+        _probe(bot_id, digest, entrypoint, bot["game"])
     return {"bot": bot_id, "version": version}
+
+
+@blp.get("/bots/<string:bot_id>/versions/<int:version>/code")
+@blp.response(200, {"type": "string", "format": "binary"}, content_type="application/zip")
+@errors(blp, 401, 403, 404)
+def version_code(bot_id: str, version: int):
+    """A hosted bot's code as that version was uploaded, as one zip (its owner and the admin
+    only): an upload of one file is that file under the entrypoint's module's name."""
+    bot = _owned_or_403(bot_id, "download the code of")
+    record = store().version_record(bot_id, version) if 1 <= version <= version_of(bot) else None
+    data = hosted_code.packed(record["code"]) if record and record.get("code") else None
+    if data is None:
+        fail(404, "not_found", f"bot {bot_id!r} has no uploaded code as version {version}")
+    return Response(data, mimetype="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="{bot_id}-v{version}.zip"'})
 
 
 @blp.post("/bots/<string:bot_id>/resume")

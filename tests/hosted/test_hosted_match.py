@@ -127,3 +127,19 @@ def test_a_parked_process_unused_for_its_idle_time_is_killed(store):
     assert hosted.reap(time.monotonic()) == 0
     assert hosted.reap(time.monotonic() + hosted.IDLE_S + 1) == 1
     assert hosted.parked() == [] and sandbox_processes() == []
+
+
+def test_what_its_code_raised_reaches_its_owner_only_never_the_public_log(store):
+    match, log = play(store, """
+from sdk import Bot
+
+class MyBot(Bot):
+    def act(self, view, legal_actions):
+        raise ValueError("<b>my words</b>")
+""")
+    faults = [e["fault"] for e in log if e["seat"] == 0 and e.get("fault") != "forfeited" and "fault" in e]
+    assert faults == ["bot_error: its code raised an exception (its owner sees it in the turn's debug notes)"] * 2
+    assert "my words" not in str(log) and "my words" not in str(match)
+    notes = store.debug_notes(match["id"], [0])
+    assert notes and notes[0]["text"].splitlines()[-1] == "ValueError: <b>my words</b>"
+    assert "Traceback" in notes[0]["text"] and "mybot.py" in notes[0]["text"]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from core import hosted_code
 from core.jsonsafe import JSONTooComplex, safe_loads
 from core.sandbox import MAX_LINE, Sandbox, SandboxError
-from sdk.debug import debug_text
+from sdk.debug import MAX_DEBUG, debug_text
 from sdk.faults import clean, fault
 from worker.drivers.base import Driver, Reply
 
@@ -45,6 +45,9 @@ DEATHS_SURVIVED = 1
 #: processes parked between a match's runs, per worker process, and how long one waits unused
 KEPT = 64
 IDLE_S = 60.0
+#: the fault of a decision the bot's code raised in: what it raised is its own text, kept in the
+#: turn's debug notes (its owner's only), never in the public log
+RAISED = "its code raised an exception (its owner sees it in the turn's debug notes)"
 #: how long a `match_over` may take (best effort)
 MATCH_OVER_S = 1.0
 
@@ -147,8 +150,9 @@ def read_line(line: bytes, spent: int) -> Reply:
         answer = safe_loads(line)
     except (JSONTooComplex, ValueError) as exc:
         return Reply(fault=fault("bad_answer", f"the answer is not JSON: {exc}"), ms=spent)
-    if isinstance(answer, dict) and "error" in answer:
-        return Reply(fault=fault("bot_error", answer["error"]), ms=spent)
+    if isinstance(answer, dict) and "error" in answer:  # its own words go to its owner only
+        error = str(answer["error"])
+        return Reply(fault=fault("bot_error", RAISED), debug=debug_text(error[-MAX_DEBUG:]), ms=spent)
     if not isinstance(answer, dict) or "action" not in answer:
         return Reply(fault=fault("bad_answer", 'expected {"action": ...}'), ms=spent)
     return Reply(action=answer["action"], debug=debug_text(answer.get("debug")), ms=spent)
