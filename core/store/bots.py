@@ -201,6 +201,13 @@ def is_paused(bot: dict) -> bool:
     return int(bot.get("forfeit_streak") or 0) >= PROBATION
 
 
+def paused_reason(bot: dict) -> str:
+    """Why a paused bot plays no rated match, and how its owner resumes it (its `status_reason`)."""
+    return (f"paused: it forfeited {PROBATION} ladder matches in a row, so the ladder pairs it with "
+            f"nobody and it enters no rated match until its owner resumes it: POST "
+            f"/api/v1/bots/{bot['id']}/resume (Client.resume_bot)")
+
+
 def on_ladder(bot: dict) -> bool:
     """Whether the bot is on its game's ladder (`ladder`; a bot registered before the flag is)."""
     return bot.get("ladder") is not False

@@ -37,7 +37,7 @@ from redis.exceptions import LockError
 
 from core import hosted_code, liveness, sandbox
 from core.ratings import kind_of
-from core.store.bots import ACCEPTS, PROBATION, NameTaken, accepts_of, is_paused, on_ladder
+from core.store.bots import ACCEPTS, PROBATION, NameTaken, accepts_of, is_paused, on_ladder, paused_reason
 from core.store.keys import now_ms
 from core.store.slots import DEFAULT_MAX_CONCURRENT
 from core.store.versions import match_versions, version_of
@@ -159,7 +159,8 @@ class BotSchema(ma.Schema):
                        "bot's code did not answer its probe decision (its owner sees probe_error). "
                        "offline: otherwise"})
     status_reason = ma.fields.String(allow_none=True, required=True, metadata={
-        "description": "why it is not online, in words its author can act on (null when online)"})
+        "description": "why it is not online, or online but paused (`paused: …`, with how to resume it), "
+                       "in words its author can act on (null when online and not paused)"})
     last_seen = ma.fields.String(allow_none=True, required=True, metadata={
         "description": "when it last answered anything (ISO 8601 UTC to the ms, as every timestamp)"})
     last_failed = ma.fields.String(allow_none=True, required=True, metadata={
@@ -357,6 +358,8 @@ def shown(bot: dict) -> dict:
     """A bot's stored record as the API shows it: with `status`, `status_reason`, `last_seen`
     and `paused`."""
     state, reason = liveness.judge(bot, now_ms())
+    if is_paused(bot) and not bot.get("retired"):  # said first: it is what keeps the bot from the ladder
+        reason = paused_reason(bot) + (f"; and it {reason}" if reason else "")
     return {**bot, "max_concurrent": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT),
             "status": state, "status_reason": reason, "last_seen": bot.get("last_seen"),
             "last_failed": bot.get("last_failed"), "last_failure": bot.get("last_failure"),

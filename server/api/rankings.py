@@ -39,6 +39,9 @@ class RankingSchema(ma.Schema):
                        "bot's (every bot ranked between them overlaps it too); null when no bot above does"})
     ladder_matches = ma.fields.Integer(required=True, metadata={
         "description": "ladder matches this version finished (counted when the last rotation of each deal is over)"})
+    paused = ma.fields.Boolean(required=True, metadata={
+        "description": "paused (ladder matches forfeited in a row): it keeps its place but is paired by nobody "
+                       "until its owner resumes it"})
     provisional = ma.fields.Boolean(required=True, metadata={
         "description": f"its σ is above {PROVISIONAL_SIGMA:.4g} (25/3 × 0.5): too few matches to trust its place yet"})
 
