@@ -56,7 +56,10 @@ blp = Blueprint("turns", __name__, description="Polling bots fetch and answer th
 
 #: the longest long-poll (docs/api.md Limits)
 MAX_WAIT_S = 30
-#: the longest `error` a polling bot may report (the fault keeps at most 200 characters of it)
+#: the public fault's detail when a polling bot reports it failed: no text of a bot reaches a public
+#: record, so what it said goes to its owner's debug output
+REPORTED_FAILURE = "the bot said it failed (what it said is in its owner's debug output)"
+#: the longest `error` a polling bot may report
 MAX_ERROR = 1000
 
 
@@ -114,7 +117,8 @@ class WaitSchema(ma.Schema):
 class AnswerSchema(ma.Schema):
     action = ma.fields.Dict(metadata={"description": "one of the decision's legal_actions"})
     error = ma.fields.String(validate=validate.Length(min=1, max=MAX_ERROR), metadata={
-        "description": "instead of an action: the bot failed (its exception), a bot_error fault at once"})
+        "description": "instead of an action: the bot failed (its exception), a bot_error fault at once; the "
+                       "text goes to the seat's debug output, its owner's only, never to the public log"})
     debug = ma.fields.Raw(metadata={
         "description": "the bot's debug text for this turn (≤ 1,000 characters kept, the rest cut; not a "
                        "string: ignored), shown to the bot's owner only"})
@@ -238,7 +242,7 @@ def answer_turn(match_id: str, turn: int):
     action is played; an illegal one is a fault recorded now, with the
     engine's reason, the referee playing the first legal action — and the
     answer is 422 with that reason; `{"error": text}` is a `bot_error` fault
-    now. Each is charged the time from the decision's publication to now.
+    now, its text kept with the seat's debug output (its owner's only). Each is charged the time from the decision's publication to now.
     """
     body = arguments(blp, ANSWER)
     s, credential = store(), polling_credential()
@@ -256,9 +260,10 @@ def answer_turn(match_id: str, turn: int):
     if record is None:
         not_pending(s, credential.bot["id"], match_id, turn)
     g.turn_traffic_useful = True  # an answer to a pending decision, whatever its judgement
-    if "error" in body:
-        entry = settle_answer(s, record, match_id, failure=fault("bot_error", body["error"]),
-                              debug=debug_text(body.get("debug")), waiting=waiting)
+    if "error" in body:  # its words are its owner's only, kept with its debug output, as a webhook's body is
+        debug = debug_text("\n".join(t for t in (body.get("debug"), f"the bot failed: {body['error']}") if t))
+        entry = settle_answer(s, record, match_id, failure=fault("bot_error", REPORTED_FAILURE), debug=debug,
+                              waiting=waiting)
     else:
         entry = settle_answer(s, record, match_id, action=body["action"], debug=debug_text(body.get("debug")),
                               waiting=waiting)

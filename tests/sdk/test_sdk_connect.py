@@ -12,6 +12,7 @@ import pytest
 
 import sdk
 from sdk import Bot, CardarenaError, connect
+from sdk.faults import fault_kind
 from tests.sdk.conftest import Recorder, real_decision
 from tests.server.driving import publish_next
 
@@ -205,7 +206,8 @@ def test_a_bot_that_raises_is_asked_once_and_its_error_recorded_at_once(api, tab
     assert [c[0] for c in bot.calls] == ["start", "act"]
     assert poller.stats.bot_errors == 1 and poller.error is None
     [entry] = api.store.match_log(match_id)
-    assert entry["fault"] == "bot_error: ValueError: no idea"
+    assert fault_kind(entry["fault"]) == "bot_error" and "no idea" not in entry["fault"]  # public: no bot text
+    assert "ValueError: no idea" in api.store.turn_debug(match_id, 0)["text"]  # its owner's
 
 
 def test_stop_ends_a_background_loop_within_one_long_poll(api, table):

@@ -206,14 +206,16 @@ def test_a_sentence_keeps_its_apostrophes_and_text_that_is_no_literal():
         'the 7H\'s rank, not "ZZ" or {"play": "7H"}; send {"bid": n}'
 
 
-def test_a_reported_error_is_a_bot_error_fault_at_once(api, running):
+def test_a_reported_error_is_a_bot_error_fault_at_once_its_text_the_owners_only(api, running):
     mid, a, _ = running
     decision, _ = publish_next(api.store, mid)
-    body = api.ok(api.post(f"/matches/{mid}/turns/0", {"error": "KeyError: 'no_such_key'\n  at line 3"},
-                           token=a["secret"]), 200)
+    body = api.ok(api.post(f"/matches/{mid}/turns/0", {"error": "KeyError: 'no_such_key'\n  at line 3",
+                                                         "debug": "thinking"}, token=a["secret"]), 200)
     [entry] = api.store.match_log(mid)
-    assert entry["fault"] == "bot_error: KeyError: 'no_such_key' at line 3"  # one line
+    assert entry["fault"].startswith("bot_error: ") and "no_such_key" not in entry["fault"]  # no bot text
     assert body["action"] == entry["action"] == decision["legal_actions"][0]
+    note = api.store.turn_debug(mid, 0)  # kept with its debug output, which only its owner reads
+    assert note["text"] == "thinking\nthe bot failed: KeyError: 'no_such_key'\n  at line 3"
 
 
 def test_two_clients_racing_on_one_turn_exactly_one_wins(api, running, live_server):
