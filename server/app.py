@@ -12,6 +12,8 @@ Config keys (all optional):
     ACCOUNTS_RATE_LIMIT  new accounts from one network (an IPv4 /24, an IPv6 /64: server/signup.py),
                        in Flask-Limiter's syntax
     TOKEN_RATE_LIMIT   requests of one identity (below), in Flask-Limiter's syntax
+    PROXIES            env CARDARENA_PROXIES: how many reverse proxies stand in front of the API (0);
+                       their X-Forwarded-For and -Proto then name the caller (`_trust_proxies`)
     SIGNUP             env CARDARENA_SIGNUP: "open" (anyone may create an account, the default)
                        or "invite" (only with an invite the admin made: server/signup.py)
     SESSIONS_RATE_LIMIT  page sign-ins (`POST /sessions`) from one address
@@ -98,9 +100,11 @@ def build_app(config: dict | None = None) -> Flask:
     app.config["SIGNUP"] = os.environ.get("CARDARENA_SIGNUP", "").strip() or "open"
     if os.environ.get("CARDARENA_RATE_LIMITS", "").strip() == "off":  # a bench, or limits kept by a proxy
         app.config["RATELIMIT_ENABLED"] = False
+    app.config["PROXIES"] = os.environ.get("CARDARENA_PROXIES", "").strip() or 0
     app.config.update(config or {})
     if app.config["SIGNUP"] not in signup.MODES:
         raise ValueError(f"CARDARENA_SIGNUP is {app.config['SIGNUP']!r}: it is one of {', '.join(signup.MODES)}")
+    _trust_proxies(app)
     if not app.config.get("REDIS_URL"):
         from core.redis_server import shared_url
 
@@ -138,6 +142,25 @@ def build_app(config: dict | None = None) -> Flask:
 
         gate.install(app)  # the waiting endpoints' work never crowds out the rest
     return app
+
+
+def _trust_proxies(app: Flask) -> None:
+    """Behind `PROXIES` reverse proxies (a TLS terminator, a load balancer) the caller's address
+    and scheme are the ones the nearest proxies wrote in `X-Forwarded-For`/`-Proto`: without that,
+    every caller has the proxy's address, and the limits per address and per network (new
+    accounts, sign-ins, streams) would count the whole world as one. Without proxies the headers
+    are ignored, since any client could write them."""
+    try:
+        proxies = int(app.config["PROXIES"])
+    except (TypeError, ValueError):
+        proxies = -1
+    if not 0 <= proxies <= 10:
+        raise ValueError(f"CARDARENA_PROXIES is {app.config['PROXIES']!r}: the number of reverse proxies "
+                         "in front of the API, from 0 (none, the default) to 10")
+    if proxies:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)
 
 
 #: Redis connections one process under gevent keeps at most (its greenlets queue for them)

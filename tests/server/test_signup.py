@@ -137,3 +137,21 @@ def test_open_sign_up_needs_no_invite_and_the_mode_comes_from_the_environment(re
     monkeypatch.setenv("CARDARENA_SIGNUP", "invitation")
     with pytest.raises(ValueError, match="CARDARENA_SIGNUP"):
         create_app({"REDIS_URL": redis_url})
+
+
+def test_behind_a_proxy_the_networks_are_the_callers_not_the_proxys(redis_url, monkeypatch):
+    """Behind a TLS proxy every request comes from the proxy's address: counted as such, ten
+    newcomers from ten networks would share one network's limit. `CARDARENA_PROXIES=1` takes the
+    caller from the proxy's X-Forwarded-For; without it the header is the client's word, ignored."""
+    def from_behind(client, caller: str):
+        return client.post("/api/v1/accounts", json={"name": "newcomer"}, headers={"X-Forwarded-For": caller},
+                           environ_base={"REMOTE_ADDR": "10.0.0.2"})
+
+    trusting = limited_app(redis_url, ACCOUNTS_RATE_LIMIT="2 per hour", PROXIES=1).test_client()
+    assert [from_behind(trusting, f"198.51.{n}.7").status_code for n in range(5)] == [201] * 5
+    assert [from_behind(trusting, "203.0.113.9").status_code for _ in range(3)] == [201, 201, 429]
+    direct = limited_app(redis_url, ACCOUNTS_RATE_LIMIT="2 per hour").test_client()
+    assert [from_behind(direct, f"198.51.{n}.7").status_code for n in range(3)] == [201, 201, 429]
+    monkeypatch.setenv("CARDARENA_PROXIES", "many")
+    with pytest.raises(ValueError, match="CARDARENA_PROXIES"):
+        create_app({"REDIS_URL": redis_url})
