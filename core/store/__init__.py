@@ -10,7 +10,7 @@ One module per concept, each naming its own Redis keys: `accounts`, `invites` (i
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
 `ladder` (the matchmaker's pairings),
 `jobs` (the queue and leases), `slots` (no bot in more matches
-at once than it allows), `lists` (finding matches and
+at once than it allows), `guests` (matches an account starts with another's bot), `lists` (finding matches and
 tournaments by game and bot), `events` (wake-ups of the event streams). `Store` only puts them
 behind one object, so the server, the workers and the web pages share one
 facade and one key layout.
@@ -28,6 +28,7 @@ from core.store.bots import Bots
 from core.store.comparisons import Comparisons
 from core.store.debug import Debug
 from core.store.decisions import Decisions
+from core.store.guests import Guests
 from core.store.invites import Invites
 from core.store.jobs import Jobs, queue_name
 from core.store.ladder import Ladder
@@ -58,7 +59,7 @@ def secret_key(redis_client) -> bytes:
 
 
 class Store(Accounts, Bots, Versions, Matches, Decisions, Waits, Tournaments, Comparisons, Ratings, Ladder, Jobs,
-            Lists, Slots, Quotas, Debug, People, Invites):
+            Lists, Slots, Quotas, Debug, People, Invites, Guests):
     """cardarena's data in one Redis. `redis_client` must not decode responses."""
 
     def __init__(self, redis_client, secret_key: bytes, queue: str | None = None) -> None:

@@ -133,6 +133,8 @@ def check_consent(store, account: dict | None, bot_ids: list[str], body: dict) -
             fail(403, "not_accepting", f"bot {bot['id']!r} accepts matches from its owner only")
     if not others:
         return
+    if "options" in body:
+        check_standard_options(others[0]["game"], others[0]["id"], body.get("options") or {})
     for field in TimeRules.RANGES:
         standard = getattr(DEFAULT_TIME, field)
         if body.get(field, standard) != standard:
@@ -140,6 +142,47 @@ def check_consent(store, account: dict | None, bot_ids: list[str], body: dict) -
                  f"bot {others[0]['id']!r} is another account's: a match entering it is played on the "
                  f"standard clock ({field} {standard}, as GET /games lists under `ladder`), not "
                  f"{field} {body[field]}")
+
+
+#: options a match seating another account's bot may have besides the standard ones: they only
+#: shorten it (duck-soup's `deal_only`: one deal)
+SHORTER = {"deal_only": True}
+
+
+def check_standard_options(game: str, bot_id: str, options: dict) -> None:
+    """A match seating another account's bot (`bot_id`) is played on the game's standard options:
+    each option left out, given its default (`GET /games`) or one that only shortens it (`SHORTER`),
+    else 422 `options_not_allowed`. Without this a challenger could hold anyone's bot for hours in
+    a match of 1,000 deals."""
+    defaults = games.get(game).describe()["options"]
+    changed = sorted(k for k, v in options.items()
+                     if (k not in defaults or defaults[k] != v) and SHORTER.get(k, object()) != v)
+    if changed:
+        fail(422, "options_not_allowed",
+             f"bot {bot_id!r} is another account's: a match entering it is played on the game's standard "
+             f"options (as GET /games lists them), not with {', '.join(changed)} changed")
+
+
+#: the unfinished challenges and /play matches one account may have with one other account's bot
+GUEST_MATCHES = 2
+
+
+def claim_guest_places(store, account: dict | None, bot_ids: list[str]) -> str:
+    """The id of a challenge or /play match about to be created, with a place taken for it with
+    each other account's bot among `bot_ids`: at most `GUEST_MATCHES` unfinished ones per (account,
+    bot), else 429 `too_many_with_bot`. The admin (`account` None) is exempt."""
+    from core.store.keys import new_id
+
+    match_id = new_id("m")
+    if account is None:
+        return match_id
+    bots = store.bot_records(list(dict.fromkeys(bot_ids)))
+    others = [b for b, bot in bots.items() if bot.get("owner") != account["id"]]
+    full = store.claim_guest_places(account["id"], others, match_id, GUEST_MATCHES)
+    if full is not None:
+        fail(429, "too_many_with_bot", f"you have {GUEST_MATCHES} unfinished matches with bot {full!r} "
+             "already (another account's): start another once one is over", {"Retry-After": "30"})
+    return match_id
 
 
 def errors(blp, *codes: int):

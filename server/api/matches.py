@@ -35,6 +35,7 @@ from server.api.common import (
     SeatSchema,
     check_consent,
     check_entrants,
+    claim_guest_places,
     enqueue,
     errors,
     game_or_422,
@@ -151,9 +152,11 @@ def create_match(body):
         game.new(len(body["bots"]), seed, body["options"])
     except games.InvalidOptions as exc:
         fail(422, "invalid_options", str(exc))
+    match_id = claim_guest_places(s, account, body["bots"])
     match = s.create_match(game.name, body["bots"], seed, body["options"],
                            move_timeout_ms=body["move_timeout_ms"], max_faults=body["max_faults"],
-                           time_bank_ms=body["time_bank_ms"], rated=rated, owner=account["id"] if account else None)
+                           time_bank_ms=body["time_bank_ms"], rated=rated, owner=account["id"] if account else None,
+                           match_id=match_id)
     enqueue("match", match["id"])
     return {"id": match["id"], "status": match["status"], "rated": rated}
 

@@ -42,7 +42,13 @@ from core.store.matches import OVER
 from games.seats import rotate
 from sdk.clock import DEFAULT_TIME, seat_times
 from server.api.bots import recent_matches
-from server.api.common import check_consent, check_entrants, enqueue
+from server.api.common import (
+    check_consent,
+    check_entrants,
+    check_standard_options,
+    claim_guest_places,
+    enqueue,
+)
 from server.api.matches import MAX_QUEUED, draw_seed, is_public, match_step, public_entry
 from server.api.turns import settle_answer
 from server.auth import check_csrf, csrf_token, session_account, store
@@ -247,18 +253,30 @@ def start_play():
         game.new(seats, seed, options)
     except games.InvalidOptions as exc:
         return _play_form(account, form, str(exc), 422)
+    try:
+        others = [b for b in opponents if (s.bot_record(b) or {}).get("owner") != account["id"]]
+        if others:
+            check_standard_options(game.name, others[0], options)
+        match_id = claim_guest_places(s, account, opponents)
+    except Exception as exc:  # the API's refusal (an HTTPException with its message): on the form
+        data = getattr(exc, "data", None)
+        if not isinstance(data, dict):
+            raise
+        return _play_form(account, form, data.get("message") or "these opponents cannot be chosen",
+                          getattr(exc, "code", None) or 422)
     me = person_bot(account, game.name)
     bots = list(opponents)
     bots.insert(my_seat, me["id"])
     match = _create(game.name, bots, seed, options, [PERSON_CLOCK if i == my_seat else None
-                                                     for i in range(seats)], account)
+                                                     for i in range(seats)], account, match_id)
     return redirect(url_for("web.person_table", match_id=match["id"]), 303)
 
 
-def _create(game: str, bots: list[str], seed: int, options: dict, clocks: list, account: dict) -> dict:
+def _create(game: str, bots: list[str], seed: int, options: dict, clocks: list, account: dict,
+            match_id: str) -> dict:
     match = store().create_match(game, bots, seed, options, move_timeout_ms=DEFAULT_TIME.move_timeout_ms,
                                  max_faults=DEFAULT_TIME.max_faults, time_bank_ms=DEFAULT_TIME.time_bank_ms,
-                                 rated=False, owner=account["id"], seat_clocks=clocks)
+                                 rated=False, owner=account["id"], seat_clocks=clocks, match_id=match_id)
     enqueue("match", match["id"])
     return match
 
@@ -280,10 +298,10 @@ def play_again(match_id: str):
         fail(429, "too_many_matches", f"you have {MAX_QUEUED} matches waiting to start already")
     others = [b for b in match["seats"] if not (s.bot_record(b) or {}).get("person")]
     check_entrants(s, match["game"], others)
-    check_consent(s, account, others, {})
+    check_consent(s, account, others, {"options": match["options"]})
     clocks = match.get("seat_clocks") or [None] * len(match["seats"])
     again = _create(match["game"], rotate(list(match["seats"]), 1), match["seed"], match["options"],
-                    rotate(list(clocks), 1), account)
+                    rotate(list(clocks), 1), account, claim_guest_places(s, account, others))
     return redirect(url_for("web.person_table", match_id=again["id"]), 303)
 
 

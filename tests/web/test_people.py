@@ -17,6 +17,7 @@ import pytest
 
 import games
 from core.store.people import session_key
+from server.api.common import GUEST_MATCHES
 from server.auth import SESSION_COOKIE
 from server.web.people import PERSON_CLOCK
 from tests.server.driving import publish_next
@@ -394,3 +395,26 @@ def test_the_form_says_the_decisions_in_words_and_the_option_values_plainly(clie
     assert len(defaults) == len(games.get(game).options) and not any('&#34;' in d for d in defaults)
     if game == "duck-soup":
         assert defaults[0] == "fr" and 'value="fr"' in body
+
+
+# -- another owner's bot: bounded as a challenger is (the attack: four /play matches answered at 57 s
+# of the 60 s move clock held the bot's slots as long as the person liked) ----------------------
+
+def test_a_person_has_at_most_a_few_unfinished_matches_with_another_owners_bot(client, account, opponents,
+                                                                             store):
+    sign_in(client, account["token"])
+    csrf = csrf_of(client)
+    bot = opponents["everyone"]
+    for _ in range(GUEST_MATCHES):
+        assert start(client, bot, csrf).status_code == 303
+    refused = start(client, bot, csrf)
+    assert refused.status_code == 429 and "unfinished matches with bot" in refused.get_data(as_text=True)
+    assert start(client, opponents["own"], csrf).status_code == 303  # its own bot: no such bound
+    assert len(store.bot_match_page(bot, 10)[0]) == GUEST_MATCHES
+
+
+def test_a_person_plays_another_owners_bot_on_the_standard_options(client, account, opponents, store):
+    sign_in(client, account["token"])
+    refused = start(client, opponents["everyone"], csrf_of(client), **{"opt-target": "10000", "opt-deal_only": ""})
+    assert refused.status_code == 422 and "standard" in refused.get_data(as_text=True)
+    assert store.bot_match_page(opponents["everyone"], 10)[0] == []

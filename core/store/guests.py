@@ -1,0 +1,53 @@
+"""Guest matches: matches an account starts with another account's bot (a challenge, a person at
+/play), counted per (account, bot), so no account holds another's bot in more than a few at once.
+
+Keys:
+    bot:{id}:guest:{account}   set of the unfinished match ids `account` started with the bot
+                               (a match over, or gone, is taken out at the next claim)
+
+The claim is one Lua step over every guest bot of the new match, all or none, so two
+challenges racing for a bot's last place cannot both take it.
+"""
+
+from __future__ import annotations
+
+from core.store.keys import text
+
+#: KEYS: each bot's guest set for the account; ARGV: the new match id, the most at once. A member
+#: whose match is over or gone is taken out; 0 when the match took a place with every bot, else
+#: the 1-based index of the first bot at its most (nothing taken then).
+CLAIM_GUEST_LUA = """
+for i = 1, #KEYS do
+  for _, m in ipairs(redis.call('SMEMBERS', KEYS[i])) do
+    local status = redis.call('HGET', 'match:' .. m, 'status')
+    if not status or status == '"finished"' or status == '"aborted"' then redis.call('SREM', KEYS[i], m) end
+  end
+  if redis.call('SCARD', KEYS[i]) >= tonumber(ARGV[2]) then return i end
+end
+for i = 1, #KEYS do redis.call('SADD', KEYS[i], ARGV[1]) end
+return 0
+"""
+
+
+def guest_key(bot_id: str, account_id: str) -> str:
+    return f"bot:{bot_id}:guest:{account_id}"
+
+
+class Guests:
+    r: object
+    script: object
+
+    def claim_guest_places(self, account_id: str, bot_ids: list[str], match_id: str, most: int) -> str | None:
+        """Take a place for `match_id` (about to be created) with each of `bot_ids` (another
+        account's bots) for `account_id`: None when taken, else the first bot with `most` unfinished
+        matches of the account already (nothing taken)."""
+        bots = list(dict.fromkeys(bot_ids))
+        if not bots:
+            return None
+        full = int(self.script(CLAIM_GUEST_LUA)(keys=[guest_key(b, account_id) for b in bots],
+                                                args=[match_id, most]))
+        return bots[full - 1] if full else None
+
+    def guest_matches(self, bot_id: str, account_id: str) -> list[str]:
+        """The match ids `account_id` started with the bot and last found unfinished."""
+        return sorted(text(m) for m in self.r.smembers(guest_key(bot_id, account_id)))

@@ -1,0 +1,46 @@
+"""Nobody can take another owner's bot off the ladder (docs/api.md "Consent" and "The ladder"):
+the attacks found, each a test.
+
+* six challenges of 1,000-deal duck-soup (`target`/`pond` 10000, `sets` 9) with the victim's bot:
+  a match seating another account's bot is on the standard options (422), and an account has at
+  most `GUEST_MATCHES` unfinished challenges with one other account's bot (429);
+"""
+
+from __future__ import annotations
+
+from server.api.common import GUEST_MATCHES
+from tests.live import ADMIN_TOKEN
+
+GAME = "duck-soup"
+LONG = {"target": 10000, "pond": 10000, "sets": 9}
+
+
+def _victim_and_attacker(api):
+    victim_token = api.account("victim")
+    victim = api.bot(victim_token, "victim")["id"]
+    attacker_token = api.account("attacker")
+    attacker = api.bot(attacker_token, "attacker")["id"]
+    return victim_token, victim, attacker_token, attacker
+
+
+def test_six_long_challenges_with_anothers_bot_are_refused(api):
+    _, victim, attacker_token, attacker = _victim_and_attacker(api)
+    for _ in range(6):
+        refused = api.post("/matches", {"game": GAME, "bots": [attacker, victim], "options": LONG},
+                           token=attacker_token)
+        assert refused.status_code == 422 and refused.json()["error"]["code"] == "options_not_allowed", refused.text
+    assert api.store.bot_match_page(victim, 10)[0] == []
+    own = api.match(attacker_token, GAME, [attacker, attacker], options=LONG)  # its own bots: its choice
+    assert own["status"] == "queued"
+
+
+def test_an_account_has_at_most_a_few_unfinished_challenges_with_one_other_accounts_bot(api):
+    _, victim, attacker_token, attacker = _victim_and_attacker(api)
+    made = [api.match(attacker_token, GAME, [attacker, victim])["id"] for _ in range(GUEST_MATCHES)]
+    over = api.post("/matches", {"game": GAME, "bots": [attacker, victim]}, token=attacker_token)
+    assert over.status_code == 429 and over.json()["error"]["code"] == "too_many_with_bot", over.text
+    other_token = api.account("another")
+    other = api.bot(other_token, "another")["id"]
+    api.match(other_token, GAME, [other, victim])  # per account: another account has its own few
+    api.ok(api.post(f"/matches/{made[0]}/abort", token=ADMIN_TOKEN), 200)
+    api.match(attacker_token, GAME, [attacker, victim])  # one over: a place again
