@@ -1,10 +1,11 @@
 """/play as a person sees it, for every game, on a phone and on a desktop.
 
-For each game: the form (/play?game=…) and the table at one of the person's decisions
+For each game: the form (/play?game=…) and the table at each kind of the person's decisions
 (published by hand, as the match runner publishes it), in a phone-sized and a
 desktop-sized window. Neither shows raw JSON, and no list of choices is longer than
 the window. Screenshots go to test-output/web/ (or `CARDARENA_SCREENS`), named
-<game>-<viewport>.png (the table) and <game>-<viewport>-form.png.
+<game>-<viewport>.png (the table at the decision with the most choices),
+<game>-<viewport>-<decision>.png (the others) and <game>-<viewport>-form.png.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ VIEWPORTS = {
     "desktop": {"viewport": {"width": 1200, "height": 900}},
 }
 #: the decision each game's table is shown at: the one with the most choices
-SHOWN = {"duck-soup": "follow", "double": "bid", "double-carre": "take", "soupe-gertrude": "bid"}
+SHOWN = {"duck-soup": "follow", "double": "bid", "double-carre": "discard", "soupe-gertrude": "bid"}
 #: JSON as a reader would spot it: an object's key, or a quoted word standing alone
 RAW_JSON = re.compile(r'\{\s*"|"\s*:\s*|(?:^|\s)"[\w-]+"(?:\s|$)')
 
@@ -37,12 +38,14 @@ def screens_dir() -> Path:
     return path
 
 
-def person_at_decision(api, game: str, kind: str, account: dict, person: dict, bots: list[str]) -> str:
-    """A match of `game` where the person (seat 0) is asked `kind` now: its id."""
+def person_at_decision(api, game: str, kind: str, account: dict, person: dict, bots: list[str],
+                       states: dict | None = None) -> str:
+    """A match of `game` where the person (seat 0) is asked `kind` now (`states`: what
+    `decision_states(game)` found): its id."""
     from server.web.people import PERSON_CLOCK
 
     s = api.store
-    seats, seed, options, actions = decision_states(game)[kind]
+    seats, seed, options, actions = (states or decision_states(game))[kind]
     match = s.create_match(game, [person["id"], *(bots[i % 2] for i in range(seats - 1))], seed, options,
                            rated=False, owner=account["id"], seat_clocks=[PERSON_CLOCK] + [None] * (seats - 1))
     mid = match["id"]
@@ -194,24 +197,31 @@ def test_play_shows_no_json_and_no_list_longer_than_the_window(api, browser, gam
     account = s.account_for_token(token)
     person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
     s.claim_person_seat(account["id"], game, person["id"])
-    mid = person_at_decision(api, game, SHOWN[game], account, person, bots)
+    states = decision_states(game)
     out = screens_dir()
     context, page = signed_in_page(api, browser, viewport, token)
     try:
         page.goto(f"{api.live.url}/play?game={game}")
         page.screenshot(path=str(out / f"{game}-{viewport}-form.png"), full_page=True)
         form = shown_text(page, "#play-form")
-        page.goto(f"{api.live.url}/play/{mid}")
-        page.wait_for_selector("#table [data-action]")
-        page.screenshot(path=str(out / f"{game}-{viewport}.png"), full_page=True)
-        table = shown_text(page, "#table")
-        tallest = longest_list(page)
-
         assert not RAW_JSON.search(form), RAW_JSON.search(form)
-        assert not RAW_JSON.search(table), RAW_JSON.search(table)
-        assert tallest["height"] <= tallest["window"] and not tallest["scrolls"], tallest
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= VIEWPORTS[viewport]["viewport"]["width"], f"the table is {width} px wide"
+        wrong = {}
+        for kind in sorted(states, key=lambda k: k != SHOWN[game]):  # the one shown first
+            mid = person_at_decision(api, game, kind, account, person, bots, states)
+            page.goto(f"{api.live.url}/play/{mid}")
+            page.wait_for_selector("#table.my-turn")
+            name = f"{game}-{viewport}" if kind == SHOWN[game] else f"{game}-{viewport}-{kind}"
+            page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+            table = shown_text(page, "#table")
+            tallest = longest_list(page)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if RAW_JSON.search(table):
+                wrong[kind] = f"raw JSON: {RAW_JSON.search(table)}"
+            elif tallest["height"] > tallest["window"] or tallest["scrolls"]:
+                wrong[kind] = f"a list longer than the window: {tallest}"
+            elif width > VIEWPORTS[viewport]["viewport"]["width"]:
+                wrong[kind] = f"the table is {width} px wide"
+        assert wrong == {}
         icon = page.request.get(f"{api.live.url}/favicon.ico")
         assert icon.ok and icon.headers["content-type"].startswith("image/svg+xml")
     finally:
@@ -261,5 +271,46 @@ def test_a_bid_is_a_number_field_marking_the_bids_the_hand_cannot_pay(api, brows
         played = s.match_log(mid)[-1]
         assert played["action"] == {"bid": worth} and "fault" not in played
         assert 0 not in s.replay(mid).view(None)["eliminated"]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_a_list_taller_than_the_window_shows_the_actions_of_the_cards_picked(api, browser, viewport):
+    """Le double carré's discard is 45 pairs of cards: on a desktop they all show; on a phone
+    (a list taller than the window) they show once a card is picked — the 9 pairs holding it,
+    then the one pair of two picked cards, which Enter plays."""
+    s, game = api.store, "double-carre"
+    bots = [api.bot(api.admin_token, f"r{k}", game=game, kind="python",
+                    entrypoint="example_bots.random:RandomBot")["id"] for k in range(2)]
+    token = api.account("kim")
+    account = s.account_for_token(token)
+    person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
+    s.claim_person_seat(account["id"], game, person["id"])
+    mid = person_at_decision(api, game, "discard", account, person, bots)
+    legal = s.replay(mid).legal_actions()
+    assert len(legal) == 45
+    context, page = signed_in_page(api, browser, viewport, token)
+    try:
+        page.goto(f"{api.live.url}/play/{mid}")
+        page.wait_for_selector("#table.my-turn")
+        visible = page.locator("#actions [data-action]:visible")
+        assert page.locator("#actions [data-action]").count() == 45  # every action offered
+        if viewport == "phone":
+            assert visible.count() == 0
+            assert page.inner_text("#play-message") == "Pick a card on the table: the actions holding it show below (45 in all)."
+        else:
+            assert visible.count() == 45 and page.locator("#selection").is_hidden()
+        first, second = legal[-1]["discard"]
+        page.locator(f'#board .selectable[data-card="{first}"]').first.click()
+        assert visible.count() == sum(1 for a in legal if first in a["discard"])
+        page.locator(f'#board .selectable[data-card="{second}"]:not(.selected)').first.click()
+        assert visible.count() == 1
+        assert json.loads(visible.first.get_attribute("data-action")) == legal[-1]
+        page.keyboard.press("Enter")
+        page.wait_for_function("() => !document.querySelector('#table [data-action]')")
+        assert s.match_log(mid)[-1]["action"] == legal[-1]
+        height = longest_list(page)
+        assert height["height"] <= height["window"]
     finally:
         context.close()

@@ -356,6 +356,7 @@
     var current = null;          // the pending decision on screen
     var faces = {};
     var selected = [];           // hand elements selected
+    var byPick = 0;              // actions shown only once their cards are picked (0: all shown)
     var busy = false;
     var ticking = null;
     var loading = false, again = false, later = null;
@@ -424,6 +425,7 @@
     function clear() {
       current = null;
       selected = [];
+      byPick = 0;
       actionsBox.textContent = "";
       selectionBox.hidden = true;
       handEls().concat(centreEls()).forEach(function (c) {
@@ -628,6 +630,7 @@
       } else {
         say(rest.length === 1 ? "One action below: click it to play it." : "Choose one of the actions below.");
       }
+      foldLongList();
       startClock(d);
       var first = actionEls()[0];
       if (first && !root.contains(document.activeElement)) first.focus({preventScroll: true});
@@ -665,6 +668,24 @@
       ticking = setInterval(tick, 250);
     }
 
+    // A list of actions taller than most of the window (45 pairs of cards to discard, on a
+    // phone): the actions made of cards one picks on the table show once their cards are
+    // picked, as many as hold them (9, then 1); the others stay.
+    function foldLongList() {
+      if (actionsBox.scrollHeight <= window.innerHeight * 0.6) return;
+      var pickable = {};
+      handEls().concat(centreEls()).forEach(function (c) {
+        if (c.classList.contains("selectable")) pickable[c.dataset.card] = true;
+      });
+      actionsBox.querySelectorAll("button[data-action]").forEach(function (b) {
+        var cards = cardsOf(JSON.parse(b.getAttribute("data-action")));
+        if (cards.length && cards.every(function (c) { return pickable[c]; })) { b.classList.add("by-pick"); byPick++; }
+      });
+      if (!byPick) return;
+      say("Pick a card on the table: the actions holding it show below (" + byPick + " in all).");
+      filter();
+    }
+
     function select(c) {
       var i = selected.indexOf(c);
       if (i >= 0) { selected.splice(i, 1); c.classList.remove("selected"); }
@@ -682,7 +703,7 @@
           cards.splice(i, 1);
           return true;
         });
-        b.classList.toggle("filtered", want.length > 0 && !ok);
+        b.classList.toggle("filtered", want.length > 0 ? !ok : b.classList.contains("by-pick"));
         if (ok) matching.push(b);
       });
       if (!want.length) { selectionBox.hidden = true; return; }
