@@ -446,7 +446,10 @@ def connect(bot: BotSource, server: str, secret: str | None = None, *, wait: flo
 
     Blocks until Ctrl-C, `stop` is set, `max_turns` actions were accepted, or
     (`until_idle`) a long-poll of `wait` seconds brings nothing; returns the
-    `PollStats`. `bot` is a bot class (or zero-argument factory): each match
+    `PollStats`. A platform that refuses the secret, a webhook bot's secret (409
+    `wrong_kind`) or a server never reached within `NEVER_REACHED_S` ends the
+    program as a command does: one line logged, saying what to fix, and
+    `SystemExit(1)`, no traceback. `bot` is a bot class (or zero-argument factory): each match
     gets its own instance; or one instance, which then answers every match.
     The decisions of up to `concurrency` matches are answered at once, in
     threads (a shared instance's `act` must allow that, as under `serve`);
@@ -471,6 +474,17 @@ def connect(bot: BotSource, server: str, secret: str | None = None, *, wait: flo
         poller.stop_event.set()
         log.info("stopped (Ctrl-C): %d answered", poller.stats.answered)
         return poller.stats
+    except CardarenaError as exc:  # the program's main loop ends as a command does: one line, no traceback
+        log.error("%s stopped: %s", poller.name, refusal(exc))
+        raise SystemExit(1) from None
+
+
+def refusal(exc: CardarenaError) -> str:
+    """Why the platform will not let the bot poll, in one line saying what to fix."""
+    if exc.status in (401, 403):
+        return (f"the platform refused its secret ({exc.status} {exc.code}: {exc.message}); give connect() "
+                "the secret shown when the bot was registered")
+    return f"{exc.status} {exc.code}: {exc.message}" if exc.status else exc.message
 
 
 def _short(exc: Exception) -> str:

@@ -4,6 +4,9 @@ for what the API only does under load (429 with Retry-After, 5xx)."""
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import sdk
-from sdk import Bot, CardarenaError, connect
+from sdk import Bot, CardarenaError, Client, connect
 from sdk.faults import fault_kind
 from tests.sdk.conftest import Recorder, real_decision
 from tests.server.driving import publish_next
@@ -169,9 +172,34 @@ def test_connect_plays_a_published_decision_through_the_api(api, table):
 
 
 def test_a_wrong_secret_stops_connect_with_a_401(api):
-    with pytest.raises(CardarenaError) as caught:
-        connect(Recorder(), api.live.url, secret="not-a-secret", wait=0)
+    with pytest.raises(CardarenaError) as caught:  # a program managing its pollers gets the error
+        connect(Recorder(), api.live.url, secret="not-a-secret", wait=0, block=False)
     assert caught.value.status == 401
+
+
+def connect_in_a_script(url: str, secret: str) -> subprocess.CompletedProcess:
+    """A bot author's script: connect(), blocking, as its last line."""
+    script = ("from sdk import Bot, connect\n"
+              "class Mine(Bot):\n"
+              "    def act(self, view, legal_actions):\n"
+              "        return legal_actions[0]\n"
+              f"connect(Mine, {url!r}, secret={secret!r}, wait=0)\n")
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+
+
+def test_connects_refusals_end_the_script_with_one_line_each_and_no_traceback(api):
+    client = Client(api.live.url)
+    client.create_account("author")
+    with socket.socket() as s:  # a webhook bot's URL nothing listens on: registered all the same
+        s.bind(("127.0.0.1", 0))
+        hook = client.register_bot("hook", "duck-soup", kind="webhook", url=f"http://127.0.0.1:{s.getsockname()[1]}/")
+    for secret, said in (("not-a-secret", "the platform refused its secret (401"),
+                         (hook.secret, "409 wrong_kind: ")):
+        done = connect_in_a_script(api.live.url, secret)
+        assert done.returncode == 1, done.stderr
+        lines = done.stderr.strip().splitlines()  # "polling <server>", then why it stopped
+        assert "Traceback" not in done.stderr and len(lines) == 2 and "polling" in lines[0], done.stderr
+        assert "Mine stopped: " in lines[1] and said in lines[1], done.stderr
 
 
 class Illegal(Bot):

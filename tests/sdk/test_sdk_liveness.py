@@ -32,16 +32,25 @@ def _nowhere() -> str:
         return f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
-@pytest.mark.parametrize("block", [True, False])
-def test_connect_gives_up_on_a_server_it_never_reached(monkeypatch, block):
+def test_connect_gives_up_on_a_server_it_never_reached(monkeypatch):
     monkeypatch.setattr(sdk.polling, "NEVER_REACHED_S", GIVE_UP_S)
     url = _nowhere()
     began = time.monotonic()
     with pytest.raises(CardarenaError) as caught:
-        connect(First(), url, secret="b_1.x", wait=1, block=block)
+        connect(First(), url, secret="b_1.x", wait=1, block=False)
     assert caught.value.code == "unreachable" and caught.value.status is None
     assert url in caught.value.message and "check its address" in caught.value.message
     assert time.monotonic() - began < 30  # bounded: a few backoff steps past GIVE_UP_S
+
+
+def test_a_blocking_connect_ends_the_program_saying_why_in_one_line(monkeypatch, caplog):
+    monkeypatch.setattr(sdk.polling, "NEVER_REACHED_S", GIVE_UP_S)
+    url = _nowhere()
+    with pytest.raises(SystemExit) as exited:
+        connect(First(), url, secret="b_1.x", wait=1)
+    assert exited.value.code == 1
+    (said,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert said.startswith("First stopped: never reached the server at") and url in said
 
 
 def test_connect_keeps_retrying_a_server_it_reached_however_long_it_is_away(api, monkeypatch):
