@@ -84,9 +84,8 @@ def match_concluded(store: Store, match: dict) -> None:
     store.forget_wait(match["id"])  # no turn of it pending any more: its call and deadline go
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
     following = due_twin(store, match)  # the next rotation of this deal
-    # as runs, not RQ jobs (core/store/jobs.py `enqueue_runs`); repeated by a retry, a run finds
-    # the match leased or where the first left it
-    store.enqueue_runs(woken + [following] if following is not None and following not in woken else woken)
+    # their first runs; repeated by a retry, a run finds the match locked or where the first left it
+    store.enqueue("match", woken + [following] if following is not None and following not in woken else woken)
     if archive_if_settled(store, match):  # else another process is archiving it: the sweep looks again
         store.job_done("match", match["id"])
 

@@ -1,10 +1,9 @@
 """The RQ entry points, and what happens when a match ends.
 
-    run_tournament(tid)  expand the round-robin (or gauntlet) into matches, one run_match job each
-    run_match(mid)       referee one match (worker/match_runner.py)
-    run_continuation(store, mid, token[, next_token])  a match's next run after a remote turn (no RQ job:
-                         taken from the store's runs by worker/process.py)
-    run_comparison(cid)  schedule a comparison's deals (core/comparisons.py)
+    run_tournament(tid)    expand the round-robin (or gauntlet) into matches, one run_match job each
+    run_match(mid[, step]) referee one match (worker/match_runner.py): its first run, or with
+                           `step` the run continuing it once its remote turn `step - 1` was settled
+    run_comparison(cid)    schedule a comparison's deals (core/comparisons.py)
 
 What follows a match's end is core/conclusion.py's.
 
@@ -25,7 +24,7 @@ import redis
 from core import comparisons
 from core.conclusion import OVER, due_twin, end_match, finish_tournament_if_complete, stop_if_decided
 from core.store import Store, secret_key
-from worker.lease import Lease
+from worker.locks import TTL_MS, Held
 from worker.match_runner import MatchRunner
 from worker.schedules import gauntlet, round_robin, twin_groups
 
@@ -46,31 +45,38 @@ def connection() -> redis.Redis:
 
 def store_for(client: redis.Redis | None = None) -> Store:
     """The store a job works with: on the queue the job came from, so what it enqueues
-    (a tournament's matches) stays with the workers of that queue."""
+    (a tournament's matches, a match's next run) stays with the workers of that queue. One per
+    connection and queue in a process, made at its first job."""
     from rq import get_current_job
 
     client = client or connection()
     job = get_current_job()
-    return Store(client, secret_key(client), queue=job.origin if job is not None else None)
+    queue = job.origin if job is not None else None
+    found = _stores.get((id(client), queue))
+    if found is None or found.r is not client:
+        found = _stores[(id(client), queue)] = Store(client, secret_key(client), queue=queue)
+    return found
 
 
-def run_match(match_id: str) -> str:
+_stores: dict[tuple[int, str | None], Store] = {}
+
+#: how long a match's continuation waits for the lock the run that asked still holds: that run
+#: publishes its decision and then lets go, and a fast answer can be settled in between
+CONTINUATION_WAIT_S = 2.0
+
+
+def run_match(match_id: str, step: int | None = None) -> str:
+    """A run of the match: its first (`step` None), or the one continuing it from a log of `step`
+    entries. A duplicate or stale run is harmless: it waits for or finds the match's lock taken
+    ("busy"), or finds the log moved on and goes on from there — to a remote turn already
+    published ("waiting"), or the end."""
     store = store_for()
-    match = store.get_match(match_id)
-    if match is not None and match["status"] == "queued" and due_twin(store, match) not in (None, match_id):
-        store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
-        return "waiting"
-    return MatchRunner(store, match_id).run()
-
-
-def run_continuation(store: Store, match_id: str, lease_token: str | None,
-                     next_token: str | None = None) -> tuple[str, MatchRunner]:
-    """A match's next run once its remote turn was settled (core/store/jobs.py `runs`),
-    its lease taken with it for `lease_token` (None: popped, the runner takes it): its status,
-    and the runner that made it (with `next_token`, the queue's next run it took as it ended,
-    if it looked: `looked_next`, `next_run`)."""
-    runner = MatchRunner(store, match_id, lease_token, next_token)
-    return runner.run(), runner
+    if step is None:
+        match = store.get_match(match_id)
+        if match is not None and match["status"] == "queued" and due_twin(store, match) not in (None, match_id):
+            store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
+            return "waiting"
+    return MatchRunner(store, match_id, CONTINUATION_WAIT_S if step is not None else 0.0).run()
 
 
 def tournament_match_id(tid: str, index: int) -> str:
@@ -87,8 +93,8 @@ def run_tournament(tid: str) -> str:
     if t["status"] in ("finished", "aborted"):
         store.job_done("tournament", tid)
         return t["status"]
-    with Lease(store, "tournament", tid) as lease:
-        if not lease.held:
+    with Held(store.lock("tournament", tid, TTL_MS)) as held:
+        if not held.taken:
             return "busy"
         if t.get("format") == "gauntlet":
             schedule = gauntlet(t["bots"], t["candidate"], t["seats"], t["deals"], t["duplicate"], t["seed"])

@@ -9,14 +9,14 @@ check (turn k lands only on a log of exactly k entries).
 
 Nobody waits on a bot (architecture idea 6). An in-process bot is asked
 here, under the watchdog. A remote bot's decision (webhook or polling) is
-published as the run ends, with its lease given back, in one step
-(`Store.end_run_asking`, core/store/waits.py):
-whoever settles that turn — the API for a polling bot's answer, a
-dispatcher's caller for a webhook's, a dispatcher's clock at the deadline
-(worker/dispatch.py) — appends its entry and enqueues the match's next run,
-which rebuilds from the log and goes on. So a worker process is held only
-while it computes, and the matches in play are bounded by the bots'
-`max_concurrent`, not by the processes.
+published as the run ends (`Store.end_run_asking`, core/store/waits.py), and
+the run's job ends, giving the match's lock back: whoever settles that turn —
+the API for a polling bot's answer, a dispatcher's caller for a webhook's, a
+dispatcher's clock at the deadline (worker/dispatch.py) — appends its entry
+and enqueues the match's next run, an RQ job that rebuilds from the log and
+goes on. So a worker process is held only while it computes, and the
+matches in play are bounded by the bots' `max_concurrent`, not by the
+processes.
 
 The referee is `sdk.referee.MatchReferee`, the one local play uses: it says
 what to ask (the decision, with the seat's `clock`: `move_timeout_ms` plus
@@ -48,7 +48,6 @@ recorded last (else, or with no referee kept, it replays the whole log).
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -56,14 +55,14 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
-from core.store.runs import BUSY, read_run, start_run
+from core.store.runs import read_run, start_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
 from sdk.standings import seat_records
 from sdk.watchdog import Watchdog, watchdog
 from worker.drivers import Driver, Reply, driver_for
-from worker.lease import TTL_MS, Lease
+from worker.locks import TTL_MS, Held
 
 log = logging.getLogger("cardarena.worker")
 
@@ -121,111 +120,85 @@ class Context:
 
 
 class MatchRunner:
-    def __init__(self, store, match_id: str, lease_token: str | None = None, next_token: str | None = None) -> None:
+    def __init__(self, store, match_id: str, wait_s: float = 0.0) -> None:
         self.store = store
         self.match_id = match_id
-        self.lease_token = lease_token  # the match's lease, taken with its run (`Store.take_run`)
-        #: with `next_token`, a run that ends waiting takes the queue's next run (`Store.take_run`
-        #: for that token) as it gives its lease back: `looked_next`, and `next_run` what it took
-        self.next_token = next_token
-        self.looked_next, self.next_run = False, None
+        #: how long to wait for the match's lock if another runner holds it: a continuation waits
+        #: for the run that asked, which lets go of it right after publishing its decision
+        self.wait_s = wait_s
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
-        """Drive the match until it ends or a remote bot is asked; the status the run ends in:
-        "finished"/"aborted", "waiting" (for a remote answer, or a bot's free slot), "busy"
-        (another runner has it) or "missing"."""
-        while True:
-            status = self.run_once()
-            if status != "asked":
-                return status
-            # the answer may have been settled while this run still held the lease, its next run
-            # then finding it busy: this run goes on itself (else that run, already queued, does)
-            if self.log_length is None:  # the lease was lost, not given back
-                self.log_length = self.store.log_length(self.match_id)
-            if self.log_length <= self.asked_turn:
-                return "waiting"
-
-    def run_once(self) -> str:
-        taken, self.lease_token = self.lease_token, None
-        kept = _kept.get(self.match_id)
-        self.start = None  # what the run read as it started (`read_run`), once the lease is held
-        if kept is not None:  # a continuation: its lease (unless taken with it), reads, slots, start in one step
-            token = taken or secrets.token_hex(8)
-            self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots,
-                                   None if taken else (token, TTL_MS))
-            if self.start == BUSY:
+        """Drive the match until it ends or a remote bot is asked, its lock held; the status the
+        run ends in: "finished"/"aborted", "waiting" (for a remote answer, or a bot's free slot),
+        "busy" (another runner has it) or "missing"."""
+        with Held(self.store.lock("match", self.match_id, TTL_MS), self.wait_s) as held:
+            if not held.taken:
                 return "busy"
-            taken = token
+            return self.run_held(held)
+
+    def run_held(self, held: Held) -> str:
+        kept = _kept.get(self.match_id)
+        self.start = None  # what the run read as it started (`read_run`)
+        if kept is not None:  # a continuation: its reads, slots and start in one step
+            self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots)
             match = self.start and self.start.match
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)
         else:
             match = self.store.get_match(self.match_id)
-        if match is None or match["status"] in ("finished", "aborted"):
-            if taken is not None:
-                self.store.release_lease("match", self.match_id, taken)
-            if match is None:
-                return "missing"
+        if match is None:
+            return "missing"
+        if match["status"] in ("finished", "aborted"):
             match_concluded(self.store, match)  # what follows its end, again (repeatable)
             return match["status"]
-        with Lease(self.store, "match", self.match_id, token=taken) as lease:
-            if not lease.held:
-                return "busy"
-            if self.start is None:  # read once the lease is held: nobody else moves the match now
-                since = kept.ref.turn - 1 if kept is not None and kept.ref.turn > 0 else 0
-                self.start = read_run(self.store, self.match_id, match["seats"], since, match)
-                if self.start is None:
-                    return "missing"
-                match = self.start.match
-                if match["status"] in ("finished", "aborted"):  # ended under us: what follows, again
-                    match_concluded(self.store, self.store.get_match(self.match_id))
-                    return match["status"]
-            # each seat's bot as the version the match pinned is reached (core/store/versions.py)
-            self.seat_bots = self.store.pinned_bots(match, self.start.bots)
-            # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
-            # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
-            if self.start.started is not None:  # taken, and started, with its reads (`start_run`)
-                (full, attempts), changed = self.start.started
-                if changed:
-                    self.store.match_started(self.match_id)
-            else:
-                full, attempts = self.store.take_slots_and_start(
-                    self.match_id, [b for b in self.seat_bots if b is not None])
-            if full is not None:
-                log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
-                         full.get("max_concurrent"))
-                self.store.job_done("match", self.match_id)
-                return "waiting"
-            if attempts > MAX_ATTEMPTS:
-                self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
-                return "aborted"
-            try:
-                return self.referee(match, lease, Context(watchdog(), self.match_id))
-            except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
-                self.asked_turn, ask = asked.turn, asked.ask
-                self.keep()
-                # the decision published and the lease given back (the next run taken) in one step
-                given = lease.give_back(lambda token: self.store.end_run_asking(
-                    self.match_id, self.asked_turn, ask, token, self.next_token, TTL_MS))
-                if given is None:  # the lease was lost: another runner has the match
-                    self.store.end_run_asking(self.match_id, self.asked_turn, ask)  # published, as ever
-                    self.log_length = None
-                else:
-                    _, self.log_length, self.looked_next, self.next_run = given
-                return "asked"
-            except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
+        if self.start is None:  # read once the lock is held: nobody else moves the match now
+            self.start = read_run(self.store, self.match_id, match["seats"], 0, match)
+            if self.start is None:
+                return "missing"
+            match = self.start.match
+            if match["status"] in ("finished", "aborted"):  # ended under us: what follows, again
                 match_concluded(self.store, self.store.get_match(self.match_id))
-                return stop.status
+                return match["status"]
+        # each seat's bot as the version the match pinned is reached (core/store/versions.py)
+        self.seat_bots = self.store.pinned_bots(match, self.start.bots)
+        # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
+        # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
+        if self.start.started is not None:  # taken, and started, with its reads (`start_run`)
+            (full, attempts), changed = self.start.started
+            if changed:
+                self.store.match_started(self.match_id)
+        else:
+            full, attempts = self.store.take_slots_and_start(
+                self.match_id, [b for b in self.seat_bots if b is not None])
+        if full is not None:
+            log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
+                     full.get("max_concurrent"))
+            self.store.job_done("match", self.match_id)
+            return "waiting"
+        if attempts > MAX_ATTEMPTS:
+            self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
+            return "aborted"
+        try:
+            return self.referee(match, held, Context(watchdog(), self.match_id))
+        except Asked as asked:  # a clean end of this run (its count of attempts is 0 again)
+            self.keep()
+            # the decision published; the lock is given back as the run ends, and the settled
+            # turn's continuation (a job of its own) takes it
+            self.store.end_run_asking(self.match_id, asked.turn, asked.ask)
+            return "waiting"
+        except Stopped as stop:  # an admin aborted it under us: its follow-ups are done, or the sweep's
+            match_concluded(self.store, self.store.get_match(self.match_id))
+            return stop.status
 
-    def referee(self, match: dict, lease: Lease, context: Context) -> str:
+    def referee(self, match: dict, held: Held, context: Context) -> str:
         self.match = match
         self.rebuild()
         drivers = self.drivers(match, context)
         try:
             while True:
                 while not self.ref.is_over:
-                    if lease.lost.is_set():
+                    if held.lost.is_set():
                         return "busy"
                     self.step(drivers)
                 if self.flush():  # the log holds the whole match: it is over

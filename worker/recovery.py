@@ -1,21 +1,24 @@
 """Picking up what a dead worker dropped.
 
-RQ retries a job whose work horse died while its worker lived, but when a
-whole worker process is killed (`kill -9`, a lost machine) its job is left
-"started" with nobody on it. The pool's supervisor therefore sweeps every
-few seconds: every job still active (core/store/jobs.py) whose match or
-tournament is not over, that nobody holds the lease of, and that is not
-waiting in the queue, is enqueued again. The match runner resumes from the
-log; one whose job has started `MAX_ATTEMPTS` times is aborted.
+Every unit of work is an RQ job (core/store/jobs.py). RQ retries a job whose
+work horse died while its worker lived, and its own cleanup of the
+StartedJobRegistry (`clean_registries`, run here every sweep) retries a job
+whose worker vanished once the job's time is up. A whole worker killed
+(`kill -9`, a lost machine) in a match's run is found sooner, by the pool's
+sweep every few seconds: every job still active (core/store/jobs.py) whose
+match or tournament is not over, whose lock nobody holds, and that is
+neither queued nor being started by a live worker (RQ's queue, its
+intermediate list and its StartedJobRegistry, each job given
+`START_GRACE_S` to take its lock) is enqueued again, its dead execution
+taken off the registry. The match runner resumes from the log; one whose
+job has started `MAX_ATTEMPTS` times is aborted.
 
 The sweep also finishes what a runner may have died between doing: a
 match's follow-ups (core/conclusion.py `match_concluded`, archiving its deal
 included), a tournament whose last match ended, a ladder with queued
 matches; and a match's next run that whoever settled its remote turn died
 before enqueueing (a match waiting on a bot's turn is the dispatcher's, and
-left alone). A match found orphaned is enqueued again at the second sweep
-that finds it so: a run a live worker has just popped is under no lease for
-the moment until its next round trip (`sweep`).
+left alone).
 """
 
 from __future__ import annotations
@@ -29,32 +32,31 @@ from core.conclusion import finish_tournament_if_complete, match_concluded, stop
 from core.ratings import update_ratings
 from core.store.archive import ArchiveMissing
 from core.store.comparisons import OVER as COMPARISON_OVER
-from core.store.jobs import enqueue_continuation, intermediate_queue, job_id, job_ident, lease_key
+from core.store.jobs import intermediate_queue, job_ident, lease_key
 from core.store.keys import text
 
 log = logging.getLogger("cardarena.worker")
 
-#: a job taken from the queue this recently may not have taken its lease yet
+#: a job a worker took from the queue, or started, this recently may not hold its lock yet
 START_GRACE_S = 10.0
 
 
-def job_starting(connection, queue: str, kind: str, ident: str, popped: dict, step: int | None = None) -> bool:
-    """Whether a worker took this job from the queue a moment ago and may not hold
-    the lease yet.
+def job_starting(connection, queue: str, jid: str, popped: set[str]) -> bool:
+    """Whether a worker took the job `jid` from the queue, or started it, a moment ago and may
+    not hold its lock yet; a job found so for longer was dropped by a dead worker, and is taken
+    off RQ's lists (to be enqueued again).
 
     A worker moves a job it takes into the queue's intermediate list (`popped`)
     until it starts it; a worker killed in between leaves it there for good.
     So a popped job gets `START_GRACE_S` from when the sweep first saw it
-    there, and a started one as long from its start. `popped` maps (kind, id)
-    to the popped job's id; `step`, a match's log length, names its latest run
-    (`job_id(kind, id, step)`, or its first run when None).
+    there, and a started one (RQ's StartedJobRegistry) as long from its start.
     """
     from rq.exceptions import NoSuchJobError
     from rq.job import Job
+    from rq.registry import StartedJobRegistry
     from rq.utils import now
 
-    jid = popped.get((kind, ident)) or job_id(kind, ident, step)
-    if jid in popped.values():
+    if jid in popped:
         intermediate = intermediate_queue(connection, queue)
         intermediate.set_first_seen(jid)
         first = intermediate.get_first_seen(jid)
@@ -68,28 +70,29 @@ def job_starting(connection, queue: str, kind: str, ident: str, popped: dict, st
     except NoSuchJobError:
         return False
     status = getattr(status, "value", status)
-    return (status == "started" and job.started_at is not None
-            and (now() - job.started_at).total_seconds() < START_GRACE_S)
+    if status == "queued":  # in the registry a moment before RQ marks it started
+        return True
+    if status != "started":
+        return False
+    if job.started_at is not None and (now() - job.started_at).total_seconds() < START_GRACE_S:
+        return True
+    StartedJobRegistry(queue, connection=connection).remove_executions(job)  # its worker is gone
+    return False
 
 
-def sweep(store, suspects: set | None = None) -> list[tuple[str, str]]:
+def sweep(store) -> list[tuple[str, str]]:
     """Re-enqueue the orphaned jobs of the store's queue (never another queue's); the
     (kind, id) enqueued again.
 
     Reads in bulk (a few round trips however many jobs are active): a large
-    tournament keeps thousands of matches waiting in the queue.
-
-    `suspects` (kept by `sweep_forever` from one sweep to the next): a match's run
-    a waiting worker has popped (core/store/jobs.py `pop_run`) is in nobody's list
-    and under no lease until that worker's next round trip takes it, so a match
-    found orphaned is enqueued again only if the sweep before found it so too, at
-    the same log length — a worker alive took its lease long before; one killed
-    left it so. The set is updated in place. Without it (a test, a one-off
-    sweep), an orphan is enqueued at once.
+    tournament keeps thousands of matches waiting in the queue. Where a job may be is read
+    in the order a job moves — RQ's queue, its intermediate list, its StartedJobRegistry,
+    then the locks — so a job moving on meanwhile is seen at its next place.
     """
-    previous = set(suspects) if suspects is not None else None
-    if suspects is not None:
-        suspects.clear()
+    from rq import Queue
+    from rq.registry import clean_registries
+
+    clean_registries(Queue(store.queue, connection=store.r))  # RQ's own: abandoned jobs retried
     stalled = store.wake_stalled()
     if stalled:
         log.warning("matches waiting for a bot's free slot woken by the sweep: %s", ", ".join(stalled))
@@ -98,7 +101,10 @@ def sweep(store, suspects: set | None = None) -> list[tuple[str, str]]:
     if not active:
         return []
     queued = {job_ident(text(j)) for j in store.queued_job_ids()}
-    popped = {job_ident(text(j)): text(j) for j in store.popped_job_ids()}
+    popped = {text(j) for j in store.popped_job_ids()}
+    started: dict[tuple[str, str], list[str]] = {}
+    for jid in [*popped, *map(text, store.started_job_ids())]:
+        started.setdefault(job_ident(jid), []).append(jid)
     pipe = store.r.pipeline(transaction=False)
     for kind, ident in active:
         pipe.hget(f"{kind}:{ident}", "status")
@@ -136,19 +142,16 @@ def sweep(store, suspects: set | None = None) -> list[tuple[str, str]]:
                 step = None
         if kind == "tournament" and status == "running" and finish_tournament_if_complete(store, ident):
             continue
-        if job_starting(store.r, store.queue, kind, ident, popped, step):
+        # every job of it a worker may be starting (any of them would take the lock and go on)
+        if any([job_starting(store.r, store.queue, jid, popped) for jid in started.get((kind, ident), [])]):
             continue
-        if kind == "match" and previous is not None:
-            suspects.add((ident, step))
-            if (ident, step) not in previous:  # maybe in a worker's hands this instant: the next sweep
-                continue
         record = store.get_tournament(ident) if kind == "tournament" else None
         if record and record.get("total") and len(store.tournament_matches(ident)) >= record["total"]:
             store.job_done(kind, ident)  # expanded: its matches are active jobs of their own
             continue
         log.warning("%s %s was dropped by a dead worker: enqueued again", kind, ident)
         if step is not None:
-            enqueue_continuation(store.r, ident, step, store.queue)
+            store.enqueue_continuations([(ident, step)])
         else:
             store.enqueue(kind, [ident])
         again.append((kind, ident))
@@ -168,11 +171,10 @@ def _games_with_queued_ratings(store) -> list[str]:
 
 def sweep_forever(store, every_s: float, stop) -> None:
     """Sweep every `every_s` seconds until the `stop` event is set."""
-    suspects: set = set()
     while not stop.wait(every_s):
         started = time.monotonic()
         try:
-            sweep(store, suspects)
+            sweep(store)
         except Exception:  # Redis away for a moment: the next sweep will do
             log.exception("recovery sweep failed")
         if time.monotonic() - started > every_s:

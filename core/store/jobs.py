@@ -1,38 +1,32 @@
-"""Jobs: what the worker pool must run, and which runner holds each one now.
+"""Jobs: what the worker pool must run, as RQ jobs, and which runner holds each one now.
 
 Keys:
     jobs:active            set of "match:{id}", "tournament:{id}" and "comparison:{id}" still to run
                            (on the default queue; another queue Q has jobs:active:Q)
-    lease:{kind}:{id}      the token of the runner working on it; expires unless renewed
-    runs[:Q]               list of a match's next runs, "{id}:{k}" (its log holds k entries: its
-                           remote turn k-1 was settled; "{id}:0" a run from its start, queued as
-                           another match ended: `enqueue_runs`), and "*", a nudge: an RQ job was
-                           queued. The queue's worker processes take them (worker/process.py)
-    rq:queue:{queue}       RQ's own keys for the queue (see `queue_name`), read and written
-                           only through RQ's API
+    lease:{kind}:{id}      the lock of the runner working on it (redis-py's `Lock`: its token,
+                           expiring unless renewed); also the archive's and the ladder's leases
+    rq:*                   RQ's own keys for the queue (see `queue_name`): its jobs, registries,
+                           workers, read and written only through RQ's API
 
-RQ job ids are "match-{id}" and "tournament-{id}", so a job can be found
-again from what it runs. A match's later runs, one enqueued each time its
-remote bot's turn k is settled (core/store/waits.py), are no RQ jobs: a
-remote decision's continuation is a few milliseconds of work, and RQ's
-bookkeeping of a job (its hash, registries, result, heartbeats: some twenty
-round trips) cost more than the run itself. They are items "{id}:{k+1}" of
-`runs`, which a worker takes together with the match's lease (`take_run`,
-one Lua step: the sweep never sees such a run in between) — or, a worker
-that waits for one, pops it and takes the lease in the run's first round
-trip (`pop_run`): should it die in between, the sweep finds the match
-active, unleased and not queued and queues its run again, as for any run a
-dead worker dropped (one queued again in that instant finds the lease held,
-or its turn published, and plays nothing twice: the log takes turn k only
-once). The sweep names them "match-{id}-{k+1}"
-(`job_id`; `job_ident` reads the match back from either form).
+Every unit of work a worker does is an RQ job on the queue, run by RQ's own
+worker loop: a tournament's expansion ("tournament-{id}"), a comparison's
+schedule ("comparison-{id}"), a match's first run ("match-{id}") and each
+run that continues a match after a remote bot's turn k was settled
+("match-{id}-{k+1}": its log then holds k+1 entries; core/store/waits.py
+`settle` enqueues it as the entry lands). The ids are deterministic, so a
+job can be found again from what it runs (`job_ident`), and a continuation
+enqueued twice is the same job.
 
-Why leases: a worker can die at any moment (a crash, `kill -9`, a lost
-machine). A runner takes the lease before it touches a match and renews it
-while it works; the pool's recovery sweep re-enqueues whatever is active, not
-queued, and held by nobody. Two runners can never both drive one match: the
-second finds the lease taken and leaves. Since a match is an event log, the
-one that picks it up again resumes where the dead one stopped.
+Why locks: a worker can die at any moment (a crash, `kill -9`, a lost
+machine), and a job can be enqueued twice (a settling and the recovery sweep
+both enqueueing a continuation). A runner takes its match's lock before it
+touches the match and renews it while it works (worker/locks.py); a second
+runner finds it taken and leaves. A dead worker's job stays in RQ's
+StartedJobRegistry with nobody renewing its lock: the pool's recovery sweep
+(worker/recovery.py) enqueues it again once its lock is gone, and RQ's own
+cleanup of the registry retries what it finds abandoned. Since a match is an
+event log, whoever runs it next resumes where the dead one stopped, and a
+turn lands only once.
 """
 
 from __future__ import annotations
@@ -42,6 +36,7 @@ import re
 import secrets
 
 from core.store.keys import text
+from core.store.lua import args, source
 
 #: the RQ queue the server and workers share unless told otherwise
 QUEUE = "cardarena"
@@ -60,38 +55,6 @@ RESULT_TTL = 0
 FAILURE_TTL = 24 * 3600
 KINDS = tuple(JOB_FUNCS)
 
-#: KEYS[1] the lease; ARGV[1] token, ARGV[2] ttl ms
-RENEW_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
-#: The take step: `runs_key` the runs list, `new_token` a lease token, `ttl` its ttl ms and `taken`
-#: (false), declared before it. The next run with its match's lease taken, in one step: it sets
-#: `taken` to {item, 1}; {item, 0} if another runner holds the match (that run goes on itself: this
-#: one is dropped) or the item is a nudge; it stays false if there is none.
-TAKE_STEP = """
-local item = redis.call('LPOP', runs_key)
-if item then
-  local match = string.match(item, '^(.+):%d+$')
-  if match and redis.call('SET', 'lease:match:' .. match, new_token, 'NX', 'PX', ttl) then
-    taken = {item, 1}
-  else
-    taken = {item, 0}
-  end
-end
-"""
-#: KEYS[1] the runs list; ARGV[1] a lease token, ARGV[2] its ttl ms: the take step alone (`take_run`)
-TAKE_RUN_LUA = ("local runs_key, new_token, ttl = KEYS[1], ARGV[1], ARGV[2]\nlocal taken = false\n" + TAKE_STEP
-                + "return taken\n")
-#: The release step: `lease` the lease's key and `token` a token ('' for none), declared before it:
-#: the lease given back if it is this token's (`released` 1)
-RELEASE_STEP = """
-local released = 0
-if redis.call('GET', lease) == token then released = redis.call('DEL', lease) end
-"""
-#: KEYS[1] the lease; ARGV[1] token: the release step alone (`release_lease`)
-RELEASE_LUA = "local lease, token = KEYS[1], ARGV[1]\n" + RELEASE_STEP + "return released\n"
-
 
 def queue_name(name: str | None = None) -> str:
     """The queue to use: `name`, else `CARDARENA_QUEUE`, else "cardarena".
@@ -109,15 +72,6 @@ def queue_name(name: str | None = None) -> str:
 def active_key(queue: str) -> str:
     """The set of the queue's jobs still to run to their end (the default queue keeps its old key)."""
     return "jobs:active" if queue == QUEUE else f"jobs:active:{queue}"
-
-
-def runs_key(queue: str) -> str:
-    """The list of the queue's matches' next runs (and nudges: an RQ job was queued)."""
-    return "runs" if queue == QUEUE else f"runs:{queue}"
-
-
-#: the item of `runs` that wakes a worker to look in RQ's queue
-NUDGE = "*"
 
 
 def intermediate_queue(connection, queue: str):
@@ -149,9 +103,11 @@ def enqueue_job(connection, kind: str, ident: str, queue: str | None = None) -> 
     enqueue_jobs(connection, kind, [ident], queue)
 
 
-def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = None) -> None:
-    """Queue many jobs of one kind on `queue` (see `queue_name`) in a few round trips
-    (a tournament's matches)."""
+def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = None,
+                 steps: list[int] | None = None) -> None:
+    """Queue many jobs of one kind on `queue` (see `queue_name`) in a few round trips (a
+    tournament's matches), each active and queued in one transaction. With `steps`, the jobs
+    are the runs continuing those matches from their logs' `steps[i]` entries (`job_id`)."""
     from rq import Queue, Retry
 
     if not idents:
@@ -159,60 +115,23 @@ def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = N
     name = queue_name(queue)
     queue = Queue(name, connection=connection)
     func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
+    steps = steps or [None] * len(idents)
     for start in range(0, len(idents), 500):
-        batch = idents[start:start + 500]
-        data = [Queue.prepare_data(func, args=(i,), job_id=job_id(kind, i), timeout=timeout,
-                                   retry=Retry(max=2), result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
-                                   description=f"{func}({i})")
-                for i in batch]
+        batch = list(zip(idents[start:start + 500], steps[start:start + 500], strict=True))
+        data = [Queue.prepare_data(func, args=(i,) if step is None else (i, step), job_id=job_id(kind, i, step),
+                                   timeout=timeout, retry=Retry(max=2), result_ttl=RESULT_TTL,
+                                   failure_ttl=FAILURE_TTL, description=f"{func}({i})")
+                for i, step in batch]
         with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
-            pipe.sadd(active_key(name), *(f"{kind}:{i}" for i in batch))
+            pipe.sadd(active_key(name), *(f"{kind}:{i}" for i, _ in batch))
             queue.enqueue_many(data, pipeline=pipe)
-            pipe.rpush(runs_key(name), NUDGE)  # a worker waiting on the runs looks in the queue
             pipe.execute()
-
-
-def taken_run(taken) -> tuple[str | None, int] | None:
-    """`Jobs.take_run`'s answer from the take step's `taken`."""
-    if not taken:
-        return None
-    match_id, _, step = text(taken[0]).rpartition(":")
-    return (match_id, int(step)) if int(taken[1]) else (None, 0)
 
 
 def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
     """On `pipe`: `kind:ident` has work left to run to its end — a concluded match's
     follow-ups (core/conclusion.py), which the recovery sweep finishes if their process dies."""
     pipe.sadd(active_key(queue), f"{kind}:{ident}")
-
-
-def enqueue_continuation(connection, match_id: str, step: int, queue: str | None = None) -> None:
-    """Queue the run that continues a match whose log now holds `step` entries (its remote
-    turn was settled): active and queued in one transaction."""
-    with connection.pipeline() as pipe:
-        continuation(pipe, match_id, step, queue)
-        pipe.execute()
-
-
-def continuation(pipe, match_id: str, step: int, queue: str | None = None) -> None:
-    """`enqueue_continuation` on a transaction's `pipe` (with other writes of the settling)."""
-    (active, runs), (member, item) = continuation_parts(match_id, step, queue)
-    pipe.sadd(active, member)
-    pipe.rpush(runs, item)
-
-
-#: The continuation step: `active_key`, `runs_key`, `active_member` and `run_item` set before it
-#: (`continuation_parts`): `continuation` inside a script (core/store/waits.py's settling step)
-CONTINUATION_STEP = """
-redis.call('SADD', active_key, active_member)
-redis.call('RPUSH', runs_key, run_item)
-"""
-
-
-def continuation_parts(match_id: str, step: int, queue: str | None = None) -> tuple[list[str], list[str]]:
-    """The keys (active set, runs list) and values (the match's member, its run) of `continuation`."""
-    name = queue_name(queue)
-    return [active_key(name), runs_key(name)], [f"match:{match_id}", f"{match_id}:{step}"]
 
 
 def drop_queue(connection, queue: str) -> None:
@@ -223,7 +142,7 @@ def drop_queue(connection, queue: str) -> None:
     if queue == QUEUE:
         raise ValueError("the default queue is the platform's: it is never dropped")
     Queue(queue, connection=connection).delete(delete_jobs=True)
-    leftovers = {active_key(queue), runs_key(queue)}
+    leftovers = {active_key(queue)}
     for pattern in (f"rq:*:{queue}", f"rq:*:{queue}:*"):
         leftovers.update(connection.scan_iter(match=pattern, count=500))
     connection.delete(*leftovers)
@@ -240,17 +159,11 @@ class Jobs:
         """Queue the jobs running these matches or tournaments on this store's queue."""
         enqueue_jobs(self.r, kind, idents, self.queue)
 
-    def enqueue_runs(self, match_ids: list[str]) -> None:
-        """Queue runs of these matches from their logs' start (items "{id}:0" of `runs`, no RQ
-        job: a match due after another's end, its next twin or one woken from a bot's slot
-        queue), active and queued in one transaction. A run reads the whole log, so one that
-        finds the match already under way, over or leased does what any run does then."""
-        if not match_ids:
-            return
-        with self.r.pipeline() as pipe:
-            for match_id in match_ids:
-                continuation(pipe, match_id, 0, self.queue)
-            pipe.execute()
+    def enqueue_continuations(self, runs: list[tuple[str, int]]) -> None:
+        """Queue the runs continuing these (match, log length) on this store's queue: the next
+        run of a match whose remote turn `length - 1` was just settled."""
+        if runs:
+            enqueue_jobs(self.r, "match", [m for m, _ in runs], self.queue, [k for _, k in runs])
 
     def active_jobs(self) -> list[tuple[str, str]]:
         """(kind, id) of everything enqueued on this queue and not yet run to its end."""
@@ -262,53 +175,40 @@ class Jobs:
         return sorted(out)
 
     def queued_job_ids(self) -> list[str]:
-        """The ids of the jobs waiting in this queue (RQ's own list, through RQ), and of the
-        matches' next runs waiting in `runs` ("match-{id}-{k}")."""
+        """The ids of the jobs waiting in this queue (RQ's own list, through RQ)."""
         from rq import Queue
 
-        runs = [text(item).rpartition(":") for item in self.r.lrange(runs_key(self.queue), 0, -1)]
-        return Queue(self.queue, connection=self.r).get_job_ids() + [
-            job_id("match", match_id, int(step)) for match_id, _, step in runs if match_id]
-
-    def take_run(self, token: str, ttl_ms: int) -> tuple[str | None, int] | None:
-        """The next of the queue's runs: (match id, its log length when enqueued) with the match's
-        lease taken for `token`; (None, 0) for a nudge or a match another runner holds; None if
-        there is none."""
-        return taken_run(self.script(TAKE_RUN_LUA)(keys=[runs_key(self.queue)], args=[token, ttl_ms]))
-
-    def pop_run(self, timeout_s: float) -> tuple[str | None, int] | None:
-        """The next of the queue's runs, waiting up to `timeout_s` for one (`take_run`'s answer
-        but for the lease, which its runner takes as it starts, in its first round trip: the
-        waiting worker's wake-up and its take are one); None if none came. A worker is woken
-        only for a run it then holds, never for one another worker takes."""
-        popped = self.r.blpop([runs_key(self.queue)], timeout_s)
-        if popped is None:
-            return None
-        match_id, _, step = text(popped[1]).rpartition(":")
-        return (match_id, int(step)) if match_id else (None, 0)
+        return Queue(self.queue, connection=self.r).get_job_ids()
 
     def popped_job_ids(self) -> list[str]:
         """The ids of the jobs a worker has taken from the queue and not started yet."""
         return intermediate_queue(self.r, self.queue).get_job_ids()
 
+    def started_job_ids(self) -> list[str]:
+        """The ids of the jobs RQ counts as running on this queue (its StartedJobRegistry: a dead
+        worker's stay there until RQ's cleanup finds them abandoned)."""
+        from rq.registry import StartedJobRegistry
+
+        return StartedJobRegistry(self.queue, connection=self.r).get_job_ids(cleanup=False)
+
     def job_done(self, kind: str, ident: str) -> None:
         self.r.srem(active_key(self.queue), f"{kind}:{ident}")
 
+    def lock(self, kind: str, ident: str, ttl_ms: int):
+        """The lock of `kind` `ident`'s runner (redis-py's `Lock`, not taken yet): it expires
+        `ttl_ms` after it is taken unless renewed (`reacquire`)."""
+        return self.r.lock(lease_key(kind, ident), timeout=ttl_ms / 1000, sleep=0.01, thread_local=False)
+
     def take_lease(self, kind: str, ident: str, ttl_ms: int = 20_000) -> str | None:
-        """A new token if nobody holds the lease, else None."""
+        """A new token if nobody holds the lease, else None (the archive's, the ladder's)."""
         token = secrets.token_hex(8)
         if self.r.set(lease_key(kind, ident), token, nx=True, px=ttl_ms):
             return token
         return None
 
-    def renew_lease(self, kind: str, ident: str, token: str, ttl_ms: int = 20_000) -> bool:
-        """Extend the lease; False if it is no longer this token's (it expired and was taken)."""
-        script = self.script(RENEW_LUA)
-        return bool(script(keys=[lease_key(kind, ident)], args=[token, ttl_ms]))
-
     def release_lease(self, kind: str, ident: str, token: str) -> None:
-        script = self.script(RELEASE_LUA)
-        script(keys=[lease_key(kind, ident)], args=[token])
+        """Give the lease back if it is still `token`'s."""
+        self.script(source("release_lease"))(keys=[lease_key(kind, ident)], args=[args(token=token)])
 
     def lease_held(self, kind: str, ident: str) -> bool:
         return bool(self.r.exists(lease_key(kind, ident)))

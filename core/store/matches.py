@@ -49,7 +49,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
-from core.store.jobs import TAKE_STEP, mark_active
+from core.store.jobs import mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.ratings import entrant, queue_for_rating
 from core.store.slots import SLOTS_STEP, slots_step
@@ -111,23 +111,6 @@ end
 """
 #: KEYS[1] the match hash; ARGV[1] now (JSON): the start step alone (`start_match`)
 START_LUA = "local match_key, started_at = KEYS[1], ARGV[1]\n" + START_STEP + "return {attempts, changed}\n"
-#: The end step of a run that asks (after core/store/jobs.py's release step, and a decision
-#: published: core/store/waits.py `end_run_asking`): `match_key` the match hash, `log` its log,
-#: `asked` the turn asked, `taken` (false) and the take step's `runs_key`, `new_token` ('' for none)
-#: and `ttl`, declared before it. The run ended cleanly: the count of runs started without ending,
-#: which aborts a crash loop (`start_match`), starts again. It leaves `length`, the log's (-1 if the
-#: match is archived), and, with a `new_token` and a log of no more than `asked` entries (the match
-#: waits), `taken`: jobs.py's take step, the queue's next run.
-RUN_END_STEP = f"""
-redis.call('HSET', match_key, 'attempts', 0)
-local length = -1
-if redis.call('HEXISTS', match_key, '{ARCHIVED}') == 0 then
-  length = redis.call('LLEN', log)
-  if new_token ~= '' and length <= tonumber(asked) then
-""" + TAKE_STEP + """
-  end
-end
-"""
 #: core/store/slots.py's slots step, then, only if the slots are taken, the start step
 #: (`take_slots_and_start`): KEYS and ARGV the slots step's, then the match hash and now (JSON)
 #: last. {full, attempts, changed}: {i, 0, 0} when bot i is full (the match is not started).

@@ -1,7 +1,7 @@
 """A match's run as it starts: what it reads, in one round trip.
 
     read_run(store, match_id, seats, since[, match])
-    start_run(store, match_id, match, since, seat_bots[, lease])
+    start_run(store, match_id, match, since, seat_bots)
 
 No keys of its own: it reads, on one pipeline, what core/store/matches.py
 (the match's status or record, its log), core/store/bots.py (each seat's bot,
@@ -9,8 +9,7 @@ No keys of its own: it reads, on one pipeline, what core/store/matches.py
 decoded by their functions, in one round trip rather than one per store; a continuation (worker/match_runner.py, its referee kept) reads
 only the match's status, as nothing else of a match changes while it runs,
 and takes its slots and starts (core/store/slots.py's and matches.py's steps)
-in the same step (`start_run`) — with its lease, for a run a waiting worker
-popped (core/store/jobs.py `pop_run`): one round trip, not three.
+in the same step (`start_run`): one round trip, not three.
 """
 
 from __future__ import annotations
@@ -132,29 +131,20 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
                     since, [json.loads(e) for e in entries], waiting_head(waiting))
 
 
-#: `start_run`'s answer when it was to take the match's lease and another runner holds it
-BUSY = "busy"
-
-
-def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dict | None],
-              lease: tuple[str, int] | None = None) -> RunStart | None | str:
+def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dict | None]) -> RunStart | None:
     """`read_run` of a match whose record was read before (`match`: only its status is read again)
     and `take_slots_and_start` (core/store/matches.py), in one step: the slots of the remote bots
     among `seat_bots` (the records the match's last run used: a bot's kind never changes, and its
     `max_concurrent` only counts for a match not holding its slot yet, from its next match) and
     the start, made only if the match is neither over nor archived (`RunStart.started`). None if
-    there is no such match. The match's lease is held (nothing else moves it meanwhile), or with
-    `lease` (token, ttl ms) taken first in the same step: `BUSY` if another runner holds it."""
+    there is no such match. The match's lock is held: nothing else moves it meanwhile."""
     bot_ids = list(dict.fromkeys(match["seats"]))
     slotted, keys, args = slots_step(match_id, [b for b in seat_bots if b is not None])
-    token, ttl_ms = lease or ("", 0)
     held = [_read_bots.get(b) for b in bot_ids]  # (stamp, record) as this process last read each
     raw = store.script(START_RUN_LUA)(
         keys=[*keys, f"match:{match_id}", log_key(match_id), waiting_key(match_id), lease_key("match", match_id),
               *(f"bot:{b}" for b in bot_ids)],
-        args=[*args, f'"{now_iso()}"', since, token, ttl_ms, *(h[0] if h else "" for h in held), len(slotted)])
-    if raw[0] == BUSY.encode():
-        return BUSY
+        args=[*args, f'"{now_iso()}"', since, "", 0, *(h[0] if h else "" for h in held), len(slotted)])
     status, archived, bots, entries, waiting, full, attempts, changed = raw
     if status is None:
         return None

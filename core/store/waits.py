@@ -55,19 +55,12 @@ from typing import NamedTuple
 from redis.exceptions import NoScriptError
 
 from core.store.debug import debug_key, debug_note
-from core.store.decisions import PEND_STEP, decisions_key, pending_value, wake_channel
+from core.store.decisions import decisions_key, pending_value, wake_channel
 from core.store.events import match_channel
-from core.store.jobs import (
-    CONTINUATION_STEP,
-    QUEUE,
-    RELEASE_STEP,
-    continuation_parts,
-    lease_key,
-    runs_key,
-    taken_run,
-)
+from core.store.jobs import QUEUE, active_key, enqueue_jobs
 from core.store.keys import now_ms, text
-from core.store.matches import APPEND_STEP, RUN_END_STEP, log_key
+from core.store.lua import args, source
+from core.store.matches import log_key
 from core.store.versions import as_version, versions_key
 
 #: a webhook turn's backstop after its deadline: the call itself times out first; the clock
@@ -286,57 +279,6 @@ return 1
 """
 
 
-#: A run's end as it asks a remote bot (`end_run_asking`), one step. KEYS[1] the waiting hash,
-#: KEYS[2] the deadlines, KEYS[3] the polling bot's decisions or the calls, KEYS[4] the polling bot's
-#: wake channel, KEYS[5] the match's lease, KEYS[6] the match hash, KEYS[7] its log, KEYS[8] the runs
-#: list; ARGV[1] the bot's kind ('' when the decision is published already), ARGV[2] the waiting
-#: record, ARGV[3] when the clock judges the turn, ARGV[4] "{match}:{turn}", ARGV[5] the pending
-#: decision's record (core/store/decisions.py's pend step) or the call item, ARGV[6] the lease's
-#: token ('' for none held), ARGV[7] the turn asked, ARGV[8] the next run's lease token ('' for
-#: none), ARGV[9] its ttl ms. The decision published, then jobs.py's release step, then matches.py's
-#: run end step: {length, taken}.
-END_RUN_ASKING_LUA = """
-local kind, member = ARGV[1], ARGV[4]
-if kind ~= '' then
-  redis.call('DEL', KEYS[1])
-  redis.call('HSET', KEYS[1], 'record', ARGV[2])
-  redis.call('ZADD', KEYS[2], ARGV[3], member)
-  if kind == 'polling' then
-    local pending, wake, field, value = KEYS[3], KEYS[4], member, ARGV[5]
-""" + PEND_STEP + """
-  else
-    redis.call('RPUSH', KEYS[3], ARGV[5])
-  end
-end
-local lease, token = KEYS[5], ARGV[6]
-""" + RELEASE_STEP + """
-local match_key, log, asked = KEYS[6], KEYS[7], ARGV[7]
-local runs_key, new_token, ttl, taken = KEYS[8], ARGV[8], ARGV[9], false
-""" + RUN_END_STEP + """
-return {length, taken}
-"""
-
-
-#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel, KEYS[4] the deadlines,
-#: KEYS[5] the account's share, KEYS[6] the match's debug notes, KEYS[7] the bot's pending
-#: decisions, KEYS[8] the active set, KEYS[9] the runs; ARGV[1] the turn, ARGV[2] its entry,
-#: ARGV[3] the member "{match}:{turn}", ARGV[4] "1" if the call held a share of its account,
-#: ARGV[5] and ARGV[6] the debug note's field and value ("" for none), ARGV[7] "1" if the turn is a
-#: polling bot's pending decision, ARGV[8] and ARGV[9] the continuation's member and run. The
-#: settling of a remote turn in one step (`settle`): the entry appended (matches.py's append
-#: step) and, only if it landed, its deadline, share and pending decision gone, its debug note
-#: kept, the match's next run queued (jobs.py's continuation step). 1 if it landed, else 0.
-SETTLE_LUA = ("local log_key, match_key, channel, first_turn = KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1])\n"
-              "local entries = {ARGV[2]}\n" + APPEND_STEP + """
-if appended == 0 then return 0 end
-redis.call('ZREM', KEYS[4], ARGV[3])
-if ARGV[4] == '1' then redis.call('ZREM', KEYS[5], ARGV[3]) end
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[6], ARGV[5], ARGV[6]) end
-if ARGV[7] == '1' then redis.call('HDEL', KEYS[7], ARGV[3]) end
-local active_key, runs_key, active_member, run_item = KEYS[8], KEYS[9], ARGV[8], ARGV[9]
-""" + CONTINUATION_STEP + "return 1\n")
-
-
 #: KEYS[2i-1] a call's log, KEYS[2i] its waiting hash; ARGV[i] its turn. The (1-based) indices of
 #: the calls whose turn is no longer pending: settled (the log is longer), or the match over (no
 #: waiting record). `calls_over`.
@@ -488,24 +430,17 @@ class Waits:
 
     def await_answer(self, match_id: str, decision: dict, bot: dict) -> dict:
         """Ask a remote bot: `decision` becomes pending for a polling bot, or a call to make for
-        a webhook; the turn's deadline is set; the run that asks ended cleanly. One step
-        (`end_run_asking` with no lease). The waiting record."""
-        return self.end_run_asking(match_id, decision["turn"], (decision, bot))[0]
+        a webhook; the turn's deadline is set; the run that asks ended cleanly
+        (`end_run_asking`). The waiting record."""
+        return self.end_run_asking(match_id, decision["turn"], (decision, bot))
 
-    def end_run_asking(self, match_id: str, turn: int, ask: tuple[dict, dict] | None, token: str | None = None,
-                       next_token: str | None = None,
-                       ttl_ms: int = 0) -> tuple[dict | None, int, bool, tuple[str | None, int] | None]:
-        """A run of the match ends asking for `turn`, in one step (`END_RUN_ASKING_LUA`): `ask`'s
-        decision (decision, bot) published — pending for a polling bot or a call to make for a
-        webhook, the turn's deadline set, the waiting record written — unless `ask` is None (a
-        run before this one published it); then the match's lease held by `token` given back;
-        then the run's clean end (its count of attempts is 0 again) and the log's length read,
-        in this order: an answer settled after it is then either counted in that length or
-        followed by a run that finds the lease free. With `next_token`, and if the log holds no
-        more than `turn` entries (the match waits), the queue's next run is taken too
-        (`take_run` for `next_token`, `ttl_ms`). The decision is encoded once, for the waiting
-        record and the pending decision alike. (the waiting record or None, the log's length,
-        whether the next run was looked for, `take_run`'s answer if it was)."""
+    def end_run_asking(self, match_id: str, turn: int, ask: tuple[dict, dict] | None) -> dict | None:
+        """A run of the match ends asking for `turn`, in one step (lua/end_run_asking.lua):
+        `ask`'s decision (decision, bot) published — pending for a polling bot or a call to make
+        for a webhook, the turn's deadline set, the waiting record written — unless `ask` is None
+        (a run before this one published it); and the run's clean end (its count of attempts is 0
+        again). The decision is encoded once, for the waiting record and the pending decision
+        alike. The waiting record written, or None."""
         member = _member(match_id, turn)
         kind, record, record_json, judge_at, item, lists = "", None, "", 0, "", ["", ""]
         if ask is not None:
@@ -526,14 +461,10 @@ class Waits:
             else:
                 judge_at, item = deadline_at + CALL_SLACK_MS, call_item(match_id, turn)
                 lists = [calls_key(self.queue), ""]
-        length, taken = self.script(END_RUN_ASKING_LUA)(
-            keys=[waiting_key(match_id), deadlines_key(self.queue), *lists, lease_key("match", match_id),
-                  f"match:{match_id}", log_key(match_id), runs_key(self.queue)],
-            args=[kind, record_json, judge_at, member, item, token or "", turn, next_token or "", ttl_ms])
-        if int(length) < 0:
-            return record, len(self.archived_document(match_id)["log"]), False, None
-        looked = next_token is not None and int(length) <= turn
-        return record, int(length), looked, taken_run(taken)
+        published = self.script(source("end_run_asking"))(
+            keys=[waiting_key(match_id), deadlines_key(self.queue), *lists, f"match:{match_id}"],
+            args=[args(kind=kind, record=record_json, judge_at=judge_at, member=member, item=item)])
+        return record if int(published) else None
 
     def waiting_on(self, match_id: str) -> dict | None:
         """The match's last remote turn asked (its record, with `called_at` if a call started), or None."""
@@ -702,53 +633,61 @@ class Waits:
     def settle(self, match_id: str, entry: dict, record: dict | None = None, debug: str | None = None) -> bool:
         """Append the entry that ends a remote turn (an answer, a fault, a timeout) and, if it
         landed, keep the answer's `debug` text (core/store/debug.py) and enqueue the match's
-        next run; False if the turn was already settled or the match is over (nothing kept,
-        nothing enqueued). `record`: the turn's `waiting_on`, if read already. One round trip
-        (with the record given): `SETTLE_LUA`."""
-        record = record or self.waiting_on(match_id) or {}
-        return bool(self.script(SETTLE_LUA)(*self._settling(match_id, entry, record, debug)))
+        next run (an RQ job, "match-{id}-{turn+1}": core/store/jobs.py); False if the turn was
+        already settled or the match is over (nothing kept, nothing enqueued): exactly one
+        continuation per turn. `record`: the turn's `waiting_on`, if read already. Should the
+        caller die between the append and the enqueue, the recovery sweep finds the match
+        settled, idle and not queued, and enqueues that run (worker/recovery.py)."""
+        return self.settle_all([(match_id, entry, record or self.waiting_on(match_id) or {}, debug)])[0]
 
     def settle_all(self, turns: list[tuple[str, dict, dict, str | None]]) -> list[bool]:
-        """`settle` of each (match, entry, record, debug), in one round trip: what landed."""
+        """`settle` of each (match, entry, record, debug): the appends in one round trip, then the
+        continuations of those that landed enqueued together. What landed."""
         if not turns:
             return []
-        if len(turns) == 1:
-            return [self.settle(*turns[0])]
         calls = [self._settling(match_id, entry, record, debug) for match_id, entry, record, debug in turns]
-        return [bool(landed) for landed in self._scripts_at_once(SETTLE_LUA, calls)]
+        landed = [bool(int(got)) for got in self._scripts_at_once(source("settle"), calls)]
+        by_queue: dict[str, list[tuple[str, int]]] = {}
+        for (match_id, entry, record, _), done in zip(turns, landed, strict=True):
+            if done:
+                by_queue.setdefault(record.get("queue") or self.queue, []).append((match_id, int(entry["turn"]) + 1))
+        for queue, runs in by_queue.items():
+            enqueue_jobs(self.r, "match", [m for m, _ in runs], queue, [k for _, k in runs])
+        return landed
 
-    def _scripts_at_once(self, source: str, calls: list[tuple[list, list]]) -> list:
+    def _scripts_at_once(self, script_source: str, calls: list[tuple[list, list]]) -> list:
         """The script run with each (keys, args) in one round trip, by its SHA (a pipeline of
         redis-py's Script objects asks Redis whether it knows them first: one more round trip),
         loaded and run again if Redis lost it (a restart)."""
-        sha = self.script(source).sha
+        if len(calls) == 1:
+            return [self.script(script_source)(*calls[0])]
+        sha = self.script(script_source).sha
         for attempt in (1, 2):
             pipe = self.r.pipeline(transaction=False)
-            for keys, args in calls:
-                pipe.evalsha(sha, len(keys), *keys, *args)
+            for keys, arguments in calls:
+                pipe.evalsha(sha, len(keys), *keys, *arguments)
             try:
                 return pipe.execute()
             except NoScriptError:
                 if attempt == 2:
                     raise
-                self.r.script_load(source)
+                self.r.script_load(script_source)
         return []
 
     def _settling(self, match_id: str, entry: dict, record: dict, debug: str | None) -> tuple[list, list]:
-        """`SETTLE_LUA`'s keys and arguments."""
+        """lua/settle.lua's keys and arguments."""
         turn = int(entry["turn"])
         queue = record.get("queue") or self.queue
         member = _member(match_id, turn)
         account = record.get("account") if record.get("kind") == "webhook" else None
         polling = record.get("kind") == "polling" and record.get("turn") == turn
         field, note = debug_note(turn, entry["seat"], debug) if debug else ("", "")
-        (active, runs), (active_member, run_item) = continuation_parts(match_id, turn + 1, queue)
         keys = [log_key(match_id), f"match:{match_id}", match_channel(match_id), deadlines_key(queue),
                 share_key(queue, account or "-"), debug_key(match_id), decisions_key(record.get("bot") or "-"),
-                active, runs]
-        args = [turn, json.dumps(entry, separators=(",", ":")), member, "1" if account else "0", field, note,
-                "1" if polling else "0", active_member, run_item]
-        return keys, args
+                active_key(queue)]
+        return keys, [args(turn=turn, entry=json.dumps(entry, separators=(",", ":")), member=member,
+                           shared=bool(account), debug_field=field, debug_note=note, polling=polling,
+                           active_member=f"match:{match_id}")]
 
     def note_late(self, ms: int) -> None:
         """A timeout was recorded `ms` after its deadline."""

@@ -450,14 +450,22 @@ def test_a_run_after_a_remote_turn_goes_on_from_the_referee_its_process_kept(sto
     assert_result_is_the_replay(store, mid)
 
 
-def test_a_run_taken_with_its_lease_reads_its_match_at_once_and_goes_on_from_the_kept_referee(store):
-    """The runs a worker takes (`take_run`: the lease with it) of a match of two polling bots: each
-    reads match, bots, log and waiting record in one step, goes on from the referee the process
-    kept, gives the lease back; one with no referee kept (another process's) replays the log."""
+def run_queued_jobs(store) -> None:
+    """Run what the store's queue holds, as a worker of the pool does (RQ's own loop, in this
+    process: a referee kept by one run serves the next)."""
+    from rq import Queue, SimpleWorker
+
+    SimpleWorker([Queue(store.queue, connection=store.r)], connection=store.r).work(burst=True)
+
+
+def test_each_continuation_is_an_rq_job_that_goes_on_from_the_kept_referee(store):
+    """Each settled turn of a match of two polling bots enqueues its next run, one RQ job
+    ("match-{id}-{k+1}") run by RQ's worker loop: it reads match, bots, log and waiting record in
+    one step, goes on from the referee the process kept and lets go of the match's lock; one with
+    no referee kept (another process's) replays the log."""
     from core.answers import answered
+    from core.store.jobs import job_id
     from worker import match_runner
-    from worker.jobs import run_continuation
-    from worker.lease import TTL_MS
 
     seats = [store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]["id"]
              for _ in range(2)]
@@ -467,13 +475,14 @@ def test_a_run_taken_with_its_lease_reads_its_match_at_once_and_goes_on_from_the
         runs += 1
         decision = store.waiting_on(mid)["decision"]
         assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][-1]))
+        assert store.queued_job_ids() == [job_id("match", mid, decision["turn"] + 1)]
         if runs == 6:  # as if another process ran the match so far
             match_runner._kept.pop(mid)
-        taken = store.take_run(f"token{runs}", TTL_MS)
-        assert taken == (mid, decision["turn"] + 1)
-        status, _ = run_continuation(store, mid, f"token{runs}")
-        assert not store.lease_held("match", mid)
-        if status == "waiting":
+        run_queued_jobs(store)
+        assert store.queued_job_ids() == [] and not store.lease_held("match", mid)
+        status = store.get_match(mid)["status"]
+        if status == "running":
+            status = "waiting"
             refs.append(match_runner._kept[mid].ref)
             assert refs[-1].turn == decision["turn"] + 1 == store.waiting_on(mid)["turn"]
     assert status == "finished" and runs == DECISIONS
@@ -483,49 +492,64 @@ def test_a_run_taken_with_its_lease_reads_its_match_at_once_and_goes_on_from_the
     assert_result_is_the_replay(store, mid)
 
 
-def test_a_run_that_ends_waiting_takes_the_next_run_with_its_lease_as_it_gives_its_own_back(store):
+def test_a_stale_or_duplicate_continuation_plays_nothing_twice(store):
+    """A continuation run again (enqueued twice, or after the match went on) finds the turn
+    published already and publishes nothing, plays nothing: the log and the waiting record are
+    as the first left them."""
     from core.answers import answered
-    from core.store.jobs import lease_key
-    from worker.jobs import run_continuation
-    from worker.lease import TTL_MS
 
     seats = [store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]["id"]
              for _ in range(2)]
-    mids = [store.create_match(GAME, seats, SEED, {}, time_bank_ms=0)["id"] for _ in range(2)]
-    for mid in mids:
-        assert MatchRunner(store, mid).run() == "waiting"
-        decision = store.waiting_on(mid)["decision"]
-        assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][0]))
-    assert store.take_run("first", TTL_MS) == (mids[0], 1)
-    status, runner = run_continuation(store, mids[0], "first", "second")
-    assert status == "waiting" and runner.looked_next and runner.next_run == (mids[1], 1)
-    assert store.r.get(lease_key("match", mids[0])) is None
-    assert store.r.get(lease_key("match", mids[1])) == b"second"  # taken with its lease
-    status, runner = run_continuation(store, mids[1], "second", "third")
-    assert status == "waiting" and runner.looked_next and runner.next_run is None  # none queued
-    assert store.take_run("fourth", TTL_MS) is None and not store.lease_held("match", mids[1])
+    mid = store.create_match(GAME, seats, SEED, {}, time_bank_ms=0)["id"]
+    assert MatchRunner(store, mid).run() == "waiting"
+    decision = store.waiting_on(mid)["decision"]
+    assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][0]))
+    run_queued_jobs(store)
+    log, waiting = store.match_log(mid), store.waiting_on(mid)
+    assert waiting["turn"] == decision["turn"] + 1
+    store.enqueue_continuations([(mid, decision["turn"] + 1)])  # the same run, again
+    run_queued_jobs(store)
+    assert store.match_log(mid) == log and store.waiting_on(mid) == waiting
+    assert not store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][0]))
+    assert store.queued_job_ids() == []  # a turn settled twice enqueues nothing the second time
+
+
+def test_a_continuation_waits_for_the_lock_the_run_that_asked_still_holds(store):
+    """A fast answer can be settled between the run's publishing and its letting go of the lock:
+    the continuation then waits for the lock (not "busy", which would leave the match idle)."""
+    import threading
+
+    from core.answers import answered
+
+    seats = [store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]["id"]
+             for _ in range(2)]
+    mid = store.create_match(GAME, seats, SEED, {}, time_bank_ms=0)["id"]
+    assert MatchRunner(store, mid).run() == "waiting"
+    decision = store.waiting_on(mid)["decision"]
+    lock = store.lock("match", mid, 10_000)
+    assert lock.acquire(blocking=False)  # the run that asked, not gone yet
+    assert store.settle(mid, answered(store, decision, 5, action=decision["legal_actions"][0]))
+    assert MatchRunner(store, mid).run() == "busy"  # a first run does not wait
+    released = threading.Timer(0.05, lock.release)
+    released.start()
+    assert MatchRunner(store, mid, wait_s=5.0).run() == "waiting"
+    released.join()
+    assert store.waiting_on(mid)["turn"] == decision["turn"] + 1
 
 
 def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
     """`end_run_asking`: a polling decision pending as it always was stored (the same bytes), a webhook's
-    call queued, the waiting record, the deadline, the run's clean end and the lease given back,
-    in one step; a token not the lease's gives nothing back; a decision published already is not
-    published again."""
+    call queued, the waiting record, the deadline and the run's clean end in one step; a decision
+    published already is not published again."""
     from core.store.decisions import decisions_key
-    from core.store.jobs import continuation, lease_key
     from core.store.waits import CALL_SLACK_MS, call_item, calls_key, deadlines_key, waiting_key
-    from worker.lease import TTL_MS
 
     poll = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]
     hook = {"id": "b_hook", "kind": "webhook", "owner": "acct_test", "version": 2}
-    mid, other = (store.create_match(GAME, [poll["id"], poll["id"]], SEED, {}, time_bank_ms=0)["id"] for _ in "ab")
+    mid = store.create_match(GAME, [poll["id"], poll["id"]], SEED, {}, time_bank_ms=0)["id"]
     store.r.hset(f"match:{mid}", "attempts", 2)
     decision = {"match_id": mid, "turn": 0, "seat": 0, "deadline_ms": 5000, "view": {"hand": ["é", 1.5]}}
-    token = store.take_lease("match", mid, TTL_MS)
-    continuation(store.r, other, 3, store.queue)
-    record, length, looked, taken = store.end_run_asking(mid, 0, (decision, poll), token, "next", TTL_MS)
-    assert (length, looked, taken) == (0, True, (other, 3))
-    assert store.r.get(lease_key("match", other)) == b"next" and not store.lease_held("match", mid)
+    record = store.end_run_asking(mid, 0, (decision, poll))
     assert store.r.hget(f"match:{mid}", "attempts") == b"0"
     assert store.waiting_on(mid) == record and record["decision"] == decision and record["kind"] == "polling"
     stored = store.r.hget(decisions_key(poll["id"]), f"{mid}:0")
@@ -534,17 +558,15 @@ def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
     assert store.r.hget(waiting_key(mid), "record") == json.dumps(record, separators=(",", ":")).encode()
     assert store.r.zscore(deadlines_key(store.queue), f"{mid}:0") == record["deadline_at"]
 
-    token = store.take_lease("match", mid, TTL_MS)
-    record, length, looked, taken = store.end_run_asking(mid, 1, ({**decision, "turn": 1}, hook), "not-mine")
-    assert (length, looked, taken) == (0, False, None)
-    assert store.r.get(lease_key("match", mid)) == token.encode()  # not this token's: kept
+    record = store.end_run_asking(mid, 1, ({**decision, "turn": 1}, hook))
     assert store.r.lrange(calls_key(store.queue), 0, -1) == [call_item(mid, 1).encode()]
     assert store.r.zscore(deadlines_key(store.queue), f"{mid}:1") == record["deadline_at"] + CALL_SLACK_MS
     assert store.waiting_on(mid) == record and record["version"] == 2 and record["account"] == "acct_test"
 
-    assert store.end_run_asking(mid, 1, None, token) == (None, 0, False, None)  # published already
-    assert not store.lease_held("match", mid) and store.waiting_on(mid) == record
-    assert store.r.llen(calls_key(store.queue)) == 1
+    store.r.hset(f"match:{mid}", "attempts", 1)
+    assert store.end_run_asking(mid, 1, None) is None  # published already: only the clean end
+    assert store.waiting_on(mid) == record and store.r.llen(calls_key(store.queue)) == 1
+    assert store.r.hget(f"match:{mid}", "attempts") == b"0"
 
 
 def test_a_continuation_is_sent_a_bots_fields_only_when_they_changed(store):

@@ -8,10 +8,8 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from core.store import Store, secret_key
-from core.store.jobs import QUEUE, drop_queue, job_id, queue_name, runs_key
+from core.store.jobs import QUEUE, drop_queue, job_id, queue_name
 from worker import recovery
-from worker.jobs import run_continuation
-from worker.lease import TTL_MS
 
 OTHER = "cardarena-other"
 
@@ -32,15 +30,8 @@ _names = itertools.count()
 
 def work_burst(store) -> None:
     """What a worker process of the store's queue does, here, until nothing is left: its RQ jobs
-    and its runs (a match's next twin is one: core/conclusion.py)."""
-    for i in range(100):
-        SimpleWorker([Queue(store.queue, connection=store.r)], connection=store.r).work(burst=True)
-        taken = store.take_run(f"burst{i}", TTL_MS)
-        if taken is None:
-            return
-        if taken[0] is not None:
-            run_continuation(store, taken[0], f"burst{i}")
-    raise AssertionError("the queue never emptied")
+    (a match's next twin is one: core/conclusion.py)."""
+    SimpleWorker([Queue(store.queue, connection=store.r)], connection=store.r).work(burst=True)
 
 
 def random_bots(store, n=2, game="double-carre"):
@@ -91,7 +82,6 @@ def test_a_tournament_run_from_a_queue_enqueues_its_matches_on_that_queue(stores
     assert other.get_tournament(t["id"])["status"] == "finished"
     assert len(other.tournament_matches(t["id"])) == 2
     assert Queue(QUEUE, connection=default.r).count == 0 and default.active_jobs() == []
-    assert default.r.llen(runs_key(QUEUE)) == 0  # the second twin ran from the other queue's runs
     assert other.active_jobs() == []
 
 

@@ -13,7 +13,7 @@ from rq import Queue
 
 from core import conclusion
 from core.store import Store, secret_key
-from core.store.jobs import QUEUE, enqueue_job, job_id
+from core.store.jobs import QUEUE, enqueue_job, job_id, lease_key
 from worker import recovery
 from worker.match_runner import MatchRunner
 
@@ -108,54 +108,48 @@ def test_a_tournament_whose_expansion_died_is_expanded_again(store):
 
 def continued_match(store) -> str:
     """A started match of python bots whose first turn is played and whose next run is queued."""
-    from core.store.jobs import enqueue_continuation
-
     match = store.create_match("double-carre", python_bots(store), 3, {})
     mid = match["id"]
     store.start_match(mid)
     state = store.replay(mid)
     store.append_entries(mid, [{"turn": 0, "seat": state.to_act, "action": state.legal_actions()[0]}])
-    enqueue_continuation(store.r, mid, 1)
+    store.enqueue_continuations([(mid, 1)])
     return mid
 
 
-def test_a_matchs_next_run_is_taken_with_its_lease_and_a_lost_one_is_enqueued_again(store):
-    """A remote turn's continuation is an item of `runs`, no RQ job: the sweep sees it queued;
-    a worker takes it with the match's lease in one step (so the sweep never finds it in
-    between), or drops it if another runner holds the match; one lost with its worker (taken,
-    then kill -9: no lease left once it expires) is enqueued again."""
-    from core.store.jobs import enqueue_continuation, lease_key
+def start_like_a_worker(store):
+    """Take the next job and start it as an RQ worker does (RQ's API): it is then in RQ's
+    StartedJobRegistry, its match's lock not taken yet."""
+    from rq import SimpleWorker
 
+    queue = Queue(QUEUE, connection=store.r)
+    worker = SimpleWorker([queue], connection=store.r)
+    job, _ = Queue.dequeue_any([queue], None, connection=store.r)
+    worker.prepare_execution(job)
+    worker.prepare_job_execution(job, remove_from_intermediate_queue=True)
+    return job
+
+
+def test_a_continuation_whose_worker_died_is_enqueued_again_off_rqs_started_registry(store, monkeypatch):
+    """A match's next run is an RQ job ("match-{id}-{k}"): the sweep leaves it while it is
+    queued, while a worker is starting it (in RQ's StartedJobRegistry, its lock not taken yet)
+    and while its lock is held; once the lock is gone (its worker killed: nobody renews it) and
+    the job has been started for longer than a start takes, it is enqueued again and its dead
+    execution taken off the registry."""
     mid = continued_match(store)
-    assert job_id("match", mid, 1) in store.queued_job_ids()
+    assert store.queued_job_ids() == [job_id("match", mid, 1)]
     assert recovery.sweep(store) == []  # queued: left alone
-    assert store.take_run("t1", 10_000) == (mid, 1)
-    assert store.r.get(lease_key("match", mid)) == b"t1"
-    assert recovery.sweep(store) == []  # taken: leased
-    enqueue_continuation(store.r, mid, 1)  # a second run while the first holds the match: dropped
-    assert store.take_run("t2", 10_000) == (None, 0) and store.r.get(lease_key("match", mid)) == b"t1"
-    assert store.take_run("t3", 10_000) is None
-    store.r.delete(lease_key("match", mid))  # the worker died; its lease expired
+    job = start_like_a_worker(store)
+    assert job.id == job_id("match", mid, 1) and store.queued_job_ids() == []
+    assert store.started_job_ids() == [job.id]
+    monkeypatch.setattr(recovery, "START_GRACE_S", 30.0)
+    assert recovery.sweep(store) == []  # just started: its worker is about to take the lock
+    lock = store.lock("match", mid, 60_000)
+    assert lock.acquire(blocking=False)
+    monkeypatch.setattr(recovery, "START_GRACE_S", 0.0)
+    assert recovery.sweep(store) == []  # its runner holds the lock: alive
+    store.r.delete(lease_key("match", mid))  # the worker was killed; its lock expired
     assert recovery.sweep(store) == [("match", mid)]
-    assert store.queued_job_ids() == [job_id("match", mid)]  # it never asked a remote bot: its first job
-
-
-def test_a_run_a_worker_has_just_popped_is_left_to_it_and_one_still_dropped_a_sweep_later_is_enqueued(store):
-    """A waiting worker pops a run (`pop_run`) and takes the match's lease in its next round
-    trip: in between the match is in no list and under no lease. The pool's sweep (which keeps
-    its suspects from one sweep to the next) leaves a match found so once; found so again at
-    the same log length, its worker is dead: enqueued again."""
-    from core.store.jobs import lease_key
-
-    def popped_match():
-        mid = continued_match(store)
-        assert store.pop_run(1.0) == (mid, 1)  # popped: its lease not taken yet
-        return mid
-
-    suspects: set = set()
-    alive, dead = popped_match(), popped_match()
-    assert recovery.sweep(store, suspects) == []  # either may be in its worker's hands this instant
-    assert store.r.set(lease_key("match", alive), "w1", px=10_000)  # the live worker's next round trip
-    assert recovery.sweep(store, suspects) == [("match", dead)]  # still nobody's: dropped
-    assert store.queued_job_ids() == [job_id("match", dead)]  # it never asked a remote bot: its first job
-    assert recovery.sweep(store) == []  # queued again, or leased: nothing left to pick up
+    # it never asked a remote bot: its run is queued as its first job
+    assert store.queued_job_ids() == [job_id("match", mid)] and store.started_job_ids() == []
+    assert recovery.sweep(store) == []  # queued again: nothing left to pick up
