@@ -1,4 +1,5 @@
-"""`cardarena` as the SDK installs it: the bot author's subcommands (`play`, `replay`, `compare`).
+"""`cardarena` as the SDK installs it: the bot author's subcommands (`play`, `replay`, `compare`,
+`submit`).
 
 Each subcommand lives in its own module exposing `HELP`, `add_arguments()`
 and `run(args) -> int`; a table names them. The platform's own `cardarena`
@@ -18,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "play": "sdk.play",
     "replay": "sdk.replay_command",
     "compare": "sdk.compare_command",
+    "submit": "sdk.submit",
 }
 DESCRIPTION = "Write, test and host bots for cardarena, the card-game bot arena."
 #: the installed distribution whose version `cardarena --version` prints

@@ -15,6 +15,7 @@ a 4xx/5xx answer, no server, a timeout — is one exception type,
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import sys
@@ -160,6 +161,9 @@ class BotInfo:
     version: int = 1
     #: every version with its own rating, newest first (`Client.bot` fills it; lists leave it empty)
     versions: tuple[Version, ...] = ()
+    #: a hosted bot whose code did not answer its probe decision: why (its traceback), shown to
+    #: its owner only (`Client.bot`, `Client.submit`)
+    probe_error: str | None = None
     raw: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -173,7 +177,8 @@ class BotInfo:
                    paused=bool(raw.get("paused")), owner=raw.get("owner"), reachable=raw.get("reachable"),
                    max_concurrent=raw.get("max_concurrent"), accepts=raw.get("accepts") or "everyone",
                    ladder=raw.get("ladder") is not False, version=raw.get("version") or 1,
-                   versions=tuple(Version.of(v) for v in raw.get("versions") or ()), raw=raw)
+                   versions=tuple(Version.of(v) for v in raw.get("versions") or ()),
+                   probe_error=raw.get("probe_error"), raw=raw)
 
 
 @dataclass(frozen=True)
@@ -430,8 +435,10 @@ class Client:
 
     def register_bot(self, name: str, game: str, kind: str = "webhook", url: str | None = None,
                      entrypoint: str | None = None, max_concurrent: int | None = None,
-                     accepts: str | None = None, ladder: bool | None = None) -> BotInfo:
-        """Register a bot: `kind` "webhook" (with `url`), "polling", or "python" (admin, `entrypoint`).
+                     accepts: str | None = None, ladder: bool | None = None, code: bytes | None = None) -> BotInfo:
+        """Register a bot: `kind` "hosted" (`code`, the bytes of a .py file or a zip, and its
+        `entrypoint`; `submit` packs them for you), "webhook" (with `url`), "polling", or
+        "python" (admin, `entrypoint`).
 
         `accepts` "owner" keeps other accounts from entering it in their matches (default
         "everyone": they may, on the standard clock only). `ladder` (default True) puts it on its
@@ -447,6 +454,8 @@ class Client:
             body["url"] = url
         if entrypoint is not None:
             body["entrypoint"] = entrypoint
+        if code is not None:
+            body["code"] = base64.b64encode(code).decode("ascii")
         if max_concurrent is not None:
             body["max_concurrent"] = max_concurrent
         if accepts is not None:
@@ -479,12 +488,36 @@ class Client:
         body = _fields(max_concurrent=max_concurrent, url=url, accepts=accepts, ladder=ladder)
         return BotInfo.of(self.request("PATCH", f"/bots/{_seg(bot_id(id))}", body))
 
-    def new_version(self, id: BotInfo | str, url: str | None = None, entrypoint: str | None = None) -> int:
-        """Start the next version of a bot you own (a webhook bot at a new `url` if given); its
-        number. It is rated on its own; `compare(bot, bot)` then asks whether it beats the one
-        before."""
-        body = _fields(url=url, entrypoint=entrypoint)
+    def new_version(self, id: BotInfo | str, url: str | None = None, entrypoint: str | None = None,
+                    code: bytes | None = None) -> int:
+        """Start the next version of a bot you own (a webhook bot at a new `url`, a hosted bot with
+        new `code`, if given); its number. It is rated on its own; `compare(bot, bot)` then asks
+        whether it beats the one before."""
+        body = _fields(url=url, entrypoint=entrypoint,
+                       code=None if code is None else base64.b64encode(code).decode("ascii"))
         return int(self.request("POST", f"/bots/{_seg(bot_id(id))}/versions", body)["version"])
+
+    def submit(self, path: str, game: str, name: str | None = None) -> BotInfo:
+        """Upload the bot at `path` (`mybot.py`, a package folder, either with `:Class`) as a
+        hosted bot of `game`, named `name` (default: its class's): the platform runs it in its
+        sandbox, asks it a probe decision and puts it on the ladder. A bot of yours of that name
+        gets the code as its new version. The answer's `status` says whether the probe passed
+        ("online"; else "rejected", and `probe_error` says why)."""
+        from sdk.submit import package
+
+        code, entrypoint = package(path)
+        name = name or entrypoint.rpartition(":")[2]
+        try:
+            return self.bot(self.register_bot(name, game, kind="hosted", entrypoint=entrypoint, code=code))
+        except CardarenaError as exc:
+            if exc.code != "name_taken":
+                raise
+            folded = name.casefold()
+            mine = [b for b in self.bots(game) if b.kind == "hosted" and b.name.casefold() == folded]
+            if not mine:
+                raise
+            self.new_version(mine[0], entrypoint=entrypoint, code=code)
+            return self.bot(mine[0])
 
     def ping(self, id: BotInfo | str) -> Ping:
         """Ping a bot you own now: a webhook bot is sent the signed ping (its `status` follows
