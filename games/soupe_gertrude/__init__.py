@@ -63,8 +63,8 @@ GAME = Game(
                  words="Your Gertrude drew cards from the target's hand: keep one, the others go back."),
         Decision("navet", "a seat claims its soup: the turnip's holder may name a vegetable, "
                  '{"navet": "tomate"}, or pass', options={"navet_mouche": True},
-                 words="A seat claims its soup: if you hold the turnip you may play it naming a vegetable; "
-                       "or pass."),
+                 words="Navet et Mouche only: a seat claims its soup; if you hold the turnip, you may play "
+                       "it naming a vegetable, or pass."),
     ),
     result_keys={"manche_points": "each manche's points, one per seat"},
 )
