@@ -8,10 +8,13 @@ and the "first played wins among equals" rule live here once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+Play = TypeVar("Play")
 
 
-def winning_play(plays: Sequence, strength: Callable[[object], Hashable | None]):
+def winning_play(plays: Sequence[Play], strength: Callable[[Play], tuple | None]) -> Play:
     """The play with the greatest `strength` (earliest among equals).
 
     `strength(play)` returns a comparable value, or None for a play that

@@ -41,7 +41,7 @@ def open_tournaments_key(account_id: str) -> str:
 
 
 class Accounts:
-    r: object
+    r: redis.Redis
 
     def create_account(self, name: str, invite: str | None = None) -> tuple[dict, str]:
         """A new account and its token; the token is returned here only.

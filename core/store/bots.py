@@ -53,6 +53,10 @@ import hmac
 import json
 import secrets
 import unicodedata
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store.keys import dump_fields, iso_ms, load_fields, new_id, now_iso, now_ms, text
 from core.store.ratings import entrant, rating_dict
@@ -243,9 +247,9 @@ def count_result(pipe, record: dict, ladder: bool, rated: bool = False) -> None:
 
 
 class Bots:
-    r: object
+    r: redis.Redis
     secret_key: bytes
-    script: object
+    script: Callable[[str], Script]
 
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
                    url: str | None = None, entrypoint: str | None = None, code: str | None = None,

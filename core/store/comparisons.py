@@ -20,6 +20,10 @@ matches at once, or a retried job, never count it twice.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
@@ -43,8 +47,8 @@ def comparison_key(cid: str) -> str:
 
 
 class Comparisons:
-    r: object
-    script: object
+    r: redis.Redis
+    script: Callable[[str], Script]
 
     def create_comparison(self, fields: dict, owner: str | None) -> dict:
         cid = new_id("c")

@@ -19,7 +19,8 @@ only if its answer is the one played; it is already made safe by
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 
 def debug_key(match_id: str) -> str:
@@ -38,7 +39,7 @@ def debug_note(turn: int, seat: int, text: str) -> tuple[str, str]:
 
 
 class Debug:
-    redis_or_archived: object  # core/store/matches.py: an archived match's notes are in its file
+    redis_or_archived: Callable[[str, Callable[[Any], Any]], tuple[Any, dict | None]]  # core/store/matches.py: an archived match's notes are in its file
 
     def note_debug(self, match_id: str, notes: Iterable[tuple[int, int, str | None]]) -> None:
         """Keep each `(turn, seat, text)` of turns that landed (the in-process bots' answers)."""

@@ -30,6 +30,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from redis.commands.core import Script
 
 from core.store.bots import SEEN_EVERY_MS, Credential, credited_script, stored_stamp
 from core.store.keys import now_ms
@@ -178,9 +183,9 @@ def live_record(value: bytes | str | None) -> dict | None:
 
 
 class Decisions:
-    r: object
-    script: object
-    run_credited: object
+    r: redis.Redis
+    script: Callable[[str], Script]
+    run_credited: Callable[[str, Credential, list, list], Any]
 
     def pending_decisions(self, bot_id: str, skip: set[tuple[str, int]] = frozenset()) -> list[dict]:
         """The bot's decisions not yet answered whose deadline has not passed (one round trip;

@@ -20,6 +20,8 @@ import hashlib
 import secrets
 import time
 
+import redis
+
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 
 INVITES = "invites"
@@ -44,7 +46,7 @@ def use_invite(pipe, invite_id: str, code_key: str) -> None:
 
 
 class Invites:
-    r: object
+    r: redis.Redis
 
     def create_invite(self, note: str = "", days: int = DEFAULT_DAYS) -> tuple[dict, str]:
         """A new invite and its code; the code is returned here only."""

@@ -34,6 +34,10 @@ from __future__ import annotations
 import os
 import re
 import secrets
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store.keys import text
 from core.store.lua import args, source
@@ -151,8 +155,8 @@ def drop_queue(connection, queue: str) -> None:
 class Jobs:
     """The store's view of its queue (`queue`, set by `Store`): what is active on it."""
 
-    r: object
-    script: object
+    r: redis.Redis
+    script: Callable[[str], Script]
     queue: str
 
     def enqueue(self, kind: str, idents: list[str]) -> None:

@@ -27,6 +27,11 @@ matches for its bots' versions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
+
 from core.store.jobs import lease_key, mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_ms, text
 from core.store.ratings import entrant
@@ -69,13 +74,13 @@ def ladder_lease(game: str) -> tuple[str, str]:
 
 
 class Ladder:
-    r: object
-    script: object
+    r: redis.Redis
+    script: Callable[[str], Script]
     queue: str
-    current_versions: object
-    create_match: object
-    get_matches: object
-    enqueue: object
+    current_versions: Callable[[list[str]], list[int]]
+    create_match: Callable[..., dict]
+    get_matches: Callable[..., list[dict | None]]
+    enqueue: Callable[[str, list[str]], None]
 
     def create_pairing(self, game: str, table: list[str], seed: int, order: list[int],
                        lease_token: str) -> dict | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 
+import redis
+
 from core.store.keys import load_fields, text
 from core.store.matches import bot_matches_key, game_matches_key
 from core.store.tournaments import bot_tournaments_key, game_tournaments_key
@@ -33,7 +35,7 @@ def _key(kind: str, game: str | None, bot: str | None) -> str:
 
 
 class Lists:
-    r: object
+    r: redis.Redis
 
     def newest(self, kind: str, limit: int, before: int | None = None, game: str | None = None,
                bot: str | None = None) -> tuple[list[str], int | None]:

@@ -43,6 +43,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 import games
 from core.store import archive as archives
@@ -146,10 +150,10 @@ def game_matches_key(game: str) -> str:
 
 
 class Matches:
-    r: object
-    script: object
+    r: redis.Redis
+    script: Callable[[str], Script]
     queue: str
-    current_versions: object
+    current_versions: Callable[[list[str]], list[int]]
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms, max_faults: int = DEFAULT_TIME.max_faults,

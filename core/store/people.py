@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+import redis
+
 from core.store.keys import dump_fields, load_fields, now_iso, text
 
 #: how long a page session lasts (seconds) unless signed out sooner
@@ -34,7 +36,7 @@ def people_key(account_id: str) -> str:
 
 
 class People:
-    r: object
+    r: redis.Redis
 
     def create_session(self, account_id: str, ttl_s: int = SESSION_TTL_S) -> tuple[str, str]:
         """A new session of `account_id`: (its id, for the cookie; its CSRF token)."""

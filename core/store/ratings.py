@@ -26,6 +26,10 @@ between leaves it for the next one.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store.keys import now_iso, text
 
@@ -97,11 +101,11 @@ def rating_dict(mu: float, sigma: float) -> dict:
 
 
 class Ratings:
-    r: object
-    script: object
-    bot_records: object
-    ladder_match_counts: object
-    match_ranks: object
+    r: redis.Redis
+    script: Callable[[str], Script]
+    bot_records: Callable[[list[str]], dict[str, dict]]
+    ladder_match_counts: Callable[[str, list[str]], dict[str, int]]
+    match_ranks: Callable[[list[str]], list[tuple[str | None, list, list | None]]]
 
     def bot_rating(self, game: str, key: str) -> dict:
         """An entrant's rating {mu, sigma, ordinal} (a bot id: its version 1), the default

@@ -23,6 +23,10 @@ In-process bots run on the platform: they have no slots.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store.jobs import lease_key
 from core.store.keys import text
@@ -88,10 +92,10 @@ return woken
 
 
 class Slots:
-    r: object
-    script: object
-    bot_record: object
-    waiting_on: object
+    r: redis.Redis
+    script: Callable[[str], Script]
+    bot_record: Callable[[str], dict | None]
+    waiting_on: Callable[[str], dict | None]
 
     def take_slots(self, match_id: str, bots: list[dict]) -> dict | None:
         """Take one slot of each slotted bot among `bots` (records, seats in order) for the

@@ -26,6 +26,10 @@ progress and standings never count a match twice or lose one.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store import events
 from core.store.accounts import open_tournaments_key
@@ -43,9 +47,9 @@ def bot_tournaments_key(bot_id: str) -> str:
 
 
 class Tournaments:
-    r: object
-    script: object
-    current_versions: object
+    r: redis.Redis
+    script: Callable[[str], Script]
+    current_versions: Callable[[list[str]], list[int]]
 
     def create_tournament(self, game: str, bots: list[str], seats: int, deals: int,
                           duplicate: bool, seed: int, options: dict,

@@ -22,6 +22,10 @@ The ladder shows each bot's latest version.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store.keys import now_iso
 from core.store.ratings import entrant, rating_dict
@@ -69,11 +73,11 @@ def match_versions(match: dict) -> list[int]:
 
 
 class Versions:
-    r: object
-    script: object
-    bot_record: object
-    bot_records: object
-    bot_ratings: object
+    r: redis.Redis
+    script: Callable[[str], Script]
+    bot_record: Callable[[str], dict | None]
+    bot_records: Callable[[list[str]], dict[str, dict]]
+    bot_ratings: Callable[[str, list[str]], dict[str, tuple[float, float]]]
 
     def new_version(self, bot_id: str, url: str | None = None, entrypoint: str | None = None,
                     code: str | None = None) -> int:

@@ -50,8 +50,11 @@ continuation per turn, however the answer and the deadline race.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import NamedTuple
 
+import redis
+from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
 from core.store.debug import debug_key, debug_note
@@ -422,11 +425,11 @@ def _member(match_id: str, turn: int) -> str:
 
 
 class Waits:
-    r: object
-    script: object
+    r: redis.Redis
+    script: Callable[[str], Script]
     queue: str
-    append_entry: object
-    archived_document: object
+    append_entry: Callable[[str, dict], bool]
+    archived_document: Callable[[str], dict]
 
     def await_answer(self, match_id: str, decision: dict, bot: dict) -> dict:
         """Ask a remote bot: `decision` becomes pending for a polling bot, or a call to make for

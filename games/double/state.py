@@ -185,6 +185,7 @@ class DoubleState(State):
             self._play(action["play"], action["motif"])  # the listed card: a DoubleCard already
 
     def _bid(self, n: int) -> None:
+        assert self._to_act is not None
         self.bids[self._to_act] = n
         following = left_of(self._to_act, self.seats)
         if None in self.bids:
@@ -193,6 +194,7 @@ class DoubleState(State):
             self.pending, self._to_act = "play", self.leader
 
     def _play(self, card: DoubleCard, motif: str) -> None:
+        assert self._to_act is not None
         seat = self._to_act
         self.hands[seat].remove(card)  # one copy; identical copies are interchangeable
         self.trick.append(DoublePlay(seat, card, motif))

@@ -18,7 +18,7 @@ answer instead of a copy of the rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from games.cards import Card, deck_52
 from games.double.cards import (
@@ -67,7 +67,8 @@ def legal_plays(hand: Iterable[str], led: str | None, in_order: bool = False) ->
     the hand is already `DoubleCard`s in the set's order (the engine keeps its
     hands so), which spares sorting it again at every play.
     """
-    cards = dict.fromkeys(hand if in_order else sort_cards(list(hand)))
+    ordered = cast(Iterable[DoubleCard], hand) if in_order else sort_cards(list(hand))  # in_order: DoubleCards
+    cards = dict.fromkeys(ordered)
     if led is None or not any(led in SUITS_OF[c] for c in cards):  # free to play anything
         return [(card, m) for card in cards for m, _ in HALVES[card]]
     return [(card, m) for card in cards for m, suit in HALVES[card] if suit is None or suit == led]

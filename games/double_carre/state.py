@@ -191,6 +191,7 @@ class DoubleCarreState(State):
         self.pending, self._to_act = "take", self.active
 
     def _legal_actions(self) -> list[dict]:
+        assert self._to_act is not None
         verb = self.pending
         if verb == "take":
             cards = self.revealed
@@ -231,6 +232,7 @@ class DoubleCarreState(State):
 
     def _explain_illegal(self, action: Any) -> str | None:
         """Say which rule the action breaks, from what `to_act` sees."""
+        assert self._to_act is not None
         verb = self.pending
         if not isinstance(action, dict) or set(action) != {verb}:
             return f"seat {self._to_act} must {verb}: send {{{verb!r}: [card, card]}}"

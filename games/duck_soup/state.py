@@ -166,6 +166,7 @@ class DuckSoupState(State):
         self._to_act: int | None = first
 
     def _legal_actions(self) -> list[dict]:
+        assert self._to_act is not None
         hand = self.hands[self._to_act]
         pending = self.pending
         if pending == "lead":
@@ -189,6 +190,8 @@ class DuckSoupState(State):
         return out
 
     def _apply(self, action: dict) -> None:
+        assert self._to_act is not None
+        assert self.pending is not None
         seat = self._to_act
         call = action.get("call")
         pending = self.pending

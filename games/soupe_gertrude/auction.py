@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from games.seats import next_in_game
 from games.soupe_gertrude.cards import hand_value
+from games.soupe_gertrude.fields import Fields
 
 
 def bid_caution(view: dict, action: dict) -> str | None:
@@ -24,7 +25,7 @@ def bid_caution(view: dict, action: dict) -> str | None:
     return None
 
 
-class AuctionMixin:
+class AuctionMixin(Fields):
     """The auction's decisions and eliminations (mixed into `SoupeState`)."""
 
     _bid_cache: list[dict] | None = None  # see `_every_bid`
@@ -34,6 +35,7 @@ class AuctionMixin:
         self._ask("bid", opener)
 
     def _bid_actions(self) -> list[dict]:
+        assert self.auction is not None
         bids = self._every_bid()
         high = self.auction["high"]
         if high is None:  # an opening: a bid of any amount, no pass
@@ -54,6 +56,7 @@ class AuctionMixin:
 
     def _explain_bid(self, action: dict) -> str | None:
         """Why a bid is refused, from public facts only (the auction is public)."""
+        assert self.auction is not None
         high = self.auction["high"]
         if "pass" in action and high is None:
             return "an opening cannot be passed: bid 0 or more"
@@ -92,6 +95,7 @@ class AuctionMixin:
     def _next_bidder(self, seat: int) -> None:
         """Ask the next seat round the table, or close once all others passed in a row."""
         auction = self.auction
+        assert auction is not None
         if set(self.others(auction["bidder"])) <= auction["passed"]:
             self._event({"event": "sold", "seat": auction["bidder"], "bid": auction["high"]})
             self._start_payment(auction["bidder"], auction["high"])

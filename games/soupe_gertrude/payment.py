@@ -13,9 +13,10 @@ the payment ends; then the other seat receives only the highest-value one
 from __future__ import annotations
 
 from games.soupe_gertrude.cards import VALUES
+from games.soupe_gertrude.fields import Fields
 
 
-class PaymentMixin:
+class PaymentMixin(Fields):
     """The payment's decisions (mixed into `SoupeState`)."""
 
     def _start_payment(self, winner: int, bid: int) -> None:
@@ -31,11 +32,13 @@ class PaymentMixin:
 
     def _waiting(self) -> list[int]:
         """Other seats that have received nothing from the winner yet."""
+        assert self.payment is not None
         received = self.payment["received"]
         return [s for s in self.others(self.payment["winner"]) if s not in received]
 
     def _pay_actions(self) -> list[dict]:
         pay = self.payment
+        assert pay is not None
         hand = self.hands[pay["winner"]]
         waiting = self._waiting()
         actions = []
@@ -65,6 +68,7 @@ class PaymentMixin:
 
     def _apply_pay(self, action: dict) -> None:
         pay = self.payment
+        assert pay is not None
         winner = pay["winner"]
         if "done" in action:
             self._end_payment()
@@ -87,6 +91,7 @@ class PaymentMixin:
     def _end_payment(self) -> None:
         """Settle a two-seat payment, then check the receivers (from W's left) and W."""
         pay = self.payment
+        assert pay is not None
         winner = pay["winner"]
         if self._two_seat_payment and pay["held"]:
             held = pay["held"]

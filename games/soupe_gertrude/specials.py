@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from games.rng import Rng
 from games.soupe_gertrude.cards import VEGETABLES, sort_cards
+from games.soupe_gertrude.fields import Fields
 
 
-class SpecialsMixin:
+class SpecialsMixin(Fields):
     """Special-card decisions (mixed into `SoupeState`)."""
 
     def _ask_special(self, seat: int, allowed: tuple[str, ...], after: str) -> None:
@@ -23,6 +24,7 @@ class SpecialsMixin:
         self._ask("special", seat)
 
     def _special_actions(self) -> list[dict]:
+        assert self.special is not None
         seat, allowed = self.special["seat"], self.special["allowed"]
         hand, targets = self.hands[seat], self.others(seat)
         actions: list[dict] = [{"pass": True}]
@@ -33,6 +35,7 @@ class SpecialsMixin:
         return actions
 
     def _apply_special(self, action: dict) -> None:
+        assert self.special is not None
         seat = self.special["seat"]
         if "pass" in action:
             self._event({"event": "pass", "seat": seat, "decision": "special"})
@@ -49,6 +52,7 @@ class SpecialsMixin:
 
     # -- the target's reaction -------------------------------------------------
     def _cancel_actions(self) -> list[dict]:
+        assert self.play is not None
         actions: list[dict] = [{"pass": True}]
         if "gertrude" in self.hands[self.play["target"]]:
             actions.append({"cancel": True})
@@ -56,6 +60,7 @@ class SpecialsMixin:
 
     def _apply_cancel(self, action: dict) -> None:
         play = self.play
+        assert play is not None
         if "cancel" in action:  # a cancelling Gertrude cannot itself be cancelled
             self.out.append(self._take(play["target"], "gertrude"))
             self._event({"event": "cancel", "seat": play["target"], "card": play["card"]})
@@ -67,6 +72,7 @@ class SpecialsMixin:
 
     def _resolve_souris(self) -> None:
         play = self.play
+        assert play is not None
         seat, target, vegetable = play["seat"], play["target"], play["vegetable"]
         hit = vegetable in self.hands[target]
         self._event({"event": "souris_result", "seat": seat, "target": target,
@@ -85,11 +91,13 @@ class SpecialsMixin:
 
     def _give_back_actions(self) -> list[dict]:
         """Any card but the id just taken and the fly."""
+        assert self.play is not None
         barred = {self.play["vegetable"], "mouche"}
         return [{"give": c} for c in dict.fromkeys(sorted(self.hands[self.play["seat"]]))
                 if c not in barred]
 
     def _apply_give_back(self, action: dict) -> None:
+        assert self.play is not None
         seat, target = self.play["seat"], self.play["target"]
         card = self._take(seat, action["give"])
         self.hands[target].append(card)
@@ -101,6 +109,7 @@ class SpecialsMixin:
     def _resolve_gertrude(self) -> None:
         """Three random cards of the target's hand (seeded), seen by the two seats."""
         play = self.play
+        assert play is not None
         seat, target = play["seat"], play["target"]
         hand = sort_cards(self.hands[target])
         self.gertrudes += 1
@@ -117,9 +126,11 @@ class SpecialsMixin:
             self._special_done()
 
     def _keep_actions(self) -> list[dict]:
+        assert self.play is not None
         return [{"keep": c} for c in dict.fromkeys(self.play["drawn"]) if c != "mouche"]
 
     def _apply_keep(self, action: dict) -> None:
+        assert self.play is not None
         seat, target = self.play["seat"], self.play["target"]
         card = action["keep"]
         self.hands[seat].append(self._take(target, card))
@@ -131,6 +142,8 @@ class SpecialsMixin:
 
     def _special_done(self) -> None:
         """After a special card: check its player, then the target; then resume."""
+        assert self.special is not None
+        assert self.play is not None
         seat, target = self.play["seat"], self.play["target"]
         self.play = None
         self._run_checks([seat, target], after=self.special["after"])

@@ -60,6 +60,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
 
     # -- the State contract --------------------------------------------------
     def _legal_actions(self) -> list[dict]:
+        assert self.pending is not None
         return {
             "special": self._special_actions,
             "face_up": self._face_up_actions,
@@ -72,6 +73,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
         }[self.pending]()
 
     def _apply(self, action: dict) -> None:
+        assert self.pending is not None
         {
             "special": self._apply_special,
             "face_up": self._apply_face_up,
@@ -85,6 +87,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
 
     def _explain_illegal(self, action) -> str | None:
         """A rule-specific reason for the auction and payment (the rest: the generic message)."""
+        assert self.pending is not None
         if not isinstance(action, dict):
             return None
         explain = {"bid": self._explain_bid, "pay": self._explain_pay}.get(self.pending)
@@ -177,6 +180,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
 
     def _purchase(self) -> None:
         """Step 6: the lot is revealed and joins the winner's hand."""
+        assert self.payment is not None
         winner = self.payment["winner"]
         self.lot_specials = [c for c in ("souris", "gertrude") if c in self.lot]
         self._event({"event": "purchase", "seat": winner, "cards": sorted(self.lot)})
@@ -186,6 +190,7 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
 
     def _lot_special(self) -> None:
         """Step 7: a souris or gertrude bought in the lot may be played at once."""
+        assert self.payment is not None
         if self.lot_specials:
             self._ask_special(self.payment["winner"], tuple(self.lot_specials), after="end_turn")
         else:

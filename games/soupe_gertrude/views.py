@@ -11,6 +11,7 @@ another drawer's hidden lot cards, or the order of the pile. The spectator
 from __future__ import annotations
 
 from games.soupe_gertrude.cards import hand_value, sort_cards
+from games.soupe_gertrude.fields import Fields
 
 
 def _copy(event: dict) -> dict:
@@ -18,7 +19,7 @@ def _copy(event: dict) -> dict:
     return {k: (list(v) if isinstance(v, list) else v) for k, v in event.items()}
 
 
-class ViewMixin:
+class ViewMixin(Fields):
     """`_view(seat)` (mixed into `SoupeState`; `State.view` checks the seat)."""
 
     def _view(self, seat: int | None) -> dict:

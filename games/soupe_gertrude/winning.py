@@ -11,6 +11,7 @@ soup lets the checks go on where they stood.
 from __future__ import annotations
 
 from games.soupe_gertrude.cards import VEGETABLES, distinct_vegetables
+from games.soupe_gertrude.fields import Fields
 
 
 def can_win(hand: list[str]) -> bool:
@@ -18,7 +19,7 @@ def can_win(hand: list[str]) -> bool:
     return "mouche" not in hand and len(distinct_vegetables(hand)) >= 3
 
 
-class WinningMixin:
+class WinningMixin(Fields):
     """Win checks and the turnip round (mixed into `SoupeState`)."""
 
     def _run_checks(self, seats: list[int], after: str) -> None:
@@ -49,6 +50,7 @@ class WinningMixin:
         self._end_manche(seat)
 
     def _navet_actions(self) -> list[dict]:
+        assert self._to_act is not None
         actions: list[dict] = [{"pass": True}]
         if "navet" in self.hands[self._to_act]:
             actions += [{"navet": v} for v in VEGETABLES]
