@@ -12,6 +12,9 @@ import pytest
 import redis as redis_lib
 
 from core.redis_server import EmbeddedRedis
+from tests import examples
+
+examples.load()  # the Hypothesis profile (tests/examples.py): `ci` unless HYPOTHESIS_PROFILE says
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import games
 from games.cards import deck_32
+from tests.examples import examples
 from tests.games.engine_checks import (
     assert_illegal_rejected,
     assert_replays_identically,
@@ -23,7 +24,7 @@ ALL_CARDS = {str(c) for c in deck_32()}
 
 seeds = st.integers(min_value=0, max_value=2**40)
 matches = st.tuples(seeds, st.booleans(), st.sampled_from(["draw", 0, 1]), seeds)
-FEW = settings(max_examples=60, deadline=None)
+FEW = settings(max_examples=examples(60), deadline=None)
 
 
 def new_state(seed: int, advanced: bool, first):

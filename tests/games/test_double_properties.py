@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import games
 from games.double.cards import ONE_SET, DoubleCard
+from tests.examples import examples
 from tests.games.engine_checks import (
     assert_illegal_rejected,
     assert_replays_identically,
@@ -32,7 +33,7 @@ def matches(draw, rounds=st.sampled_from([[1], [1, 2], [2, 1], [3], [5, 4]])):
     return seats, draw(st.integers(0, 2**40)), options, draw(st.integers(0, 2**20))
 
 
-FEW = settings(max_examples=120, deadline=None)
+FEW = settings(max_examples=examples(120), deadline=None)
 FULL = st.just(list(range(1, 6)) + list(range(5, 0, -1)))
 
 
@@ -102,7 +103,7 @@ def test_cards_are_conserved_and_views_hide_every_other_hand_and_the_undealt_car
     assert_result_shape(state.result(), seats)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(matches())
 def test_illegal_actions_are_rejected_and_change_nothing(match):
     seats, seed, options, play_seed = match
@@ -112,7 +113,7 @@ def test_illegal_actions_are_rejected_and_change_nothing(match):
                 else check_illegal(s))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(matches(rounds=FULL))
 def test_full_matches_replay_identically_and_deals_never_depend_on_the_actions(match):
     seats, seed, options, play_seed = match
@@ -127,7 +128,7 @@ def test_full_matches_replay_identically_and_deals_never_depend_on_the_actions(m
         assert sum(rnd["tricks"]) == cards
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(matches())
 def test_the_result_deck_replays_the_first_round(match):
     seats, seed, options, play_seed = match

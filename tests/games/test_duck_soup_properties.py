@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import games
 from games import duck_soup
 from games.cards import deck_52
+from tests.examples import examples
 from tests.games.engine_checks import (
     assert_illegal_rejected,
     assert_replays_identically,
@@ -33,8 +34,8 @@ options = st.fixed_dictionaries({
     "deal_only": st.booleans(),
 })
 matches = st.tuples(seeds, options, seeds)
-FEW = settings(max_examples=120, deadline=None)
-MANY = settings(max_examples=2000, deadline=None)
+FEW = settings(max_examples=examples(120), deadline=None)
+MANY = settings(max_examples=examples(200), deadline=None)
 
 
 def zones(state) -> list[str]:

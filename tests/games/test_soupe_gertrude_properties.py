@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.soupe_gertrude.cards import COUNTS, VEGETABLES, full_deck, hand_value, sort_cards
+from tests.examples import examples
 from tests.games.engine_checks import (
     assert_illegal_rejected,
     assert_replays_identically,
@@ -84,7 +85,7 @@ def check_views(state) -> None:
     assert isinstance(state.view(0)["pile"], int)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(matches)
 def test_random_games_end_conserve_cards_and_hide_what_they_must(m):
     state = new_state(m)
@@ -122,7 +123,7 @@ def illegal_actions(state) -> list:
     return [a for a in bad if a not in legal]
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(matches)
 def test_the_same_seed_and_actions_replay_identically(m):
     state = new_state(m)
@@ -131,7 +132,7 @@ def test_the_same_seed_and_actions_replay_identically(m):
 
 
 @pytest.mark.slow
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(matches)
 def test_every_listed_action_is_accepted(m):
     state = new_state(m)

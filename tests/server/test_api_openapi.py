@@ -21,6 +21,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from tests.examples import examples
 from tests.live import ADMIN_TOKEN
 from tests.server.driving import next_decision
 
@@ -100,7 +101,7 @@ def fuzz(operation, mode, headers: dict, seen: dict[int, int]):
     """The hypothesis test of one operation in one mode, counting the statuses in `seen`."""
 
     @given(case=operation.as_strategy(generation_mode=mode))
-    @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(MAX_EXAMPLES), deadline=None, database=None, suppress_health_check=list(HealthCheck))
     def check(case):
         # a negative case may be negative *because* it dropped the credential: keep it dropped
         dropped = mode is GenerationMode.NEGATIVE and "Authorization" not in (case.headers or {})
