@@ -20,6 +20,7 @@ import requests
 
 import games
 from tests.games.builtin import builtin_names
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,8 +61,7 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
     assert played, out  # the demo's bots are on the ladder, and the matchmaker pairs them meanwhile
     assert "http://" not in out.split("the ladders")[1]  # no URL to browse once nothing answers it
     assert "demo-workers.log" in out and "demo-server.log" in out  # where its logs are
-    time.sleep(0.5)
-    assert leftovers(port) == []
+    wait_until(lambda: leftovers(port) == [], 10, "no process of the demo left")
 
 
 @pytest.mark.slow
@@ -96,8 +96,7 @@ def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
     assert demo.returncode == 0, out + rest
     assert "stopped: no process left behind." in rest
     port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
-    time.sleep(0.5)
-    assert leftovers(port) == []
+    wait_until(lambda: leftovers(port) == [], 10, "no process of the demo left")
 
 
 @pytest.mark.slow
@@ -115,5 +114,4 @@ def test_ctrl_c_stops_the_demo_cleanly():
     assert demo.returncode == 130, out
     assert "interrupted" in out and "stopped: no process left behind." in out
     port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
-    time.sleep(0.5)
-    assert leftovers(port) == []
+    wait_until(lambda: leftovers(port) == [], 10, "no process of the demo left")

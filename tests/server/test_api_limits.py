@@ -21,8 +21,10 @@ import pytest
 import requests
 
 from core.redis_server import EmbeddedRedis
+from core.store.quotas import polls_key
 from server import create_app
 from tests.live import ADMIN_TOKEN, serve_in_thread
+from tests.waiting import wait_until
 
 
 def error_code(response) -> str:
@@ -105,12 +107,13 @@ def test_idle_long_polls_never_hold_the_threads_everything_else_needs(api, redis
     """Many bots waiting at once take at most LONG_POLL_SLOTS threads: GET /games still answers
     while they wait, and the polls beyond the slots are refused at once (503)."""
     token = api.account("crowd")
-    crowd = [api.bot(token, f"idle{i}", game="toy-high")["secret"] for i in range(12)]
+    bots = [api.bot(token, f"idle{i}", game="toy-high") for i in range(12)]
+    crowd, owner = [b["secret"] for b in bots], api.store.get_bot(bots[0]["id"])["owner"]
     with limited_server(redis_url, threads=8, LONG_POLL_SLOTS=4, TOKEN_RATE_LIMIT="1000 per minute") as base:
         results: list = []
         waiting = threading.Thread(target=lambda: results.extend(concurrent_polls(base, crowd, wait=3.0)))
         waiting.start()
-        time.sleep(0.5)  # the polls are in
+        wait_until(lambda: api.store.r.zcard(polls_key(owner)) == 4, what="four polls waiting")
         games = requests.get(base + "/games", timeout=10)
         answered_while_waiting = waiting.is_alive()
         waiting.join(timeout=40)

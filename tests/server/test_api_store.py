@@ -11,6 +11,7 @@ import pytest
 from core.store import Store, secret_key
 from core.store.keys import epoch_ms_of, iso_ms, now_ms
 from tests.server import toygame
+from tests.waiting import wait_until
 
 
 @pytest.fixture()
@@ -99,8 +100,7 @@ def test_decision_pending_until_answered_or_expired(store):
     store.await_answer(m["id"], decision, a)  # as the match runner publishes it
     assert store.pending_decisions(a["id"]) == [decision]
     assert store.pending_decisions(b["id"]) == []
-    time.sleep(0.2)
-    assert store.pending_decisions(a["id"]) == []
+    wait_until(lambda: store.pending_decisions(a["id"]) == [], 10, "the decision gone past its deadline")
 
 
 def decoded(texts: list[bytes]) -> list[dict]:

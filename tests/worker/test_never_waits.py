@@ -19,6 +19,7 @@ from core.store import Store, secret_key
 from core.store.jobs import job_id
 from sdk import Bot
 from tests.live import ADMIN_TOKEN
+from tests.waiting import wait_until
 from tests.worker.test_worker_e2e import OUTPUT, matches_of, replay_mismatches, tournament, wait_finished
 from worker.dispatch import Dispatcher
 from worker.match_runner import MatchRunner
@@ -253,9 +254,10 @@ def test_kill_9_of_the_dispatcher_mid_tournament_loses_nothing(api, redis_url):
             end = time.monotonic() + 60
             while killed < 2 and time.monotonic() < end:
                 if counter["now"] > 0:  # decisions under way
-                    pool.kill_dispatcher()
+                    gone = pool.kill_dispatcher()
                     killed += 1
-                    time.sleep(1.5)  # the supervisor starts another
+                    wait_until(lambda gone=gone: all(p is not None and p.poll() is None and p.pid not in gone
+                                                     for p in pool.dispatchers), 30, "the supervisor starts another")
                 time.sleep(0.01)
             done = wait_finished(api, tid, timeout=240)
             assert killed == 2 and pool.restarts >= 2
