@@ -24,7 +24,7 @@ it reads the log): the runner, a retried job or the sweep may repeat it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from core.comparisons import comparison_match_concluded, in_play
 from core.ratings import update_ratings
@@ -39,7 +39,7 @@ OVER = ("finished", "aborted")
 
 
 def end_match(store: Store, match_id: str, status: str, result: dict | None = None, *,
-              reason: str | None = None, records: list[dict] = (),
+              reason: str | None = None, records: Sequence[dict] = (),
               announce: Callable[[], None] | None = None) -> bool:
     """End a match and do everything that follows; True only for the call that ended it.
 

@@ -30,7 +30,7 @@ def loop() -> asyncio.AbstractEventLoop:
     """The process's loop, running in its thread (started now if it is not yet)."""
     global _loop, _thread, _pid
     with _lock:
-        if _loop is None or _pid != os.getpid() or not _thread.is_alive():
+        if _loop is None or _pid != os.getpid() or _thread is None or not _thread.is_alive():
             ready = threading.Event()
             new = asyncio.new_event_loop()
 

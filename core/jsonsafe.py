@@ -80,4 +80,4 @@ def safe_loads(data: bytes | str) -> Any:
 
 def is_json_mimetype(mimetype: str | None) -> bool:
     """What webargs parses as JSON: application/json and any */*+json."""
-    return bool(mimetype) and (mimetype == "application/json" or mimetype.endswith("+json"))
+    return mimetype is not None and (mimetype == "application/json" or mimetype.endswith("+json"))

@@ -106,8 +106,11 @@ class EmbeddedRedis:
 
     def __init__(self, port: int | None = None, data_dir: str | None = None) -> None:
         self.port = port or free_port()
-        self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="cardarena-redis-")
-        self.data_dir = data_dir or self._tmp.name
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        if not data_dir:
+            self._tmp = tempfile.TemporaryDirectory(prefix="cardarena-redis-")
+            data_dir = self._tmp.name
+        self.data_dir = data_dir
         self.proc: subprocess.Popen | None = None
 
     @property

@@ -159,7 +159,7 @@ def public_url_problem(url: str) -> str | None:
     except (OSError, UnicodeError) as exc:
         return f"cannot resolve {target.host!r}: {exc}"
     for info in infos:
-        problem = address_problem(info[4][0])
+        problem = address_problem(str(info[4][0]))
         if problem:
             return f"{target.host!r} resolves to {problem.replace(' is ', ', which is ', 1)}"
     return None

@@ -42,6 +42,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -229,7 +230,7 @@ class Poller:
                     return
                 self._sleep(self._retry_delay(away))
 
-    def _poll(self, wait: float | None = None, held: set[tuple[str, int]] = frozenset()) -> list[dict]:
+    def _poll(self, wait: float | None = None, held: Set[tuple[str, int]] = frozenset()) -> list[dict]:
         wait = self.wait if wait is None else wait
         params: dict = {"wait": wait}
         if held:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Any, TextIO
 
 
 def have_rich() -> bool:
@@ -85,7 +85,7 @@ def progress(description: str, total: int | None, file: TextIO | None = None,
                                                           emoji=False, soft_wrap=True),
                            lambda **kw: bar.update(task, **kw))
         return
-    state = {"done": 0, "total": total, "description": description}
+    state: dict[str, Any] = {"done": 0, "total": total, "description": description}
 
     def show() -> None:
         if live:

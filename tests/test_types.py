@@ -12,8 +12,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: how many modules the list held when mypy joined CI: it may only get shorter
-LISTED_AT_START = 60
+#: how many modules the list holds: it may only get shorter (lower this as modules leave it)
+LISTED_AT_START = 52
 
 
 def not_yet_checked() -> list[str]:

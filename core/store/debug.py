@@ -22,6 +22,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import redis
+
 
 def debug_key(match_id: str) -> str:
     return f"match:{match_id}:debug"
@@ -39,6 +41,7 @@ def debug_note(turn: int, seat: int, text: str) -> tuple[str, str]:
 
 
 class Debug:
+    r: redis.Redis
     redis_or_archived: Callable[[str, Callable[[Any], Any]], tuple[Any, dict | None]]  # core/store/matches.py: an archived match's notes are in its file
 
     def note_debug(self, match_id: str, notes: Iterable[tuple[int, int, str | None]]) -> None:

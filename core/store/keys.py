@@ -64,7 +64,7 @@ def epoch_ms_of(stamp: object) -> int | None:
         return None
 
 
-def dump_fields(fields: dict[str, Any]) -> dict[str, str]:
+def dump_fields(fields: dict[str, Any]) -> dict[str | bytes, str]:
     return {k: json.dumps(v, separators=(",", ":")) for k, v in fields.items()}
 
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import redis
 from redis.commands.core import Script
@@ -528,7 +528,7 @@ class Matches:
                         done += bool(self.archive_match(match_id))
 
     def conclude_match(self, match_id: str, status: str, result: dict | None = None,
-                       reason: str | None = None, records: list[dict] = ()) -> bool:
+                       reason: str | None = None, records: Sequence[dict] = ()) -> bool:
         """End a match exactly once: True only for the call that ended it.
 
         `records` holds one dict per seat: `bot`, `won` (alone first), `faults`,
