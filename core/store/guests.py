@@ -11,6 +11,11 @@ challenges racing for a bot's last place cannot both take it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
+
 from core.store.keys import text
 
 #: KEYS: each bot's guest set for the account; ARGV: the new match id, the most at once. A member
@@ -34,8 +39,8 @@ def guest_key(bot_id: str, account_id: str) -> str:
 
 
 class Guests:
-    r: object
-    script: object
+    r: redis.Redis
+    script: Callable[[str], Script]
 
     def claim_guest_places(self, account_id: str, bot_ids: list[str], match_id: str, most: int) -> str | None:
         """Take a place for `match_id` (about to be created) with each of `bot_ids` (another
