@@ -42,7 +42,7 @@ from server.api.common import (
     seats_of,
 )
 from server.api.table_schema import TableSchema
-from server.auth import current_account, is_admin, require_account_or_admin, require_admin, store
+from server.auth import current_account, is_admin, require_account_or_admin, store
 from server.errors import fail
 from server.match_table import table_of
 
@@ -341,16 +341,41 @@ def stop_match(match_id: str) -> bool:
     return end_match(store(), match_id, "aborted", reason=ADMIN_STOP)
 
 
+def started_by(s, match: dict) -> str | None:
+    """The account on whose say the match is played: the challenger, the person at /play, the
+    account that made its tournament or comparison; None for the ladder's, and "admin" (or None)
+    for the admin's."""
+    if match.get("owner"):
+        return match["owner"]
+    if match.get("tournament"):
+        return (s.get_tournament(match["tournament"]) or {}).get("owner")
+    if match.get("comparison"):
+        return (s.get_comparison(match["comparison"]) or {}).get("owner")
+    return None
+
+
 @blp.post("/matches/<string:match_id>/abort")
 @blp.response(200, MatchSchema)
 @errors(blp, 401, 403, 404, 409)
 def abort_match(match_id: str):
-    """Stop a match (admin only): it ends "aborted" and counts for nobody; its worker stops
-    at its next step and a polling bot's pending answer is refused (409)."""
-    require_admin()
-    match = store().get_match(match_id)
+    """Stop a match: it ends "aborted" and counts for nobody (no fault to any seat); its worker
+    stops at its next step and a polling bot's pending answer is refused (409). The admin may stop
+    any match; the owner of a bot seated in a match another account started (a challenge, /play,
+    that account's tournament or comparison) may stop that one."""
+    account = require_account_or_admin()
+    s = store()
+    match = s.get_match(match_id)
     if match is None:
         fail(404, "not_found", f"there is no match {match_id!r}")
-    if not stop_match(match_id):
+    reason = ADMIN_STOP
+    if account is not None:
+        starter = started_by(s, match)
+        bots = s.bot_records(list(dict.fromkeys(match["seats"])))
+        mine = [b for b, bot in bots.items() if bot.get("owner") == account["id"]]
+        if not mine or starter in (None, "admin", account["id"]):
+            fail(403, "forbidden", "only the admin, or the owner of a bot seated in a match another account "
+                 "started (a challenge, /play, that account's tournament or comparison), may stop it")
+        reason = f"stopped by the owner of bot {mine[0]}"
+    if not end_match(s, match_id, "aborted", reason=reason):
         fail(409, "already_over", f"match {match_id} is already {match['status']}")
-    return match_record(store().get_match(match_id), admin=True)
+    return match_record(s.get_match(match_id), admin=account is None)

@@ -44,3 +44,31 @@ def test_an_account_has_at_most_a_few_unfinished_challenges_with_one_other_accou
     api.match(other_token, GAME, [other, victim])  # per account: another account has its own few
     api.ok(api.post(f"/matches/{made[0]}/abort", token=ADMIN_TOKEN), 200)
     api.match(attacker_token, GAME, [attacker, victim])  # one over: a place again
+
+
+def test_a_bots_owner_ends_a_match_another_account_started_with_it_unrated_and_no_fault(api):
+    victim_token, victim, attacker_token, attacker = _victim_and_attacker(api)
+    challenge = api.match(attacker_token, GAME, [attacker, victim])["id"]
+    bystander = api.account("bystander")
+    assert api.post(f"/matches/{challenge}/abort", token=bystander).status_code == 403  # not its bot
+    assert api.post(f"/matches/{challenge}/abort", token=attacker_token).status_code == 403  # its own say
+    ended = api.ok(api.post(f"/matches/{challenge}/abort", token=victim_token), 200)
+    assert ended["status"] == "aborted" and ended["result"] is None and f"bot {victim}" in ended["reason"]
+    for bot_id in (victim, attacker):
+        record = api.ok(api.get(f"/bots/{bot_id}"), 200)
+        assert (record["matches"], record["faults"], record["paused"]) == (0, 0, False)
+    assert api.post(f"/matches/{challenge}/abort", token=victim_token).status_code == 409  # over already
+    own = api.match(victim_token, GAME, [victim, api.bot(victim_token, "second")["id"]])["id"]
+    assert api.post(f"/matches/{own}/abort", token=victim_token).status_code == 403  # its own: not another's
+
+
+def test_a_bots_owner_ends_a_match_of_another_accounts_tournament(api, monkeypatch):
+    from worker.jobs import run_tournament
+
+    victim_token, victim, attacker_token, attacker = _victim_and_attacker(api)
+    tid = api.ok(api.post("/tournaments", {"game": GAME, "bots": [attacker, victim], "deals": 1,
+                                           "duplicate": False}, token=attacker_token), 202)["id"]
+    monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks
+    assert run_tournament(tid) == "expanded"  # its matches made, as the worker makes them
+    (mid,) = api.store.tournament_matches(tid)
+    assert api.ok(api.post(f"/matches/{mid}/abort", token=victim_token), 200)["status"] == "aborted"
