@@ -52,7 +52,7 @@ from server.api.common import (
     game_or_422,
     next_cursor_field,
 )
-from server.api.matches import KIND_DESCRIPTION, are_public
+from server.api.matches import KIND_DESCRIPTION, are_public, end_queued_guest_matches
 from server.auth import current_account, is_admin, require_account_or_admin, store
 from server.errors import fail
 
@@ -434,6 +434,8 @@ def apply_update(bot: dict, body: dict) -> dict:
         _check_url(url)
     store().update_bot(bot_id, max_concurrent=body.get("max_concurrent"), url=url, accepts=body.get("accepts"),
                        ladder=body.get("ladder"))
+    if body.get("accepts") == "owner":  # it takes effect on the matches others queued too
+        end_queued_guest_matches(store(), bot)
     if url is not None:
         ping_bots([store().get_bot(bot_id)])
     return shown(store().get_bot(bot_id))

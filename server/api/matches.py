@@ -354,6 +354,36 @@ def started_by(s, match: dict) -> str | None:
     return None
 
 
+#: the newest matches of a bot looked at for queued ones to cancel (`end_queued_guest_matches`)
+GUEST_SCAN = 20_000
+NO_LONGER_ACCEPTS = "its bot {bot} no longer accepts matches from other accounts"
+
+
+def end_queued_guest_matches(s, bot: dict) -> list[str]:
+    """End "aborted" the bot's queued matches (not started) that another account started — its
+    challenges, /play matches, tournaments', comparisons' — now that the bot accepts its owner only;
+    the ids ended. The admin's are left (the admin is not bound by `accepts`)."""
+    ended: list[str] = []
+    starters: dict[tuple, str | None] = {}
+    before, seen = None, 0
+    while seen < GUEST_SCAN:
+        ids, before = s.bot_match_page(bot["id"], 500, before)
+        seen += len(ids)
+        for match in s.get_matches(ids, ("id", "status", "owner", "tournament", "comparison")):
+            if match is None or match.get("status") != "queued":
+                continue
+            key = (match.get("owner"), match.get("tournament"), match.get("comparison"))
+            if key not in starters:
+                starters[key] = started_by(s, match)
+            if starters[key] in (None, "admin", bot["owner"]):
+                continue
+            if end_match(s, match["id"], "aborted", reason=NO_LONGER_ACCEPTS.format(bot=bot["id"])):
+                ended.append(match["id"])
+        if before is None:
+            break
+    return ended
+
+
 @blp.post("/matches/<string:match_id>/abort")
 @blp.response(200, MatchSchema)
 @errors(blp, 401, 403, 404, 409)

@@ -72,3 +72,24 @@ def test_a_bots_owner_ends_a_match_of_another_accounts_tournament(api, monkeypat
     assert run_tournament(tid) == "expanded"  # its matches made, as the worker makes them
     (mid,) = api.store.tournament_matches(tid)
     assert api.ok(api.post(f"/matches/{mid}/abort", token=victim_token), 200)["status"] == "aborted"
+
+
+def test_switching_to_accepts_owner_ends_the_matches_others_queued(api, monkeypatch):
+    from worker.jobs import run_tournament
+
+    victim_token, victim, attacker_token, attacker = _victim_and_attacker(api)
+    challenges = [api.match(attacker_token, GAME, [attacker, victim])["id"] for _ in range(2)]
+    tid = api.ok(api.post("/tournaments", {"game": GAME, "bots": [attacker, victim], "deals": 2},
+                          token=attacker_token), 202)["id"]
+    monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks
+    assert run_tournament(tid) == "expanded"
+    theirs = challenges + api.store.tournament_matches(tid)
+    own = api.match(victim_token, GAME, [victim, api.bot(victim_token, "second")["id"]])["id"]
+    house = api.match(ADMIN_TOKEN, GAME, [attacker, victim])["id"]
+    api.ok(api.request("PATCH", f"/bots/{victim}", json={"accepts": "owner"}, token=victim_token), 200)
+    for mid in theirs:
+        match = api.ok(api.get(f"/matches/{mid}"), 200)
+        assert match["status"] == "aborted" and "no longer accepts" in match["reason"], match
+    assert [api.ok(api.get(f"/matches/{m}"), 200)["status"] for m in (own, house)] == ["queued", "queued"]
+    refused = api.post("/matches", {"game": GAME, "bots": [attacker, victim]}, token=attacker_token)
+    assert refused.status_code == 403  # and no new one
