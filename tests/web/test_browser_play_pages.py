@@ -314,3 +314,33 @@ def test_a_list_taller_than_the_window_shows_the_actions_of_the_cards_picked(api
         assert height["height"] <= height["window"]
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_an_answer_that_does_not_reach_the_server_can_be_sent_again(api, browser, viewport):
+    """The actions are held while an answer is on its way; when it never arrives (the network
+    dropped it), the page says so and gives them back: the person clicks again and plays."""
+    s, game = api.store, "double"
+    bots = [api.bot(api.admin_token, f"r{k}", game=game, kind="python",
+                    entrypoint="example_bots.random:RandomBot")["id"] for k in range(2)]
+    token = api.account("kim")
+    account = s.account_for_token(token)
+    person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
+    s.claim_person_seat(account["id"], game, person["id"])
+    mid = person_at_decision(api, game, "bid", account, person, bots)
+    context, page = signed_in_page(api, browser, viewport, token)
+    try:
+        page.goto(f"{api.live.url}/play/{mid}")
+        button = page.locator("#actions button[data-action]").first
+        chosen = json.loads(button.get_attribute("data-action"))
+        page.route("**/turns/*", lambda route: route.abort())
+        button.click()
+        page.wait_for_selector("#play-message.error")
+        assert "Could not reach the server" in page.inner_text("#play-message")
+        assert button.is_enabled()
+        page.unroute("**/turns/*")
+        button.click()
+        page.wait_for_function("() => !document.querySelector('#table [data-action]')")
+        assert s.match_log(mid)[-1]["action"] == chosen
+    finally:
+        context.close()

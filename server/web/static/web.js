@@ -330,7 +330,9 @@
   // The decision comes from GET /play/{id}/state (the person's own, with the session
   // cookie); the answer goes to POST /play/{id}/turns/{turn} with the CSRF token; the
   // match's event stream says when the table moved. Each legal action is exactly one
-  // element whose data-action is its JSON as the referee listed it.
+  // element whose data-action is its JSON as the referee listed it, but for a long run of
+  // whole numbers: one number field (input[data-key], min, max) and one button (data-range)
+  // whose data-action is the number in the field.
   var SEAT_WORDS = {to: "to", target: "on"};
 
   function csrfToken() {
@@ -720,7 +722,9 @@
       if (!current || busy) return;
       busy = true;
       var turn = current.turn;
-      actionEls().forEach(function (e) { if (e.tagName === "BUTTON") e.disabled = true; });
+      var held = actionEls().filter(function (e) { return e.tagName === "BUTTON"; });
+      held.forEach(function (e) { e.disabled = true; });
+      function release() { held.forEach(function (e) { e.disabled = false; }); }
       root.classList.add("sending");
       say("Playing…");
       fetch(page.urls.answer + turn, {
@@ -742,12 +746,12 @@
         var text = res.body && res.body.error ? res.body.error.message : "HTTP " + res.status;
         say(text, "error");
         if (res.status === 409 || res.status === 422) { clear(); refresh(); }
-        else actionEls().forEach(function (e) { e.disabled = false; });
+        else release();
       }).catch(function (e) {
         busy = false;
         root.classList.remove("sending");
         say("Could not reach the server (" + e.message + "): try again.", "error");
-        actionEls().forEach(function (x) { x.disabled = false; });
+        release();
       });
     }
 
