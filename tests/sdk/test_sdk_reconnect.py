@@ -37,9 +37,11 @@ class Api:
     def start(self) -> None:
         from waitress.server import create_server
 
-        server = create_server(self.app, host="127.0.0.1", port=self.port, threads=16, ident="cardarena")
+        sockets: dict = {}
+        server = create_server(self.app, map=sockets, host="127.0.0.1", port=self.port, threads=16,
+                               ident="cardarena")
         self.port = server.effective_port
-        self.handle = BotServer(server, "api")
+        self.handle = BotServer(server, "api", sockets)
 
     @property
     def url(self) -> str:

@@ -107,7 +107,8 @@ def test_leaderboard_lists_the_bots_in_ladder_order_after_a_tournament(api, work
         [str(r["rank"]) + (f" ≈ #{r['tied_from']}" if r["tied_from"] else ""),
          names[r["bot"]] + (" provisional" if r["provisional"] else ""),
          f"{r['rating']['ordinal']:.2f}", rating_text(r["rating"]), "", "", str(r["ladder_matches"]),
-         str(r["matches"]), str(r["wins"]), str(r["faults"])] for r in ladder]
+         str(r["matches"]), str(r["wins"]), f"{r['other_matches']} ({r['other_wins']} won)",
+         str(r["faults"])] for r in ladder]
     assert page.locator(f"{board} svg.interval").count() == len(ladder)
     assert "statistical tie" in page.inner_text("#tie-note")
     assert all(r["ladder_matches"] == 0 for r in ladder)  # rated by the admin's tournament, not the ladder
