@@ -263,7 +263,7 @@ def main() -> int:
             bot_cpu_ms = 1000 * (time.process_time() - cpu0) / max(1, next(Thinks.answered) - asked0)
             if admin.tournament(t).status != "running":
                 print("the tournament ended inside the window: run again with more --deals", flush=True)
-            admin.request("POST", f"/tournaments/{t.id}/abort")
+            # read before the tournament is stopped: on a busy machine its abort can outlast a request
             finished = [m for m in admin.tournament_matches(t) if m.status == "finished"]
             logs = [admin.request("GET", f"/matches/{m.id}") for m in finished[:60]]
             per_match = statistics.mean(len(m["log"]) for m in logs)
@@ -309,6 +309,7 @@ def main() -> int:
                       f"{percentile(late, 0.99):.0f} ms   max {max(late)} ms ({len(late)} timeouts)   "
                       f"target p99 <= 100 ms: {'met' if percentile(late, 0.99) <= 100 else 'NOT MET'}", flush=True)
             print(f"load after: {os.getloadavg()[0]:.2f}", flush=True)
+            admin.request("POST", f"/tournaments/{t.id}/abort")
         finally:
             for poller in pollers:  # all asked at once: each ends within its long-poll
                 poller.stop_event.set()
