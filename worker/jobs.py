@@ -49,6 +49,9 @@ def store_for(client: redis.Redis | None = None) -> Store:
     connection and queue in a process, made at its first job."""
     from rq import get_current_job
 
+    from worker.process import horse_dies_with_worker
+
+    horse_dies_with_worker()
     client = client or connection()
     job = get_current_job()
     queue = job.origin if job is not None else None

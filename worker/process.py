@@ -12,7 +12,8 @@ raises or hangs costs a fault (the runner, the watchdog), a crash of the
 process loses nothing (the pool starts another, the recovery sweep enqueues
 its match again). A worker exits after `MAX_JOBS` jobs and the pool starts a
 fresh one, so nothing a bot leaves in memory accumulates. `--fork` gives each
-job its own horse, as RQ's default `Worker` does.
+job its own horse, as RQ's default `Worker` does, which dies with its worker
+(`horse_dies_with_worker`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,23 @@ def preload() -> None:
 MAX_JOBS = 10_000
 
 
+#: this worker's pid, set as it starts (inherited by the work horses it forks, `--fork`)
+worker_pid: int | None = None
+
+
+def horse_dies_with_worker() -> None:
+    """In a work horse (`--fork`): die with the worker that forked it, so kill -9 of the worker
+    leaves no horse refereeing on unsupervised (the sweep gives its match to another worker).
+    Called by each job (worker/jobs.py), once per process; nothing in a worker running its jobs
+    itself."""
+    global worker_pid
+    if worker_pid is not None and os.getpid() != worker_pid and os.getppid() == worker_pid:
+        from core.signals import die_with_parent
+
+        die_with_parent(worker_pid)
+        worker_pid = None  # set for this horse: once is enough
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -60,24 +78,18 @@ def main(argv: list[str] | None = None) -> int:
     import redis
     from rq import Queue, SimpleWorker, Worker
 
+    import worker.process  # this module by its name (run as __main__, it is another copy): the jobs ask it
     from core.signals import die_with_parent
     from core.store.jobs import queue_name
 
-    class HorseDiesWithWorker(Worker):
-        """RQ's forking worker whose work horse dies with it (kill -9 of the worker: no orphan
-        horse refereeing on, unsupervised; the sweep gives its match to another worker)."""
-
-        def setup_work_horse_signals(self) -> None:
-            super().setup_work_horse_signals()
-            die_with_parent(os.getppid())
-
+    worker.process.worker_pid = os.getpid()
     die_with_parent()  # a pool killed with kill -9 leaves no worker behind (core/signals.py)
     preload()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     connection = redis.Redis.from_url(args.redis_url)
-    worker = (HorseDiesWithWorker if args.fork else SimpleWorker)(
+    rq_worker = (Worker if args.fork else SimpleWorker)(
         [Queue(queue_name(args.queue), connection=connection)], connection=connection)
-    worker.work(logging_level="WARNING", with_scheduler=False, max_jobs=MAX_JOBS)
+    rq_worker.work(logging_level="WARNING", with_scheduler=False, max_jobs=MAX_JOBS)
     return 0
 
 
