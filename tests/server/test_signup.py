@@ -71,6 +71,8 @@ def test_invite_only_sign_up_takes_an_invite_the_admin_made_once(redis_url):
                          "SIGNUP": "invite"}).test_client()
     refused = sign_up(client, "203.0.113.1")
     assert refused.status_code == 403 and refused.get_json()["error"]["code"] == "invite_required"
+    page = client.get("/signin").get_data(as_text=True)
+    assert 'id="account-invite"' in page and '"invite": "cai_…"' in page  # the form and the curl line ask for it
     bogus = sign_up(client, "203.0.113.1", invite="cai_" + secrets.token_urlsafe(32))
     assert bogus.status_code == 403 and bogus.get_json()["error"]["code"] == "invite_invalid"
 
@@ -131,6 +133,7 @@ def test_two_sign_ups_racing_on_one_invite_make_one_account(redis_url):
 def test_open_sign_up_needs_no_invite_and_the_mode_comes_from_the_environment(redis_url, monkeypatch):
     client = create_app({"REDIS_URL": redis_url, "RATELIMIT_ENABLED": False}).test_client()
     assert sign_up(client, "203.0.113.1").status_code == 201
+    assert "account-invite" not in client.get("/signin").get_data(as_text=True)
     monkeypatch.setenv("CARDARENA_SIGNUP", "invite")
     closed = create_app({"REDIS_URL": redis_url, "RATELIMIT_ENABLED": False}).test_client()
     assert sign_up(closed, "203.0.113.1").status_code == 403
