@@ -200,11 +200,11 @@ class State:
             key = canonical(action)
         except (IllegalAction, TypeError):
             key = None
-        listed = self._legal_index.get(key) if key is not None else None
-        if listed is None:
+        found = self._legal_index.get(key) if key is not None else None
+        if found is None:
             raise IllegalAction(self._illegal_message(action))
         self._legal = self._legal_index = None
-        self._apply(listed)
+        self._apply(found)
 
     def _illegal_message(self, action: JSON) -> str:
         reason = None

@@ -28,8 +28,7 @@ def forfeit_ranks(ranks: list[int], forfeits: list[int]) -> list[int]:
     out = [0] * len(ranks)
     for position, seat in enumerate(order):
         prev = order[position - 1] if position else None
-        same_group = prev is not None and (prev in forfeits) == (seat in forfeits)
-        if same_group and ranks[prev] == ranks[seat]:
+        if prev is not None and (prev in forfeits) == (seat in forfeits) and ranks[prev] == ranks[seat]:
             out[seat] = out[prev]
         else:
             out[seat] = position + 1

@@ -95,9 +95,11 @@ class ConstrainedDeal(Generic[T]):
             return False
         if sorted(map(repr, (c for z in zones for c in z))) != sorted(map(repr, self.cards)):
             return False
-        return all(self.group_allowed[self.zone_group[i]] is None
-                   or all(c in self.group_allowed[self.zone_group[i]] for c in zone)
-                   for i, zone in enumerate(zones))
+        for i, zone in enumerate(zones):
+            allowed = self.group_allowed[self.zone_group[i]]
+            if allowed is not None and not all(c in allowed for c in zone):
+                return False
+        return True
 
     def count(self, i: int, caps: tuple[int, ...]) -> int:
         """The number of deals of classes i.. into groups with `caps` places left."""
@@ -175,7 +177,8 @@ def card_reader(cards: Iterable[T], game: str) -> Callable[[Any], T]:
 
     def read(text: Any) -> T:
         card = by_text.get(text) if isinstance(text, str) else None
-        require(card is not None, f"{text!r} is not a card of {game}")
+        if card is None:
+            raise Inconsistent(f"{text!r} is not a card of {game}")
         return card
 
     return read

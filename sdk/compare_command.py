@@ -87,7 +87,8 @@ def compare(args: argparse.Namespace, bar=None, on_match=None) -> Comparison:
     options = dict(parse_option(o) for o in args.option)
     seats = table_size(game, args.opponent, args.seats)
     game.new(seats=seats, seed=args.seed, options=options)  # bad options fail now, clearly
-    specs = {"candidate": args.candidate, "baseline": args.baseline, **dict(enumerate(args.opponent))}
+    specs: dict[str | int, str] = {"candidate": args.candidate, "baseline": args.baseline,
+                                   **dict(enumerate(args.opponent))}
     classes = {who: bot_class(spec, args.game) for who, spec in specs.items()}
     for who, cls in classes.items():
         make_bot(specs[who], cls)  # a class that cannot be made is said now, not as faults

@@ -30,7 +30,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import games
 from sdk.clock import DEFAULT_TIME, check_seat_clocks
@@ -181,7 +181,7 @@ def check(doc: Any, where: str = "the document") -> dict:
     if missing:
         raise ExportError(f"{where} lacks {', '.join(missing)}")
     name = f"{where} (match {doc['id']!r})"
-    shapes = {"id": str, "game": str, "options": dict, "seed": int, "seats": list, "log": list,
+    shapes: dict[str, type | tuple[type, ...]] = {"id": str, "game": str, "options": dict, "seed": int, "seats": list, "log": list,
               "result": (dict, type(None)), "decks": (list, type(None))}
     for field_name, kind in shapes.items():
         if not isinstance(doc[field_name], kind) or isinstance(doc[field_name], bool):
@@ -271,7 +271,8 @@ def _fetch(url: str, match: str | None) -> dict:
             if response.status_code != 200:
                 raise ExportError(_refusal(response, _ONE[kind], ident, base))
             response.encoding = "utf-8"
-            return pick(_documents(response.iter_lines(decode_unicode=True), export), match, export)
+            lines = cast(Iterator[str], response.iter_lines(decode_unicode=True))  # text: its encoding is set
+            return pick(_documents(lines, export), match, export)
     except (requests.ConnectionError, requests.Timeout) as exc:
         raise ExportError(f"cannot reach {base} ({type(exc).__name__}): is the platform running "
                           "there?") from None

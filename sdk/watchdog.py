@@ -22,7 +22,10 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
+from types import FrameType
+from typing import Any
 
 
 class Overrun(BaseException):
@@ -41,8 +44,8 @@ class Watchdog:
         self._deadline: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._main = threading.main_thread().ident
-        self._previous = None
+        self._main: int | None = threading.main_thread().ident
+        self._previous: Callable[[int, FrameType | None], Any] | int | None = None
 
     def _usable(self) -> bool:
         return threading.get_ident() == self._main and hasattr(signal, "pthread_kill")
@@ -56,7 +59,7 @@ class Watchdog:
     def _watch(self) -> None:
         while not self._stop.wait(self.TICK_S):
             deadline = self._deadline
-            if deadline is not None and time.monotonic() > deadline + self.TICK_S:
+            if deadline is not None and time.monotonic() > deadline + self.TICK_S and self._main is not None:
                 signal.pthread_kill(self._main, signal.SIGUSR1)
 
     def start(self) -> Watchdog:

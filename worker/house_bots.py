@@ -33,7 +33,7 @@ def house_bots(game: str) -> list[tuple[str, str]]:
     if not kinds:
         return []
     out = []
-    for i in range(spec.ladder_seats - 1):
+    for i in range((spec.ladder_seats or spec.min_seats) - 1):
         kind = kinds[min(i, len(kinds) - 1)]
         repeat = i - len(kinds) + 2 if i >= len(kinds) else 1
         out.append((f"house {kind}" + (f" {repeat}" if repeat > 1 else ""), spec.bots[kind]))

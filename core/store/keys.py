@@ -14,6 +14,8 @@ import secrets
 import time
 from typing import Any
 
+from redis.typing import EncodableT, FieldT
+
 
 def new_id(prefix: str) -> str:
     """A public id: a prefix saying what it names and 48 random bits."""
@@ -64,7 +66,7 @@ def epoch_ms_of(stamp: object) -> int | None:
         return None
 
 
-def dump_fields(fields: dict[str, Any]) -> dict[str | bytes, str]:
+def dump_fields(fields: dict[str, Any]) -> dict[FieldT, EncodableT]:
     return {k: json.dumps(v, separators=(",", ":")) for k, v in fields.items()}
 
 

@@ -135,6 +135,7 @@ def _motif_face(text: str) -> dict:
     if text in SPECIALS:
         return {"rank": text, "suit": "", "colour": "special", "title": text}
     card = french_face(text)
+    assert card is not None, text  # every card of the set but the specials is a French card
     return {"rank": card["rank"], "suit": card["suit"], "colour": card["colour"], "title": card["title"]}
 
 

@@ -67,11 +67,12 @@ def table(view: dict, last: dict | None = None, seat_views: Sequence[dict] | Non
                            [card(c, s, win=s == view["first"]) for pair in view["draw"] for s, c in enumerate(pair)],
                            winner=view["first"]))
     if view["revealed"]:
-        owner = {}
+        owner, active = {}, None
         if taken_now:
             owner = {c: s for s, cards in enumerate(taken_now["cards"]) for c in cards}
+            active = taken_now["active"]
         centre.append(pile("revealed", [card(c, owner.get(c), "taken" if c in owner else None,
-                                             last=c in owner and owner[c] == acted == taken_now["active"])
+                                             last=c in owner and owner[c] == acted == active)
                                         for c in view["revealed"]]))
     if seat_views:
         out = [card(c, s) for s, v in enumerate(seat_views) for c in v.get("discards", [])]

@@ -198,7 +198,9 @@ class SoupeState(AuctionMixin, PaymentMixin, SpecialsMixin, WinningMixin, ViewMi
 
     def _end_turn(self) -> None:
         """Step 8: the seat to the drawer's left draws next (not the auction's winner)."""
-        self._start_turn(next_in_game(self.drawer, self.seats, set(self.eliminated)))
+        drawer = next_in_game(self.drawer, self.seats, set(self.eliminated))
+        assert drawer is not None  # a turn ends with at least two seats in the game
+        self._start_turn(drawer)
 
     def _continue(self, step: str) -> None:
         {

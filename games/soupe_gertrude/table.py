@@ -137,7 +137,7 @@ def event_text(e: dict) -> tuple[str, int | None, int | None]:
     texts = {
         "manche": lambda: (f"starts manche {e['manche']}", e.get("starter"), None),
         "turn": lambda: (f"is the drawer · pile {e['pile']}", e.get("drawer"), None),
-        "pass": lambda: (PASSES.get(e.get("decision"), "passes"), s, None),
+        "pass": lambda: (PASSES.get(str(e.get("decision")), "passes"), s, None),
         "draw": lambda: (f"draws {e['count']} card{'s' if e['count'] != 1 else ''}", s, None),
         "redraw": lambda: (f"draws three vegetables ({', '.join(e['cards'])}): shuffled back, draws again", s, None),
         "face_up": lambda: (f"shows {e['card']} face up, a lot of {e['count']}", s, None),
