@@ -503,7 +503,7 @@ class Client:
         sandbox, asks it a probe decision and puts it on the ladder. A bot of yours of that name
         gets the code as its new version. The answer's `status` says whether the probe passed
         ("online"; else "rejected", and `probe_error` says why)."""
-        from sdk.submit import package
+        from sdk.packing import package
 
         code, entrypoint = package(path)
         name = name or entrypoint.rpartition(":")[2]

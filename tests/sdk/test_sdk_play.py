@@ -162,7 +162,8 @@ def test_a_missing_bot_is_a_clear_error(author):
 def test_the_sdks_command_offers_play_and_the_platforms_offers_it_too():
     from cardarena.cli import COMMANDS
 
-    assert sdk_cli.COMMANDS == {"play": "sdk.play", "replay": "sdk.replay_command", "compare": "sdk.compare_command"}
+    assert sdk_cli.COMMANDS == {"play": "sdk.play", "replay": "sdk.replay_command", "compare": "sdk.compare_command",
+                                "submit": "sdk.submit"}
     assert COMMANDS["play"] == "sdk.play"
     args = sdk_cli.build_parser().parse_args(["play", "duck-soup", "a:B", "a:B", "-v"])
     assert args.verbose and args.move_timeout_ms == 2000 and args.time_bank_ms == 10000
