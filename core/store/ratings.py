@@ -147,8 +147,7 @@ class Ratings:
     def rankings(self, game: str) -> list[dict]:
         """The ladder: the latest version of each rated bot that is not retired and is on the
         ladder (`ladder` not false), best ordinal first (a version not yet rated is not on it),
-        with its `ladder_matches`, whether it is `provisional` (core/ratings.py) and whether it is
-        `paused` (kept in its place, paired by nobody until resumed); its record
+        with its `ladder_matches` and whether it is `provisional` (core/ratings.py); its record
         `matches` and `wins` is its rated play, `other_matches` and `other_wins` the rest.
 
         Ties (same ordinal) share a rank and the next rank is skipped.
@@ -156,8 +155,7 @@ class Ratings:
         keys = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
         if not keys:
             return []
-        from core.store.bots import is_paused  # the bots' own records are theirs (core/store/bots.py)
-
+        # the bots' own records are theirs (core/store/bots.py)
         bots = self.bot_records(list(dict.fromkeys(entrant_version(k)[0] for k in keys)))
         ratings = self.r.hmget(f"rating:{game}", keys)
         out: list[dict] = []
@@ -179,8 +177,7 @@ class Ratings:
                         "matches": rated_matches, "wins": rated_wins,
                         "other_matches": (matches or 0) - rated_matches, "other_wins": (wins or 0) - rated_wins,
                         "faults": faults or 0,
-                        "provisional": is_provisional(rating["sigma"]), "paused": is_paused(bot),
-                        "entrant": key})
+                        "provisional": is_provisional(rating["sigma"]), "entrant": key})
         played = self.ladder_match_counts(game, [row.pop("entrant") for row in out])
         for row in out:
             row["ladder_matches"] = played[entrant(row["bot"], row["version"])]

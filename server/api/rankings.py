@@ -12,6 +12,7 @@ import marshmallow as ma
 from flask_smorest import Blueprint
 
 import games
+from core.store.bots import is_paused
 from core.store.ratings import PROVISIONAL_SIGMA
 from server.api.common import RatingSchema, SeatSchema, errors, seats_of
 from server.auth import store
@@ -82,9 +83,13 @@ def in_play(game: str) -> list[dict]:
 
 def ladder(game: str) -> list[dict]:
     """The store's ladder, each bot's fault count included (the leaderboard page shows it too),
-    read in one round trip; with the bots each one is statistically tied with."""
+    read in two round trips; with the bots each one is statistically tied with, and whether it is
+    `paused` (it keeps its place, paired by nobody until its owner resumes it)."""
     rows = store().rankings(game)
     mark_ties(rows)
+    bots = store().bot_records([row["bot"] for row in rows]) if rows else {}
+    for row in rows:
+        row["paused"] = is_paused(bots.get(row["bot"]) or {})
     return rows
 
 
