@@ -91,6 +91,9 @@ def api_base(server: str) -> str:
 
 @dataclass(frozen=True)
 class Rating:
+    """A rating (openskill): skill estimate `mu`, its uncertainty `sigma`, and `ordinal` = μ − 3σ,
+    the cautious figure the ladder sorts by."""
+
     mu: float
     sigma: float
     ordinal: float
@@ -104,6 +107,8 @@ class Rating:
 
 @dataclass(frozen=True)
 class Account:
+    """`create_account`'s answer: the account's `id`, `name` and `token` (shown once)."""
+
     id: str
     name: str
     token: str
@@ -209,6 +214,8 @@ class Ping:
 
 @dataclass(frozen=True)
 class GameInfo:
+    """A game the platform plays (`Client.games`): its `name` (also `.id`), seats and options."""
+
     name: str
     min_seats: int
     max_seats: int
@@ -217,6 +224,11 @@ class GameInfo:
     #: the standard clock and a ladder table's seats: {"seats", "move_timeout_ms", "time_bank_ms",
     #: "max_faults"} — the clock a match entering another account's bot is played on
     ladder: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """The game's name: what every call naming a game takes."""
+        return self.name
 
     @classmethod
     def of(cls, raw: dict) -> GameInfo:
@@ -301,11 +313,12 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Standing:
-    """A tournament's row for one bot: what the platform saw it do, faults and forfeits included
-    (a forfeiting bot is not a weak one). `name` is filled by `Client.wait_tournament`."""
+    """A tournament's row for one bot (`id`; `.bot` is the same): what the platform saw it do,
+    faults and forfeits included (a forfeiting bot is not a weak one). `name` is filled by
+    `Client.wait_tournament`."""
 
     rank: int
-    bot: str
+    id: str
     points: float
     matches: int
     wins: int | None = None
@@ -313,6 +326,11 @@ class Standing:
     faults: int | None = None
     forfeits: int | None = None
     name: str | None = None
+
+    @property
+    def bot(self) -> str:
+        """The bot's id (the API's field name; `.id` is the same)."""
+        return self.id
 
     @classmethod
     def of(cls, raw: dict) -> Standing:
@@ -322,6 +340,8 @@ class Standing:
 
 @dataclass(frozen=True)
 class Tournament:
+    """A tournament: `status` queued, running, finished or aborted; `done` of `total` matches played."""
+
     id: str
     status: str
     game: str | None = None
@@ -348,8 +368,11 @@ class Tournament:
 
 @dataclass(frozen=True)
 class Ranking:
+    """A row of a game's ladder (`Client.rankings`): the bot's `id` (`.bot` is the same), its place
+    and rating, and its rated record."""
+
     rank: int
-    bot: str
+    id: str
     rating: Rating
     matches: int
     wins: int
@@ -360,6 +383,32 @@ class Ranking:
     ladder_matches: int = 0
     #: σ above 25/3 × 0.5: too few matches yet to trust its place
     provisional: bool = False
+    #: paused (ladder matches forfeited in a row): it keeps its place, paired by nobody until resumed
+    paused: bool = False
+    #: unrated matches (challenges, accounts' tournaments, comparisons) and those it won
+    other_matches: int = 0
+    other_wins: int = 0
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def bot(self) -> str:
+        """The bot's id (the API's field name; `.id` is the same)."""
+        return self.id
+
+    @classmethod
+    def of(cls, raw: dict) -> Ranking:
+        return cls(raw["rank"], raw["bot"], Rating.of(raw["rating"]), raw["matches"], raw["wins"], raw.get("name"),
+                   raw.get("version") or 1, raw.get("ladder_matches") or 0, bool(raw.get("provisional")),
+                   bool(raw.get("paused")), raw.get("other_matches") or 0, raw.get("other_wins") or 0, raw)
+
+
+@dataclass(frozen=True)
+class DebugNote:
+    """What a seat's bot wrote while answering the decision of log entry `turn` (`Client.debug`)."""
+
+    turn: int
+    seat: int
+    text: str
 
 
 def bot_id(bot: BotInfo | str) -> str:
@@ -536,13 +585,27 @@ class Client:
     def challenge(self, game: str, bots: list[BotInfo | str], seed: int | None = None,
                   options: dict | None = None, move_timeout_ms: int | None = None,
                   max_faults: int | None = None, time_bank_ms: int | None = None) -> Match:
-        """One match, seat i = bots[i]; without a seed the server draws one and the match is rated."""
+        """One match, seat i = bots[i] (`POST /matches`): a challenge is never rated, whatever its seed
+        (without one the server draws it); only the ladder and the admin's tournaments are."""
         body = _fields(game=game, bots=[bot_id(b) for b in bots], seed=seed, options=options,
                        move_timeout_ms=move_timeout_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
         return Match.of(self.request("POST", "/matches", body))
 
     def match(self, id: Match | str) -> Match:
         return Match.of(self.request("GET", f"/matches/{_seg(_id(id))}"))
+
+    def matches(self, bot: BotInfo | str | None = None, game: str | None = None, limit: int = 100) -> list[Match]:
+        """The newest matches (`GET /matches`), at most `limit`: those `bot` plays in, of `game`, or all.
+        Their `result` is set once public; `log` is not listed (`match(id)` has it)."""
+        params = _fields(bot=None if bot is None else bot_id(bot), game=game)
+        return [Match.of(m) for m in self._every("/matches", "matches", params, limit=limit)]
+
+    def debug(self, match: Match | str) -> list[DebugNote]:
+        """What your bots wrote in a match (`Bot.debug`, a polling bot's reported error), by turn:
+        the seats of your own bots only (the admin: every seat), while it plays and after
+        (`GET /matches/{id}/debug`)."""
+        raw = self.request("GET", f"/matches/{_seg(_id(match))}/debug")
+        return [DebugNote(n["turn"], n["seat"], n["text"]) for n in raw["debug"]]
 
     def wait_match(self, id: Match | str, timeout: float | None = None, poll: float = 0.5) -> Match:
         """The match once finished or aborted (`CardarenaError` "timeout" after `timeout` s)."""
@@ -572,16 +635,18 @@ class Client:
     def tournament_matches(self, id: Tournament | str) -> list[Match]:
         return [Match.of(m) for m in self._every(f"/tournaments/{_seg(_id(id))}/matches", "matches")]
 
-    def _every(self, path: str, key: str, params: dict | None = None) -> list[dict]:
-        """Every item of a list the API serves a page at a time (following `next_cursor`)."""
+    def _every(self, path: str, key: str, params: dict | None = None, limit: int | None = None) -> list[dict]:
+        """Every item of a list the API serves a page at a time (following `next_cursor`), or the
+        first `limit`."""
         items: list[dict] = []
-        query = {**(params or {}), "limit": 100}
-        while True:
+        query = {**(params or {}), "limit": 100 if limit is None else max(1, min(limit, 100))}
+        while limit is None or len(items) < limit:
             page = self.request("GET", path, params=query)
             items += page[key]
             if not page.get("next_cursor"):
-                return items
+                break
             query["cursor"] = page["next_cursor"]
+        return items if limit is None else items[:limit]
 
     def wait_tournament(self, id: Tournament | str, progress: bool = True,
                         timeout: float | None = None, poll: float = 0.5) -> Tournament:
@@ -677,10 +742,8 @@ class Client:
                             ("rank", "bot", "points", "matches", "wins", "faults", "forfeits"), rows)
 
     def rankings(self, game: str) -> list[Ranking]:
-        raw = self.request("GET", f"/games/{_seg(game)}/rankings")
-        return [Ranking(r["rank"], r["bot"], Rating.of(r["rating"]), r["matches"], r["wins"], r.get("name"),
-                        r.get("version") or 1, r.get("ladder_matches") or 0, bool(r.get("provisional")))
-                for r in raw["rankings"]]
+        """The game's ladder, best first (`GET /games/{game}/rankings`)."""
+        return [Ranking.of(r) for r in self.request("GET", f"/games/{_seg(game)}/rankings")["rankings"]]
 
     def _wait(self, fetch, timeout: float | None, poll: float):
         deadline = None if timeout is None else time.monotonic() + timeout

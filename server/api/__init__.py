@@ -6,6 +6,7 @@ from server.api import (
     accounts,
     bots,
     comparisons,
+    debug,
     events,
     exports,
     games,
@@ -19,7 +20,7 @@ from server.api import (
 )
 
 BLUEPRINTS = [games.blp, rankings.blp, accounts.blp, bots.blp, turns.blp, matches.blp, tournaments.blp, lists.blp,
-              events.blp, exports.blp, comparisons.blp, invites.blp, health.blp]
+              events.blp, exports.blp, comparisons.blp, invites.blp, health.blp, debug.blp]
 
 #: OpenAPI components no operation names directly (the event streams' data)
 SCHEMAS = dict(events.SCHEMAS)

@@ -215,3 +215,42 @@ def test_wait_tournament_names_each_bot_and_shows_its_faults_and_forfeits(api, w
     assert "faults" in table and "forfeits" in table and "crashing (" in table and "sturdy (" in table
     admin.close()
     organiser.close()
+
+
+def test_every_object_naming_a_thing_has_its_id_and_the_old_names_stay():
+    from sdk import GameInfo, Ranking, Standing
+
+    row = Ranking.of({"rank": 1, "bot": "b_1", "rating": {"mu": 25.0, "sigma": 2.0, "ordinal": 19.0},
+                      "matches": 4, "wins": 2, "paused": True, "other_matches": 3, "other_wins": 1})
+    assert row.id == row.bot == "b_1" and row.paused and (row.other_matches, row.other_wins) == (3, 1)
+    standing = Standing.of({"rank": 2, "bot": "b_2", "points": 1.5, "matches": 3})
+    assert standing.id == standing.bot == "b_2"
+    game = GameInfo.of({"name": "duck-soup", "min_seats": 2, "max_seats": 2})
+    assert game.id == game.name == "duck-soup"
+
+
+def test_challenge_says_a_challenge_is_never_rated():
+    doc = Client.challenge.__doc__
+    assert "never rated" in doc and "is rated" not in doc
+
+
+def test_every_returned_dataclass_and_its_fields_are_documented_for_bot_authors():
+    """docs/write-a-bot.md "What the client returns" names each dataclass the SDK returns and each
+    of its fields (`raw`, the whole answer, once for all)."""
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    import sdk
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "write-a-bot.md").read_text()
+    section = page.split("### What the client returns", 1)[1].split("\n### ", 1)[0]
+    assert "`raw`" in section
+    returned = [getattr(sdk, name) for name in sdk.__all__ if dataclasses.is_dataclass(getattr(sdk, name))]
+    assert len(returned) >= 12
+    for cls in returned:
+        part = re.search(rf"\*\*`{cls.__name__}`\*\*(.*?)(?=\n\*\*`|\Z)", section, re.S)
+        assert part, f"{cls.__name__} is not documented"
+        for f in dataclasses.fields(cls):
+            if f.name != "raw":
+                assert f"`{f.name}`" in part.group(1), f"{cls.__name__}.{f.name} is not documented"

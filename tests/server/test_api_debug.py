@@ -115,3 +115,37 @@ def test_debug_text_is_stored_printable(api):
                         headers={"Content-Type": "application/json"})
     assert response.status_code == 200, response.text
     assert api.store.turn_debug(mid, 0)["text"] == "line 1\n\tline 2\ufffd[31m\ufffd"
+
+
+def test_each_owner_reads_their_own_seats_notes_by_turn_through_the_client(api, played):
+    from sdk import CardarenaError, Client, DebugNote
+
+    mid, sent = played["id"], played["sent"]
+    texts = {turn: (seat, text) for turn, (seat, text) in sent.items() if isinstance(text, str)}
+    for seat, token in ((0, played["alice"]), (1, played["bob"])):
+        notes = Client(api.live.url, token=token).debug(mid)
+        assert notes and all(isinstance(n, DebugNote) and n.seat == seat for n in notes)
+        assert [n.turn for n in notes] == sorted(t for t, (s, _) in texts.items() if s == seat)
+        assert all(n.text == texts[n.turn][1][:MAX_DEBUG] for n in notes)
+    assert {n.seat for n in Client(api.live.url, token=ADMIN_TOKEN).debug(mid)} == {0, 1}
+    stranger = Client(api.live.url)
+    stranger.create_account("carol")
+    assert stranger.debug(mid) == []  # nobody else's
+    with pytest.raises(CardarenaError) as anonymous:
+        Client(api.live.url, token="").debug(mid)
+    assert anonymous.value.status == 401
+    with pytest.raises(CardarenaError) as missing:
+        stranger.debug("m_nope")
+    assert missing.value.status == 404
+
+
+def test_the_client_lists_a_bots_matches(api, played):
+    from sdk import Client
+
+    client = Client(api.live.url, token=played["alice"])
+    mine = next(b for b in client.bots(GAME) if b.name == "a")
+    found = client.matches(mine)
+    assert [m.id for m in found] == [played["id"]] and found[0].status == "finished"
+    assert found[0].seats[0] == mine.id
+    assert client.matches(mine, limit=1)[0].id == played["id"]
+    assert client.matches("b_nobody") == []
