@@ -178,6 +178,7 @@ def test_the_header_the_prompt_the_hint_and_the_clock_line_agree(api, browser, v
         panel = page.inner_text("#turn-panel")
         assert page.locator("#actions [data-action]").count() == 0 and "action below" not in panel
         assert "Click a card of your hand to play it." in panel
+        assert page.inner_text("#keys") == "Keys: ← → choose · Enter play · 1–9 the n-th card of your hand."
         lines = page.eval_on_selector_all("#clocks li", "ls => ls.map(l => l.innerText.replace(/\\s+/g, ' ').trim())")
         assert re.fullmatch(r"kim \(person\) you [01]:\d\d to move · bank 5:00", lines[0]), lines
         assert lines[1] == "r0 2 s a move · bank 0:10", lines
@@ -253,6 +254,8 @@ def test_a_bid_is_a_number_field_marking_the_bids_the_hand_cannot_pay(api, brows
         field.wait_for()
         assert (field.get_attribute("min"), field.get_attribute("max")) == (str(low), str(high))
         assert page.locator("#actions button").count() <= 4  # −, +, the bid, a pass
+        passes = any("pass" in a for a in legal)
+        assert page.inner_text("#keys") == "Keys: ← → choose · Enter play" + (" · P pass." if passes else ".")
         marks = page.inner_text("#actions .range-marks")
         assert marks == f"bid {worth + 1} to {high}: more than your hand is worth ({worth}): you cannot pay it, " \
                         "and are eliminated"
@@ -295,6 +298,8 @@ def test_a_list_taller_than_the_window_shows_the_actions_of_the_cards_picked(api
         page.goto(f"{api.live.url}/play/{mid}")
         page.wait_for_selector("#table.my-turn")
         visible = page.locator("#actions [data-action]:visible")
+        assert page.inner_text("#keys") == "Keys: ← → choose · Enter play · 1–9 the n-th card of your hand · " \
+                                           "Esc unselect."
         assert page.locator("#actions [data-action]").count() == 45  # every action offered
         if viewport == "phone":
             assert visible.count() == 0

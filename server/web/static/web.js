@@ -633,6 +633,8 @@
         say(rest.length === 1 ? "One action below: click it to play it." : "Choose one of the actions below.");
       }
       foldLongList();
+      var pickable = hand.concat(centreEls()).some(function (c) { return c.classList.contains("selectable"); });
+      showKeys({cards: handUsed, pass: passOf(d.legal_actions) !== null, unselect: pickable});
       startClock(d);
       var first = actionEls()[0];
       if (first && !root.contains(document.activeElement)) first.focus({preventScroll: true});
@@ -668,6 +670,17 @@
       }
       tick();
       ticking = setInterval(tick, 250);
+    }
+
+    // the keys hint names only the keys that do something in this decision
+    function showKeys(on) {
+      root.querySelectorAll("#keys [data-keys]").forEach(function (part) { part.hidden = !on[part.dataset.keys]; });
+    }
+    function passOf(actions) {  // the one action the P key plays: a pass (or the end of a payment)
+      var pass = actions.filter(function (a) {
+        return Object.keys(a).length === 1 && (a.pass === true || a.done === true);
+      });
+      return pass.length === 1 ? pass[0] : null;
     }
 
     // A list of actions taller than most of the window (45 pairs of cards to discard, on a
@@ -840,11 +853,8 @@
           card.click();
         }
       } else if (e.key === "p" || e.key === "P") {
-        var pass = current.legal_actions.filter(function (a) {
-          var keys = Object.keys(a);
-          return keys.length === 1 && (a.pass === true || a.done === true);
-        });
-        if (pass.length === 1) { e.preventDefault(); send(pass[0]); }
+        var pass = passOf(current.legal_actions);
+        if (pass) { e.preventDefault(); send(pass); }
       } else if (e.key === "Escape" && selected.length) {
         e.preventDefault();
         selected.forEach(function (c) { c.classList.remove("selected"); });
