@@ -126,12 +126,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import games  # noqa: E402
 from core.ratings import deal_ratings, new_ratings  # noqa: E402
+from core.store.bots import ladder_room  # noqa: E402
 from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, ordinal  # noqa: E402
 from games.rng import derive_seed  # noqa: E402
 from games.seats import rotate  # noqa: E402
 from sdk.bot import load_bot_class  # noqa: E402
 from sdk.standings import match_points  # noqa: E402
-from worker.matchmaker import LADDER_MATCHES, Candidate, choose_tables, ladder_room  # noqa: E402
+from worker.matchmaker import LADDER_MATCHES, Candidate, choose_tables  # noqa: E402
 from worker.schedules import round_robin  # noqa: E402
 
 FIELD = 12

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
+from core.store.bots import guest_share
 from core.store.runs import read_run, start_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
@@ -161,7 +162,7 @@ class MatchRunner:
                 match_concluded(self.store, self.store.get_match(self.match_id))
                 return match["status"]
         # each seat's bot as the version the match pinned is reached (core/store/versions.py)
-        self.seat_bots = self.store.pinned_bots(match, self.start.bots)
+        self.seat_bots = guest_seats(self.store, match, self.store.pinned_bots(match, self.start.bots))
         # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
         # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
         if self.start.started is not None:  # taken, and started, with its reads (`start_run`)
@@ -370,6 +371,21 @@ class MatchRunner:
     def abort(self, match: dict, reason: str) -> None:
         if end_match(self.store, self.match_id, "aborted", reason=reason):
             log.warning("match %s aborted: %s", self.match_id, reason)
+
+
+def guest_seats(store, match: dict, seat_bots: list[dict | None]) -> list[dict | None]:
+    """`seat_bots` with each bot of another account than the one that started the match (a guest
+    match's: core/store/guests.py `started_by`) marked with its `guest_share` of slots (at least
+    one, so no match waits for ever), which its slot step enforces (core/store/slots.py)."""
+    starter = store.started_by(match) if match.get("kind") != "ladder" else None
+    if starter in (None, "admin"):
+        return seat_bots
+    guests = {b["id"] for b in seat_bots if b is not None and b.get("owner") != starter}
+    if not guests:
+        return seat_bots
+    records = store.bot_records(sorted(guests))  # `ladder` too, which the seats' records lack
+    return [b if b is None or b["id"] not in guests
+            else {**b, "guest_share": max(1, guest_share({**records.get(b["id"], {}), **b}))} for b in seat_bots]
 
 
 def notice_result(match: dict, result: dict) -> dict:

@@ -10,10 +10,13 @@ twins never overlap, a pairing is one ladder match in play at a time.
 
 Who plays (`candidates`): bots of the game that are on the ladder (`ladder`
 not false), not retired, `online`, not `paused`, with room — a free slot
-(webhook and polling bots: `max_concurrent`, no match waiting for a slot)
-and fewer ladder pairings in play than half their slots (at least one). So
-the ladder takes a bot's slots fairly with tournaments: it never takes a
-slot a tournament's match is waiting for, and never more than half of them.
+(webhook and polling bots: `max_concurrent`) and fewer ladder pairings in
+play than half their slots (at least one: `ladder_room`). The ladder has
+that share of a bot's slots to itself: matches other accounts start with the
+bot (challenges, /play, their tournaments and comparisons) hold at most the
+rest (`guest_share`, enforced as they take their slots: core/store/slots.py),
+and matches waiting for a slot do not keep the ladder out. So no account can
+take another's bot off the ladder by queueing matches with it.
 
 Whom it pairs (`choose_tables`, the one selection function, which
 bench/ladder.py runs too): first the bot with the fewest ladder matches in
@@ -53,7 +56,7 @@ from dataclasses import dataclass
 import games
 from core import liveness
 from core.ratings import model
-from core.store.bots import is_paused, on_ladder
+from core.store.bots import is_paused, ladder_room, on_ladder
 from core.store.keys import now_ms
 from core.store.ladder import HOUR_MS, ladder_lease
 from core.store.slots import DEFAULT_MAX_CONCURRENT, SLOTTED
@@ -68,8 +71,6 @@ LADDER_MATCHES = 8
 TICK_S = 1.0
 #: how long a game's lease lasts unless released (ms): a dead matchmaker's is free again then
 LEASE_MS = 15_000
-#: the share of a bot's slots the ladder may hold at once (at least one)
-LADDER_SHARE = 0.5
 
 
 def ladder_matches(value: int | str | None = None) -> int:
@@ -161,11 +162,6 @@ def account_of(bot: dict) -> str:
     return f"admin:{bot['id']}" if owner == "admin" else owner
 
 
-def ladder_room(bot: dict) -> int:
-    """The most ladder pairings a bot is in at once: `LADDER_SHARE` of its slots, at least 1."""
-    return max(1, math.ceil(int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT) * LADDER_SHARE))
-
-
 def candidates(store, game: str, in_play: list[dict], now: int | None = None) -> list[Candidate]:
     """The bots of `game` the matchmaker may seat now, given the game's pairings `in_play`."""
     now = now_ms() if now is None else now
@@ -184,11 +180,8 @@ def candidates(store, game: str, in_play: list[dict], now: int | None = None) ->
     for bot in bots:
         room = ladder_room(bot) - laddering.get(bot["id"], 0)
         if bot["id"] in slots:
-            used, waited = slots[bot["id"]]
-            cap = int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
-            if waited or used >= cap:
-                room = 0
-            room = min(room, cap - used)
+            used, _ = slots[bot["id"]]  # matches waiting for a slot keep no room from the ladder
+            room = min(room, int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT) - used)
         if room > 0:
             rating = bot["rating"]
             out.append(Candidate(bot["id"], account_of(bot), rating["mu"], rating["sigma"],

@@ -51,6 +51,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import secrets
 import unicodedata
 from collections.abc import Callable
@@ -215,6 +216,23 @@ def paused_reason(bot: dict) -> str:
 def on_ladder(bot: dict) -> bool:
     """Whether the bot is on its game's ladder (`ladder`; a bot registered before the flag is)."""
     return bot.get("ladder") is not False
+
+
+#: the share of a bot's slots the ladder may hold at once (at least one: worker/matchmaker.py)
+LADDER_SHARE = 0.5
+
+
+def ladder_room(bot: dict) -> int:
+    """The most ladder pairings a bot is in at once: `LADDER_SHARE` of its slots, at least 1."""
+    return max(1, math.ceil(int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT) * LADDER_SHARE))
+
+
+def guest_share(bot: dict) -> int:
+    """The slots of a bot that matches other accounts start with it may hold at once
+    (core/store/slots.py, core/store/guests.py): on the ladder, what `ladder_room` leaves (0 for a
+    bot of one slot: other accounts may not enter it then); off the ladder, all of them."""
+    cap = int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
+    return cap - ladder_room(bot) if on_ladder(bot) else cap
 
 
 def accepts_of(bot: dict) -> str:

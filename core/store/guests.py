@@ -1,5 +1,7 @@
 """Guest matches: matches an account starts with another account's bot (a challenge, a person at
-/play), counted per (account, bot), so no account holds another's bot in more than a few at once.
+/play, its tournament's or comparison's), `started_by`. Challenges and /play matches are counted
+per (account, bot), so no account holds another's bot in more than a few at once; the slots guest
+matches may hold are core/store/slots.py's.
 
 Keys:
     bot:{id}:guest:{account}   set of the unfinished match ids `account` started with the bot
@@ -41,6 +43,20 @@ def guest_key(bot_id: str, account_id: str) -> str:
 class Guests:
     r: redis.Redis
     script: Callable[[str], Script]
+    get_tournament: Callable[[str], dict | None]
+    get_comparison: Callable[[str], dict | None]
+
+    def started_by(self, match: dict) -> str | None:
+        """The account on whose say the match is played: the challenger, the person at /play, the
+        account that made its tournament or comparison; None for the ladder's, and "admin" (or
+        None) for the admin's. A match is a guest match of each seated bot of another account."""
+        if match.get("owner"):
+            return match["owner"]
+        if match.get("tournament"):
+            return (self.get_tournament(match["tournament"]) or {}).get("owner")
+        if match.get("comparison"):
+            return (self.get_comparison(match["comparison"]) or {}).get("owner")
+        return None
 
     def claim_guest_places(self, account_id: str, bot_ids: list[str], match_id: str, most: int) -> str | None:
         """Take a place for `match_id` (about to be created) with each of `bot_ids` (another

@@ -2,6 +2,8 @@
 
 Keys:
     bot:{id}:playing   set of the match ids holding one of the bot's slots
+    bot:{id}:playing:guests   those of them that are guest matches (core/store/guests.py:
+                       another account started them), which hold at most the bot's guest share
     bot:{id}:waiting   sorted set of match ids waiting for one, scored by when they began
                        to wait (first come, first served)
     slots:waiting      set of the bots that have matches waiting (the recovery sweep's list)
@@ -18,6 +20,12 @@ the matches waiting for those bots. A match keeps its slots between its runs
 waiting record); a slot whose match has neither that nor a lease (its worker
 died mid-run) is free again, its match taking it back when it resumes.
 In-process bots run on the platform: they have no slots.
+
+Guest matches — matches another account started with the bot — hold at most its guest share of
+its slots (the caller marks such a bot's record with `guest_share`: core/store/bots.py
+`guest_share`, worker/match_runner.py `guest_seats`), so the rest stays for the ladder (and the owner's own matches) whatever others
+queue: a guest match finds the bot full when its guest matches hold its share, even with slots
+free.
 """
 
 from __future__ import annotations
@@ -39,7 +47,9 @@ SLOTTED = ("webhook", "polling", "hosted")
 
 #: The slots step: KEYS[1..n] each bot's playing set, KEYS[n+1..2n] each bot's waiting set,
 #: KEYS[2n+1] `slots:waiting`; ARGV: the match id, the prefix of a match's lease key, now (s),
-#: then each bot's max_concurrent and id; `n` set before it. A slot is free again when its match
+#: then each bot's cap and id; `n` set before it. A cap is the bot's max_concurrent, or for a bot
+#: the match is a guest of, "max_concurrent/guest share" (its guest matches are in the playing
+#: set's `:guests` set). A slot is free again when its match
 #: has neither a lease (a runner on it) nor a waiting record (between runs, a remote bot's turn
 #: pending: core/store/waits.py `waiting_key`). It leaves `full` 0 when the slots are taken;
 #: else the 1-based index of the first full bot, the match having joined its queue in the same
@@ -56,7 +66,13 @@ for i = 1, n do
         redis.call('SREM', KEYS[i], other)
       end
     end
-    if redis.call('SCARD', KEYS[i]) >= tonumber(ARGV[2 + 2 * i]) then
+    local cap, share = string.match(ARGV[2 + 2 * i], '^(%d+)/(%d+)$')
+    cap = tonumber(cap or ARGV[2 + 2 * i])
+    local guests = KEYS[i] .. ':guests'
+    for _, other in ipairs(redis.call('SMEMBERS', guests)) do
+      if redis.call('SISMEMBER', KEYS[i], other) == 0 then redis.call('SREM', guests, other) end
+    end
+    if redis.call('SCARD', KEYS[i]) >= cap or (share and redis.call('SCARD', guests) >= tonumber(share)) then
       redis.call('ZADD', KEYS[n + i], 'NX', ARGV[3], match)
       redis.call('SADD', KEYS[2 * n + 1], ARGV[3 + 2 * i])
       full = i
@@ -67,6 +83,7 @@ end
 if full == 0 then
   for i = 1, n do
     redis.call('SADD', KEYS[i], match)
+    if string.find(ARGV[2 + 2 * i], '/', 1, true) then redis.call('SADD', KEYS[i] .. ':guests', match) end
     redis.call('ZREM', KEYS[n + i], match)
   end
 end
@@ -82,7 +99,10 @@ RELEASE_AND_WAKE_LUA = """
 local n = #ARGV - 1
 local woken = {}
 for i = 1, n do
-  if ARGV[1] ~= '' then redis.call('SREM', KEYS[i], ARGV[1]) end
+  if ARGV[1] ~= '' then
+    redis.call('SREM', KEYS[i], ARGV[1])
+    redis.call('SREM', KEYS[i] .. ':guests', ARGV[1])
+  end
   for _, id in ipairs(redis.call('ZRANGE', KEYS[n + i], 0, -1)) do table.insert(woken, id) end
   redis.call('DEL', KEYS[n + i])
   redis.call('SREM', KEYS[2 * n + 1], ARGV[i + 1])
@@ -174,7 +194,8 @@ def slots_step(match_id: str, bots: list[dict]) -> tuple[list[dict], list[str], 
     keys = [playing_key(b["id"]) for b in slotted] + [waiting_key(b["id"]) for b in slotted] + [WAITING_BOTS]
     args: list = [match_id, lease_key("match", ""), time.time()]
     for bot in slotted:
-        args += [int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT), bot["id"]]
+        cap = int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
+        args += [cap if bot.get("guest_share") is None else f"{cap}/{int(bot['guest_share'])}", bot["id"]]
     return slotted, keys, args
 
 

@@ -10,7 +10,7 @@ from marshmallow import validate
 from webargs.multidictproxy import MultiDictProxy
 
 import games
-from core.store.bots import PROBATION, accepts_of, is_paused
+from core.store.bots import PROBATION, accepts_of, guest_share, is_paused
 from core.store.versions import match_versions
 from sdk.clock import DEFAULT_TIME, TimeRules
 from server.errors import fail
@@ -133,6 +133,10 @@ def check_consent(store, account: dict | None, bot_ids: list[str], body: dict) -
             fail(403, "not_accepting", f"bot {bot['id']!r} accepts matches from its owner only")
     if not others:
         return
+    for bot in others:
+        if guest_share(bot) == 0:
+            fail(409, "no_room_for_guests", f"bot {bot['id']!r} keeps its one slot for the ladder: other "
+                 "accounts may enter it once its owner gives it more (max_concurrent) or takes it off the ladder")
     if "options" in body:
         check_standard_options(others[0]["game"], others[0]["id"], body.get("options") or {})
     for field in TimeRules.RANGES:

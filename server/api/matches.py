@@ -341,19 +341,6 @@ def stop_match(match_id: str) -> bool:
     return end_match(store(), match_id, "aborted", reason=ADMIN_STOP)
 
 
-def started_by(s, match: dict) -> str | None:
-    """The account on whose say the match is played: the challenger, the person at /play, the
-    account that made its tournament or comparison; None for the ladder's, and "admin" (or None)
-    for the admin's."""
-    if match.get("owner"):
-        return match["owner"]
-    if match.get("tournament"):
-        return (s.get_tournament(match["tournament"]) or {}).get("owner")
-    if match.get("comparison"):
-        return (s.get_comparison(match["comparison"]) or {}).get("owner")
-    return None
-
-
 #: the newest matches of a bot looked at for queued ones to cancel (`end_queued_guest_matches`)
 GUEST_SCAN = 20_000
 NO_LONGER_ACCEPTS = "its bot {bot} no longer accepts matches from other accounts"
@@ -374,7 +361,7 @@ def end_queued_guest_matches(s, bot: dict) -> list[str]:
                 continue
             key = (match.get("owner"), match.get("tournament"), match.get("comparison"))
             if key not in starters:
-                starters[key] = started_by(s, match)
+                starters[key] = s.started_by(match)
             if starters[key] in (None, "admin", bot["owner"]):
                 continue
             if end_match(s, match["id"], "aborted", reason=NO_LONGER_ACCEPTS.format(bot=bot["id"])):
@@ -399,7 +386,7 @@ def abort_match(match_id: str):
         fail(404, "not_found", f"there is no match {match_id!r}")
     reason = ADMIN_STOP
     if account is not None:
-        starter = started_by(s, match)
+        starter = s.started_by(match)
         bots = s.bot_records(list(dict.fromkeys(match["seats"])))
         mine = [b for b, bot in bots.items() if bot.get("owner") == account["id"]]
         if not mine or starter in (None, "admin", account["id"]):

@@ -93,3 +93,58 @@ def test_switching_to_accepts_owner_ends_the_matches_others_queued(api, monkeypa
     assert [api.ok(api.get(f"/matches/{m}"), 200)["status"] for m in (own, house)] == ["queued", "queued"]
     refused = api.post("/matches", {"game": GAME, "bots": [attacker, victim]}, token=attacker_token)
     assert refused.status_code == 403  # and no new one
+
+
+def _take_slots_as_the_runner_does(store, match_id: str):
+    """A match's slot step as its runner makes it at its start: the seats' records, the guest
+    seats marked (worker/match_runner.py `guest_seats`); None when it took its slots (and is
+    live from then on: its lease held), else the bot it waits for."""
+    from core.store.jobs import lease_key
+    from worker.match_runner import guest_seats
+
+    match = store.get_match(match_id)
+    seats = guest_seats(store, match, [store.bot_record(b) for b in match["seats"]])
+    full, _ = store.take_slots_and_start(match_id, [b for b in seats if b is not None])
+    if full is None:
+        store.r.set(lease_key("match", match_id), "a runner")  # a live match: its runner holds its lease
+    return full
+
+
+def test_the_ladder_keeps_slots_of_its_own_whatever_other_accounts_queue(api):
+    """Six challenges by three accounts with the victim's bot (4 slots): they take at most its
+    guest share (2), the rest wait, and the matchmaker still pairs the victim, whose ladder match
+    takes a slot at once."""
+    from core.store.bots import guest_share
+    from core.store.jobs import lease_key
+    from tests.worker.ladder_helpers import house_bot
+    from worker.matchmaker import Matchmaker, candidates
+
+    victim_token = api.account("victim")
+    victim = api.bot(victim_token, "victim", max_concurrent=4)["id"]
+    api.store.bot_seen(victim)  # online: as a polling bot that is polling
+    challenges = []
+    for a in range(3):
+        token = api.account(f"attacker{a}")
+        mine = api.bot(token, f"attacker{a}")["id"]
+        challenges += [api.match(token, GAME, [mine, victim])["id"] for _ in range(2)]
+    started = [mid for mid in challenges if _take_slots_as_the_runner_does(api.store, mid) is None]
+    assert len(started) == guest_share(api.store.bot_record(victim)) == 2  # the others wait for a slot
+    assert victim in {c.id for c in candidates(api.store, GAME, [])}  # not kept off the ladder
+    house_bot(api.store, "house", GAME)
+    (pairing,) = Matchmaker(api.store, per_game=1, game_names=[GAME]).cycle()[GAME]
+    assert victim in pairing["bots"]
+    assert _take_slots_as_the_runner_does(api.store, pairing["matches"][0]) is None  # a slot at once
+    api.store.r.delete(lease_key("match", started[0]))
+    api.store.release_slots(started[0], [victim])  # a challenge ends: a waiting one takes its place
+    assert _take_slots_as_the_runner_does(api.store, challenges[-1]) is None
+
+
+def test_a_bot_of_one_slot_on_the_ladder_keeps_it_for_the_ladder(api):
+    victim_token = api.account("victim")
+    victim = api.bot(victim_token, "victim", max_concurrent=1)["id"]
+    attacker_token = api.account("attacker")
+    attacker = api.bot(attacker_token, "attacker")["id"]
+    refused = api.post("/matches", {"game": GAME, "bots": [attacker, victim]}, token=attacker_token)
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "no_room_for_guests"
+    api.ok(api.request("PATCH", f"/bots/{victim}", json={"ladder": False}, token=victim_token), 200)
+    api.match(attacker_token, GAME, [attacker, victim])  # off the ladder: nothing to keep it for

@@ -118,9 +118,9 @@ def test_only_bots_on_the_ladder_online_unpaused_and_with_a_free_slot_are_paired
     store.r.set("lease:match:m_busy", "x")  # a live match holds its one slot
     waited = store.create_bot("acct3", "waited", GAME, "polling")[0]["id"]
     store.bot_seen(waited)
-    store.r.zadd(f"bot:{waited}:waiting", {"m_waits": 1})  # a tournament's match waits for its slot
-    found = {c.id for c in candidates(store, GAME, [])}
-    assert found == set(ok) and silent not in found
+    store.r.zadd(f"bot:{waited}:waiting", {"m_waits": 1})  # a tournament's match waits for its slot:
+    found = {c.id for c in candidates(store, GAME, [])}  # it keeps no room from the ladder
+    assert found == {*ok, waited} and silent not in found
     store.r.delete("lease:match:m_busy")
     store.r.delete(f"bot:{waited}:waiting")
     assert {c.id for c in candidates(store, GAME, [])} == {*ok, full, waited}
