@@ -108,9 +108,9 @@ def intervals(n: int, points: float, points2: float, wins: int) -> dict:
     if n < 2:
         return {"points_ci95": None, "win_rate_ci95": None}
     mean, half = mean_ci(n, points, points2)
-    share = wilson(n, points)  # match points are in [0, 1] a match
+    share, rate = wilson(n, points), wilson(n, wins)  # match points are in [0, 1] a match
+    assert mean is not None and half is not None and share is not None and rate is not None  # n >= 2
     lo, hi = min(mean - half, share[0]), max(mean + half, share[1])
-    rate = wilson(n, wins)
     return {"points_ci95": [round(max(0.0, n * lo), 4), round(min(float(n), n * hi), 4)],
             "win_rate_ci95": [round(rate[0], 4), round(rate[1], 4)]}
 
@@ -126,7 +126,9 @@ def paired_difference(first: list[float], second: list[float]) -> dict:
     mean, half = mean_ci(n, sum(diffs), sum(d * d for d in diffs))
     if half is None:
         return {"diff": None if mean is None else round(mean, 4), "ci95": None, "deals": n}
+    assert mean is not None  # a half-width comes with its mean
     share = wilson(n, n * (mean + 1) / 2)  # as for the points: a sweep still leaves doubt
+    assert share is not None  # an interval: at least two deals
     lo, hi = min(mean - half, 2 * share[0] - 1), max(mean + half, 2 * share[1] - 1)
     return {"diff": round(mean, 4), "ci95": [round(lo, 4), round(hi, 4)], "deals": n}
 
@@ -150,7 +152,7 @@ def standings_from_tallies(tallies: dict[str, dict[str, float]]) -> list[dict]:
     with) / (seats − 1) (docs/api.md §4); `wins` counts matches it alone ranked
     first. Equal points share a rank (1, 1, 3); the mean score only orders rows.
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
     for bot, t in tallies.items():
         n = int(t["matches"])
         mean, ci = mean_ci95(n, t["score"], t["score2"])

@@ -13,6 +13,7 @@ action at once instead of letting an unknown card into a match.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 
 from games.cards import RANKS_52, RANKS_ACE_HIGH, SUITS, Card, rank_order
@@ -126,7 +127,7 @@ def double_sets(decks: int) -> list[DoubleCard]:
     return list(ONE_SET) * decks
 
 
-def sort_cards(cards: list[str]) -> list[DoubleCard]:
+def sort_cards(cards: Iterable[str]) -> list[DoubleCard]:
     """Cards in the set's order, so a hand reads the same way every time."""
     return sorted(map(DoubleCard, cards), key=SET_ORDER.__getitem__)
 

@@ -173,6 +173,7 @@ class DoubleState(State):
 
     def _legal_actions(self) -> list[dict]:
         seat = self._to_act
+        assert seat is not None  # asked only while the match is on
         if self.pending == "bid":
             return [{"bid": n} for n in range(self.max_bid(seat) + 1)]
         plays = legal_plays(self.hands[seat], led_suit(self.trick), in_order=True)
@@ -212,9 +213,9 @@ class DoubleState(State):
             self._end_round()
 
     def _end_round(self) -> None:
-        self.points = [score_round(p, b, t) for p, b, t in zip(self.points, self.bids,
-                                                               self.tricks, strict=True)]
-        self.summaries.append({"bids": list(self.bids), "tricks": list(self.tricks),
+        bids = [b for b in self.bids if b is not None]  # everyone has bid by the round's end
+        self.points = [score_round(p, b, t) for p, b, t in zip(self.points, bids, self.tricks, strict=True)]
+        self.summaries.append({"bids": bids, "tricks": list(self.tricks),
                                "points": list(self.points)})
         if self.round + 1 < len(self.rounds):
             self._start_round()
@@ -224,6 +225,7 @@ class DoubleState(State):
     def _explain_illegal(self, action: Any) -> str | None:
         """Say which rule the action breaks, from what `to_act` sees."""
         seat = self._to_act
+        assert seat is not None  # asked only while the match is on
         if self.pending == "bid":
             top = self.max_bid(seat)
             if not isinstance(action, dict) or set(action) != {"bid"}:

@@ -219,6 +219,7 @@ class DoubleCarreState(State):
 
     def _discard(self, pair: list[Card]) -> None:
         seat = self._to_act
+        assert seat is not None  # asked only while the match is on
         for card in pair:
             self.hands[seat].remove(card)
         if self.advanced and self.turn <= BASIC_TURNS:

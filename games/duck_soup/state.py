@@ -92,8 +92,8 @@ OPTIONS = (
 )
 
 # -- card facts, looked up once (a Card is its notation string) -----------------
-_RANK = {c: c.rank for c in deck_52()}
-_SUIT = {c: c.suit for c in deck_52()}
+_RANK: dict[str, str] = {c: c.rank for c in deck_52()}  # by Card, which any text of it finds
+_SUIT: dict[str, str] = {c: c.suit for c in deck_52()}
 _LOW_ORDER, _HIGH_ORDER = rank_order(RANKS_52), rank_order(RANKS_ACE_HIGH)
 #: how strongly a card beats others of its suit: the lower the better in the low phase
 _STRENGTH = {
@@ -179,7 +179,7 @@ class DuckSoupState(State):
             return [{"play": c} for c in hand]
         call = "coin" if pending == "follow" else "soupe-aux-canards"
         silent = self.edition == "fr"
-        out = []
+        out: list[dict] = []
         for c in hand:
             if _RANK[c] == rank:
                 if silent:
@@ -319,6 +319,7 @@ class DuckSoupState(State):
     def _explain_illegal(self, action: Any) -> str | None:
         """Say which rule the action breaks, from what `to_act` sees."""
         seat, pending = self._to_act, self.pending
+        assert seat is not None  # asked only while the match is on
         hand = self.hands[seat]
         shown = ", ".join(self._sorted(hand))
         if pending == "answer-coin":
