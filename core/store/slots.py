@@ -116,6 +116,8 @@ class Slots:
     script: Callable[[str], Script]
     bot_record: Callable[[str], dict | None]
     waiting_on: Callable[[str], dict | None]
+    started_by: Callable[[dict], str | None]
+    get_matches: Callable[..., list[dict | None]]
 
     def take_slots(self, match_id: str, bots: list[dict]) -> dict | None:
         """Take one slot of each slotted bot among `bots` (records, seats in order) for the
@@ -156,9 +158,23 @@ class Slots:
             cap = int((bot or {}).get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
             live = [m for m in self.playing(bot_id)
                     if self.r.exists(lease_key("match", m)) or self.waiting_on(m) is not None]
-            if bot is None or len(live) < cap:
+            if bot is None or (len(live) < cap and not self._only_guests_wait(bot, live)):
                 woken += [m for m in self.waiting_for([bot_id]) if m not in woken]
         return woken
+
+    def _only_guests_wait(self, bot: dict, live: list[str]) -> bool:
+        """Whether every match waiting for the bot is a guest match (another account's: core/store/guests.py)
+        and its live guest matches hold its guest share already: then a free slot is the ladder's, and
+        waking them would only have them wait again."""
+        from core.store.bots import guest_share  # bots reads this module's default
+
+        guests = {text(m) for m in self.r.smembers(guests_key(bot["id"]))}
+        if sum(1 for m in live if m in guests) < max(1, guest_share(bot)):
+            return False
+        waiting = [text(m) for m in self.r.zrange(waiting_key(bot["id"]), 0, -1)]
+        starters = [self.started_by(m) if m is not None else None
+                    for m in self.get_matches(waiting, ("id", "owner", "tournament", "comparison", "kind"))]
+        return all(s not in (None, "admin", bot.get("owner")) for s in starters)
 
     def slot_use(self, bot_ids: list[str]) -> dict[str, tuple[int, bool]]:
         """For each bot: how many of its slots are held by a live match (one with a lease or a
@@ -205,3 +221,8 @@ def playing_key(bot_id: str) -> str:
 
 def waiting_key(bot_id: str) -> str:
     return f"bot:{bot_id}:waiting"
+
+
+def guests_key(bot_id: str) -> str:
+    """The guest matches among those holding the bot's slots (`SLOTS_STEP` names it from the playing set's)."""
+    return f"{playing_key(bot_id)}:guests"

@@ -148,3 +148,22 @@ def test_a_bot_of_one_slot_on_the_ladder_keeps_it_for_the_ladder(api):
     assert refused.status_code == 409 and refused.json()["error"]["code"] == "no_room_for_guests"
     api.ok(api.request("PATCH", f"/bots/{victim}", json={"ladder": False}, token=victim_token), 200)
     api.match(attacker_token, GAME, [attacker, victim])  # off the ladder: nothing to keep it for
+
+
+def test_the_sweep_does_not_wake_guest_matches_only_to_wait_again(api):
+    """Guest matches waiting while the bot's guest share is held wait for a guest slot: the
+    sweep's net (`wake_stalled`) leaves them, though a slot is free (the ladder's), and wakes them
+    once a guest match has ended."""
+    from core.store.jobs import lease_key
+
+    victim_token = api.account("victim")
+    victim = api.bot(victim_token, "victim", max_concurrent=4)["id"]
+    challenges = []
+    for a in range(2):
+        token = api.account(f"attacker{a}")
+        mine = api.bot(token, f"attacker{a}")["id"]
+        challenges += [api.match(token, GAME, [mine, victim])["id"] for _ in range(2)]
+    assert [_take_slots_as_the_runner_does(api.store, m) is None for m in challenges] == [True, True, False, False]
+    assert api.store.wake_stalled() == []  # 2 of its 4 slots free, but those are the ladder's
+    api.store.r.delete(lease_key("match", challenges[0]))  # its runner died: its slot is free again
+    assert sorted(api.store.wake_stalled()) == sorted(challenges[2:])
