@@ -68,7 +68,7 @@ MAX_BOTS_PER_ACCOUNT = 100
 
 KINDS = ("hosted", "webhook", "polling", "python")
 #: the views that take a hosted bot's code, and the body they may have (its base64, and the rest)
-UPLOAD_VIEWS = ("create_bot", "new_version")
+UPLOAD_VIEWS = ("create_bot", "new_version", "upload_code")
 UPLOAD_BODY = 2 * hosted_code.MAX_BYTES
 CODE_DESCRIPTION = ("hosted bots: base64 of one Python file (stored as the entrypoint's module, e.g. mybot.py) "
                     f"or of a zip of a package; at most {hosted_code.MAX_BYTES} bytes packed and unpacked, "
@@ -466,20 +466,31 @@ def new_version(body, bot_id: str):
         _check_entrypoint(entrypoint, bot["game"])
     elif entrypoint is not None and bot["kind"] != "hosted":
         fail(422, "invalid", f"entrypoint is only for python and hosted bots, not {bot['kind']}")
-    if bot["kind"] == "hosted" and code is None:
-        fail(422, "invalid", "a hosted bot's new version needs its code (base64)")
-    if version_of(bot) >= MAX_VERSIONS:
-        fail(422, "too_many_versions", f"a bot has at most {MAX_VERSIONS} versions: register a new bot")
-    digest = None
-    if code is not None:
-        entrypoint = entrypoint or bot.get("entrypoint")
-        digest = _stored_code(code, entrypoint)
-    version = store().new_version(bot_id, url=url, entrypoint=entrypoint, code=digest)
+    if bot["kind"] == "hosted":
+        if code is None:
+            fail(422, "invalid", "a hosted bot's new version needs its code (base64)")
+        return {"bot": bot_id, "version": upload_version(bot, code, entrypoint or bot.get("entrypoint"))}
+    _check_version_count(bot)
+    version = store().new_version(bot_id, url=url, entrypoint=entrypoint)
     if url is not None:
         ping_bots([store().get_bot(bot_id)])
-    if digest is not None:
-        _probe(bot_id, digest, entrypoint, bot["game"])
     return {"bot": bot_id, "version": version}
+
+
+def _check_version_count(bot: dict) -> None:
+    if version_of(bot) >= MAX_VERSIONS:
+        fail(422, "too_many_versions", f"a bot has at most {MAX_VERSIONS} versions: register a new bot")
+
+
+def upload_version(bot: dict, code: str, entrypoint: str | None) -> int:
+    """A hosted bot's new version from `code` (base64) and `entrypoint`, checked, stored and
+    probed; its number. The one path of `POST /bots/{id}/versions` and of the bot page's upload
+    form (server/web/pages.py `upload_code`)."""
+    _check_version_count(bot)
+    digest = _stored_code(code, entrypoint)
+    version = store().new_version(bot["id"], entrypoint=entrypoint, code=digest)
+    _probe(bot["id"], digest, entrypoint, bot["game"])
+    return version
 
 
 @blp.get("/bots/<string:bot_id>/versions/<int:version>/code")

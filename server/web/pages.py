@@ -8,6 +8,8 @@ shows as "?" instead of turning every page that names it into a 500.
 
 from __future__ import annotations
 
+import base64
+
 from flask import Response, abort, jsonify, redirect, render_template, request, url_for
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
@@ -15,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 import games
 from core.store.ratings import entrant
 from sdk.clock import seat_times
-from server.api.bots import BotPatchSchema, apply_update, recent_matches, shown
+from server.api.bots import UPLOAD_BODY, BotPatchSchema, apply_update, recent_matches, shown, upload_version
 from server.api.comparisons import comparison_record
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
 from server.api.matches import is_public, match_step, public_entry
@@ -166,8 +168,9 @@ def bot_page(bot_id: str):
            "ladder_matches": store().ladder_match_counts(bot["game"], [ladder_key])[ladder_key]}
     switchable = not bot.get("retired") and _owns(session_account(), bot)
     saved = request.args.get("saved") == "1" and switchable
+    uploaded = request.args.get("uploaded") == "1" and switchable
     return render("web/bot.html", bot=bot, matches=matches, names=names, chart=chart, switchable=switchable,
-                  saved=saved)
+                  saved=saved, uploaded=uploaded, probe_error=bot.get("probe_failure") if switchable else None)
 
 
 def _owns(account: dict | None, bot: dict) -> bool:
@@ -204,6 +207,29 @@ def switch_bot(bot_id: str):
         abort(422, "; ".join(f"{k}: {' '.join(v) if isinstance(v, list) else v}" for k, v in exc.messages.items()))
     apply_update(bot, changes)
     return redirect(url_for("web.bot_page", bot_id=bot_id, saved=1, _anchor="switches"), 303)
+
+
+@bp.post("/bots/<string:bot_id>/code")
+def upload_code(bot_id: str):
+    """Its owner uploads a hosted bot's new version (the form's `code` file, .py or .zip, its
+    `entrypoint`, `csrf`): checked, stored and probed as `POST /api/v1/bots/{id}/versions` does
+    (server/api/bots.py `upload_version`), then 303 back to the page, which shows the probe's
+    outcome."""
+    account = check_csrf()
+    bot = store().get_bot(bot_id)
+    if bot is None:
+        abort(404, f"There is no bot {bot_id!r}.")
+    if not _owns(account, bot):
+        abort(403, "Only the bot's owner may upload its code.")
+    if bot.get("retired") or bot.get("kind") != "hosted":
+        abort(409, "Only an active hosted bot takes uploaded code.")
+    upload = request.files.get("code")
+    data = upload.read(UPLOAD_BODY + 1) if upload is not None else b""
+    if not data:
+        abort(422, "Choose the file to upload: a .py file or a .zip of a package.")
+    entrypoint = (request.form.get("entrypoint") or "").strip() or bot.get("entrypoint")
+    upload_version(bot, base64.b64encode(data).decode("ascii"), entrypoint)
+    return redirect(url_for("web.bot_page", bot_id=bot_id, uploaded=1, _anchor="upload"), 303)
 
 
 @bp.get("/comparisons/<string:cid>")
