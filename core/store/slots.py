@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import cast
 
 import redis
 from redis.commands.core import Script
@@ -171,7 +172,7 @@ class Slots:
         guests = {text(m) for m in self.r.smembers(guests_key(bot["id"]))}
         if sum(1 for m in live if m in guests) < max(1, guest_share(bot)):
             return False
-        waiting = [text(m) for m in self.r.zrange(waiting_key(bot["id"]), 0, -1)]
+        waiting = [text(m) for m in cast(list[bytes], self.r.zrange(waiting_key(bot["id"]), 0, -1))]
         starters = [self.started_by(m) if m is not None else None
                     for m in self.get_matches(waiting, ("id", "owner", "tournament", "comparison", "kind"))]
         return all(s not in (None, "admin", bot.get("owner")) for s in starters)
