@@ -9,7 +9,7 @@ One module per concept, each naming its own Redis keys: `accounts`, `invites` (i
 `people` (page sign-in sessions, accounts' person seats),
 `tournaments`, `comparisons` (candidate against baseline, deal by deal), `ratings`,
 `ladder` (the matchmaker's pairings),
-`jobs` (the queue and leases), `slots` (no bot in more matches
+`jobs` (RQ's queue, what is active, the runners' locks), `slots` (no bot in more matches
 at once than it allows), `guests` (matches an account starts with another's bot), `lists` (finding matches and
 tournaments by game and bot), `events` (wake-ups of the event streams). `Store` only puts them
 behind one object, so the server, the workers and the web pages share one
