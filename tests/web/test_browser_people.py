@@ -25,8 +25,10 @@ HEURISTICS = {
     "double-carre": "example_bots.double_carre:DoubleCarreHeuristic",
     "soupe-gertrude": "example_bots.soupe_gertrude:SoupeGertrudeHeuristic",
 }
-#: small matches: one deal of duck soup, two short rounds of DOUBLE, three at Soupe & Gertrude
-OPTIONS = {"duck-soup": {"opt-deal_only": True}, "double": {"opt-rounds": "[2, 1]"}}
+#: small matches: one deal of duck soup (deal_only, the one option that may change a match
+#: seating another account's bot: it only shortens it); DOUBLE on its standard rounds; three
+#: seats at Soupe & Gertrude
+OPTIONS = {"duck-soup": {"opt-deal_only": True}}
 SEATS = {"soupe-gertrude": 3}
 #: the decision whose table is kept as the game's screenshot
 SHOT_AT = {"duck-soup": 3, "double": 2, "double-carre": 2, "soupe-gertrude": 1}
