@@ -36,6 +36,7 @@ import logging
 import os
 import secrets
 import socket
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -159,6 +160,7 @@ class Base:
     ladder: int = 0  # ladder matches in play per game (0: the ladder is off)
     bot_port: int = 0  # the hosted bot's port (0: any free one)
     hosted_url: str = ""  # where the hosted bot answers, once started
+    submitted: bool = False  # whether a bot was submitted (its code in the platform's sandbox)
     bots: list = field(default_factory=list)  # every bot registered, to retire
     tournaments: list = field(default_factory=list)  # every tournament scheduled, to abort
 
@@ -322,10 +324,12 @@ def withdraw(base: Base) -> None:
 def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict[str, object]]:
     """The entrants of every game: {game: {bot id: BotInfo}}; starts the hosted and polling ones."""
     import games as registry
+    from core import sandbox
     from core.signals import shielded
     from example_bots.random import RandomBot
     from sdk import connect, serve
     from sdk.bot import load_bot_class
+    from sdk.packing import package
 
     def add(client, name: str, game: str, **how):  # on the ladder unless on a shared Redis
         bot = client.register_bot(f"{name} (demo {base.tag})" if base.tag else name, game,
@@ -353,6 +357,10 @@ def register(base: Base, platform: Platform, games: list[str]) -> dict[str, dict
                 hosted = serve(load_bot_class(heuristic)(), port=port, secret=hook.secret, block=False)
                 platform.started("the hosted bot", hosted.stop)
             bots.append(hook)
+        if game == pairs[0] and sandbox.unavailable() is None:  # and one submitted: the platform hosts it
+            code, entrypoint = package(sys.modules[load_bot_class(heuristic).__module__].__file__)
+            bots.append(add(base.user, "submitted heuristic", game, kind="hosted", entrypoint=entrypoint, code=code))
+            base.submitted = True
         if game == pairs[-1]:  # and one polling, as a bot behind NAT does
             poll = add(base.user, "polling random", game, kind="polling")
             with shielded():
@@ -382,6 +390,8 @@ def play(args, base: Base, platform: Platform, console) -> dict[str, tuple]:
                   + ("; the ladder pairs them meanwhile, nobody scheduling it" if base.ladder else ""))
     if base.hosted_url:
         console.print(f"[green]✓[/green] the hosted bot answers at {base.hosted_url} (`sdk.serve`)")
+    if base.submitted:
+        console.print("[green]✓[/green] the submitted bot's code runs in the platform's sandbox (`cardarena submit`)")
     columns = (TextColumn("{task.description:<16}"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
                TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:

@@ -54,7 +54,7 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
     port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
     for game in [name for name in builtin_names() if games.get(name).demo]:
         assert re.search(rf"{game}: tournament t_\w+ \(finished\)", out), out
-    for kind in ("python", "webhook", "polling"):  # every kind of bot took part
+    for kind in ("python", "hosted", "webhook", "polling"):  # every kind of bot took part
         assert f" {kind} " in out
     assert "the ladders" in out and "stopped: no process left behind." in out
     played = re.search(r"the ladder played on its own beside the tournaments: (\d+) ladder matches", out)
