@@ -22,7 +22,8 @@ COPY docs/rules ./docs/rules
 RUN pip install --no-cache-dir -r requirements/production.txt \
     && pip install --no-cache-dir --no-deps . \
     && useradd --create-home --uid 10001 cardarena \
-    && mkdir -p /var/lib/cardarena/archive && chown cardarena /var/lib/cardarena/archive
+    && mkdir -p /var/lib/cardarena/archive /var/lib/cardarena/code \
+    && chown cardarena /var/lib/cardarena/archive /var/lib/cardarena/code
 USER cardarena
 # the API and web pages (cardarena serve); rq-dashboard, when run from this image, on 9181
 EXPOSE 8000

@@ -250,3 +250,15 @@ def test_the_api_service_waits_in_greenlets(redis_client, redis_url):
             h.close()
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_api_and_the_workers_can_run_hosted_bots_in_their_sandbox():
+    """bubblewrap in the image; user namespaces allowed in the services that run uploaded code (the
+    API's probe, the workers' matches); the code on a volume they share."""
+    assert "bubblewrap" in (ROOT / "Dockerfile").read_text()
+    for name in ("api", "worker"):
+        service = COMPOSE["services"][name]
+        assert {"seccomp=unconfined", "apparmor=unconfined"} <= set(service["security_opt"]), name
+        assert service["user"] == "root" and service["pids_limit"] > 0, name
+        assert service["environment"]["CARDARENA_CODE"] == "/var/lib/cardarena/code", name
+        assert "code:/var/lib/cardarena/code" in service["volumes"], name
