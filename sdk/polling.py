@@ -122,6 +122,7 @@ class Poller:
         self._backoff = BACKOFF_START
         self._away_since: float | None = None
         self._reached = False  # the server answered once: from then on, it is retried forever
+        self._streak: int | None = None  # its ladder forfeits in a row, as last read (`_you`)
         # decisions of different matches are answered at once, up to `concurrency`
         self.concurrency = max(1, min(int(concurrency), MAX_CONCURRENCY))
         self._lock = threading.Lock()  # _chosen, _open, stats and _thinking, shared with the answerers
@@ -391,10 +392,39 @@ class Poller:
         with self._lock:
             self._open.pop(match_id, None)
         self.stats.matches_over.append(match_id)
+        message = {"type": "match_over", "match_id": match_id, "result": result}
+        you = self._you(match_id, result)
+        if you is not None:
+            message["you"] = you
         try:
-            self.hooks.match_over({"type": "match_over", "match_id": match_id, "result": result})
+            self.hooks.match_over(message)
         except BotFailed:
             pass  # logged by the hooks; the match is over anyway
+
+    def _record(self) -> dict | None:
+        """The bot's public record (`GET /bots/{id}`: `paused`, `forfeit_streak`), or None."""
+        try:
+            response = self._call("GET", f"/bots/{self.secret.partition('.')[0]}", timeout=10)
+            return response.json() if response.status_code == 200 else None
+        except (_Away, ValueError):
+            return None
+
+    def _you(self, match_id: str, result: dict) -> dict | None:
+        """What the match meant for the bot, as the platform tells a webhook bot (`match_over`'s
+        `you`): whether it forfeited — its seat in the result's `forfeits`, or one more ladder
+        forfeit in its record than at the match over before (a ladder match's result stays
+        private a while; the loop's first match over only reads the count) — and whether it is
+        paused now. None for a match it was never asked to play."""
+        seats = self.hooks.seats(match_id)
+        if not seats:
+            return None
+        record = self._record() or {}
+        streak = record.get("forfeit_streak")
+        forfeited = any(seat in (result.get("forfeits") or []) for seat in seats)
+        if isinstance(streak, int):
+            forfeited = forfeited or (self._streak is not None and streak > self._streak)
+            self._streak = streak
+        return {"seat": seats[0], "forfeited": forfeited, "paused": bool(record.get("paused"))}
 
     # -- when the server is away ----------------------------------------------
     def _retry_delay(self, away: _Away) -> float:

@@ -100,6 +100,20 @@ def describe(action: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def said_of_you(match_id: str, you: object) -> None:
+    """Log what a match meant for the bot: a forfeit (a warning), a pause (an error), from a
+    `match_over`'s `you` (`{"seat", "forfeited", "paused"}`)."""
+    if not isinstance(you, dict):
+        return
+    if you.get("forfeited"):
+        log.warning("%s: forfeited (seat %s): the bot reached the match's fault limit and the referee "
+                    "played its remaining turns; each fault is on the match page", match_id, you.get("seat"))
+    if you.get("paused"):
+        log.error("%s: the bot is paused: it forfeited ladder matches in a row, so the ladder pairs it with "
+                  "nobody and it enters no rated match until you resume it: Client.resume_bot(bot) "
+                  "(POST /api/v1/bots/{id}/resume)", match_id)
+
+
 class WrongGame(BotFailed):
     """The bot made for a match plays another game than the decision's."""
 
@@ -217,13 +231,20 @@ class BotHooks:
                  len(decision["legal_actions"]), describe(action), elapsed_ms, late)
         return action
 
+    def seats(self, match_id: str) -> list[int]:
+        """The seats of `match_id` this bot was asked to play (while it is remembered)."""
+        with self._lock:
+            return sorted(seat for (match, seat) in self._seen if match == match_id)
+
     def match_over(self, message: dict) -> None:
         """Call `on_match_over` of the bot(s) that played the match, then drop them; `BotFailed`
-        if one raised. With a class, a match none of its instances played calls nothing."""
+        if one raised. With a class, a match none of its instances played calls nothing. What the
+        match meant for this bot (`you`: a forfeit, a pause) is logged where its author looks."""
         match_id = message["match_id"]
         bots = self._forget(match_id)
         ranks = message["result"].get("ranks")
         log.info("%s over: ranks %s", match_id, ranks)
+        said_of_you(match_id, message.get("you"))
         failed = None
         for bot in bots:
             try:

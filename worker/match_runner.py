@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
-from core.store.bots import guest_share
+from core.store.bots import guest_share, is_paused
 from core.store.runs import read_run, start_run
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
@@ -356,9 +356,10 @@ class MatchRunner:
 
         def announce() -> None:
             log.info("match %s finished: ranks %s", self.match_id, ranks)
-            for driver in drivers:
+            yours = seat_notices(self.store, match["seats"], result) if any(d.remote for d in drivers) else {}
+            for seat, driver in enumerate(drivers):
                 try:
-                    driver.match_over(self.match_id, shown)  # a webhook's: sent by a dispatcher
+                    driver.match_over(self.match_id, shown, yours.get(seat))  # a webhook's: sent by a dispatcher
                 except PLATFORM_ERRORS:
                     raise
                 except Exception:  # best effort: the match is over whatever the bot does
@@ -386,6 +387,17 @@ def guest_seats(store, match: dict, seat_bots: list[dict | None]) -> list[dict |
     records = store.bot_records(sorted(guests))  # `ladder` too, which the seats' records lack
     return [b if b is None or b["id"] not in guests
             else {**b, "guest_share": max(1, guest_share({**records.get(b["id"], {}), **b}))} for b in seat_bots]
+
+
+def seat_notices(store, seats: list[str], result: dict) -> dict[int, dict]:
+    """What the match meant for each seat's bot, told to it alone with its `match_over` (its
+    host logs it: sdk/protocol.py): `{"seat", "forfeited", "paused"}` — whether that seat
+    forfeited, and whether its bot is paused now that the match is counted (core/store/bots.py
+    PROBATION). Its own seat's facts only: nothing of the others'."""
+    forfeits = set(result.get("forfeits") or [])
+    bots = store.bot_records(sorted(set(seats)))
+    return {seat: {"seat": seat, "forfeited": seat in forfeits, "paused": is_paused(bots.get(bot) or {})}
+            for seat, bot in enumerate(seats)}
 
 
 def notice_result(match: dict, result: dict) -> dict:

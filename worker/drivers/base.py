@@ -32,8 +32,10 @@ class Driver:
     def ask(self, decision: dict) -> Reply:
         raise NotImplementedError
 
-    def match_over(self, match_id: str, result: dict) -> None:
-        """Tell the bot the match is over (best effort: a failure here is no fault)."""
+    def match_over(self, match_id: str, result: dict, you: dict | None = None) -> None:
+        """Tell the bot the match is over (best effort: a failure here is no fault); `you`: what
+        the match meant for this seat's bot (`{"seat", "forfeited", "paused"}`), which a remote
+        bot's host logs (sdk/protocol.py)."""
 
     def close(self) -> None:
         """Free what the driver holds (connections) at the end of the match."""
@@ -51,7 +53,9 @@ class Remote(Driver):
     def ask(self, decision: dict) -> Reply:
         raise RuntimeError("a remote seat is asked through Store.await_answer, never in the worker")
 
-    def match_over(self, match_id: str, result: dict) -> None:
+    def match_over(self, match_id: str, result: dict, you: dict | None = None) -> None:
         if self.bot.get("kind") == "webhook":  # sent by a dispatcher: no worker waits on it either
-            self.store.push_notice(self.bot["id"], {"type": "match_over", "match_id": match_id, "result": result},
-                                   self.bot.get("version"))
+            message = {"type": "match_over", "match_id": match_id, "result": result}
+            if you is not None:
+                message["you"] = you
+            self.store.push_notice(self.bot["id"], message, self.bot.get("version"))

@@ -124,7 +124,7 @@ class HostedDriver(Driver):
         seat.box = box
         return None
 
-    def match_over(self, match_id: str, result: dict) -> None:
+    def match_over(self, match_id: str, result: dict, you: dict | None = None) -> None:
         self.over = True
         box = self.seat.box
         if box is not None and box.alive:

@@ -64,7 +64,7 @@ class InProcessDriver(Driver):
                 return Reply(action=listed if copy == listed else action, debug=notes.text)
         return Reply(action=action, debug=notes.text)
 
-    def match_over(self, match_id: str, result: dict) -> None:
+    def match_over(self, match_id: str, result: dict, you: dict | None = None) -> None:
         if self.bot is not None:
             try:
                 with self.watchdog.limit(1.0):

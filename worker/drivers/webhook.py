@@ -112,7 +112,7 @@ class WebhookDriver(Driver):
         except Exception:  # noqa: BLE001 - liveness is a hint: it never costs a decision
             log.warning("could not note bot %s's liveness", self.bot_id, exc_info=True)
 
-    def match_over(self, match_id: str, result: dict) -> None:
+    def match_over(self, match_id: str, result: dict, you: dict | None = None) -> None:
         try:
             self.post({"type": "match_over", "match_id": match_id, "result": result}, MATCH_OVER_S)
         except Exception:
