@@ -34,6 +34,7 @@ from redis.commands.core import Script
 
 from core.store.jobs import lease_key, mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_ms, text
+from core.store.lua import args, source
 from core.store.ratings import entrant
 from core.store.versions import match_versions
 from games.seats import rotate
@@ -42,14 +43,6 @@ from sdk.clock import DEFAULT_TIME
 OVER = ("finished", "aborted")
 #: the window of "ladder matches in the last hour" (ms)
 HOUR_MS = 3_600_000
-
-#: KEYS: the game's pairings in play, its played counts; ARGV: the pairing, then the entrants of
-#: its finished matches (one per seat and match). Leaves play and counts once.
-SETTLE_LUA = """
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
-for i = 2, #ARGV do redis.call('HINCRBY', KEYS[2], ARGV[i], 1) end
-return 1
-"""
 
 
 def pairings_key(game: str) -> str:
@@ -150,7 +143,8 @@ class Ladder:
             return False
         entrants = [entrant(b, v) for m in matches if m["status"] == "finished"
                     for b, v in zip(m["seats"], match_versions(m), strict=True)]
-        return bool(self.script(SETTLE_LUA)(keys=[pairings_key(game), played_key(game)], args=[pid, *entrants]))
+        return bool(self.script(source("settle_pairing"))(keys=[pairings_key(game), played_key(game)],
+                                                          args=[args(pairing=pid, entrants=entrants)]))
 
     def ladder_recent(self, bot_ids: list[str], since_ms: int) -> dict[str, int]:
         """How many ladder matches each bot was given since `since_ms` (epoch ms), one round trip."""

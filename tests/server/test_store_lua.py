@@ -1,0 +1,29 @@
+"""Each Redis script of core/store/lua/, run on its own against a real Redis through the
+store's wrapper (`Store.script(source(name))`), its arguments by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.store import Store, secret_key
+from core.store.lua import args, source
+
+
+@pytest.fixture()
+def store(redis_client):
+    return Store(redis_client, secret_key(redis_client))
+
+
+def run(store: Store, name: str, keys: list[str], **named):
+    return store.script(source(name))(keys=keys, args=[args(**named)])
+
+
+def test_settle_pairing_leaves_play_and_counts_its_entrants_once(store):
+    store.r.zadd("t:pairings", {"p1": 1})
+    assert run(store, "settle_pairing", ["t:pairings", "t:played"], pairing="p1", entrants=["a@1", "b@2", "a@1"]) == 1
+    assert store.r.hgetall("t:played") == {b"a@1": b"2", b"b@2": b"1"}
+    assert run(store, "settle_pairing", ["t:pairings", "t:played"], pairing="p1", entrants=["a@1"]) == 0
+    assert store.r.hgetall("t:played") == {b"a@1": b"2", b"b@2": b"1"}
+    store.r.zadd("t:pairings", {"p2": 1})
+    assert run(store, "settle_pairing", ["t:pairings", "t:played"], pairing="p2", entrants=[]) == 1
+    assert store.r.zcard("t:pairings") == 0
