@@ -24,6 +24,7 @@ import redis
 from core import comparisons
 from core.conclusion import OVER, due_twin, end_match, finish_tournament_if_complete, stop_if_decided
 from core.store import Store, secret_key
+from worker.horses import horse_dies_with_worker
 from worker.locks import TTL_MS, Held
 from worker.match_runner import MatchRunner
 from worker.schedules import gauntlet, round_robin, twin_groups
@@ -48,8 +49,6 @@ def store_for(client: redis.Redis | None = None) -> Store:
     (a tournament's matches, a match's next run) stays with the workers of that queue. One per
     connection and queue in a process, made at its first job."""
     from rq import get_current_job
-
-    from worker.process import horse_dies_with_worker
 
     horse_dies_with_worker()
     client = client or connection()

@@ -56,10 +56,10 @@ from dataclasses import dataclass
 import games
 from core import liveness
 from core.ratings import model
-from core.store.bots import is_paused, ladder_room, on_ladder
+from core.store.bots import DEFAULT_MAX_CONCURRENT, is_paused, ladder_room, on_ladder
 from core.store.keys import now_ms
 from core.store.ladder import HOUR_MS, ladder_lease
-from core.store.slots import DEFAULT_MAX_CONCURRENT, SLOTTED
+from core.store.slots import SLOTTED
 
 log = logging.getLogger("cardarena.matchmaker")
 

@@ -13,7 +13,7 @@ process loses nothing (the pool starts another, the recovery sweep enqueues
 its match again). A worker exits after `MAX_JOBS` jobs and the pool starts a
 fresh one, so nothing a bot leaves in memory accumulates. `--fork` gives each
 job its own horse, as RQ's default `Worker` does, which dies with its worker
-(`horse_dies_with_worker`).
+(worker/horses.py).
 """
 
 from __future__ import annotations
@@ -50,23 +50,6 @@ def preload() -> None:
 MAX_JOBS = 10_000
 
 
-#: this worker's pid, set as it starts (inherited by the work horses it forks, `--fork`)
-worker_pid: int | None = None
-
-
-def horse_dies_with_worker() -> None:
-    """In a work horse (`--fork`): die with the worker that forked it, so kill -9 of the worker
-    leaves no horse refereeing on unsupervised (the sweep gives its match to another worker).
-    Called by each job (worker/jobs.py), once per process; nothing in a worker running its jobs
-    itself."""
-    global worker_pid
-    if worker_pid is not None and os.getpid() != worker_pid and os.getppid() == worker_pid:
-        from core.signals import die_with_parent
-
-        die_with_parent(worker_pid)
-        worker_pid = None  # set for this horse: once is enough
-
-
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -78,11 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     import redis
     from rq import Queue, SimpleWorker, Worker
 
-    import worker.process  # this module by its name (run as __main__, it is another copy): the jobs ask it
+    import worker.horses
     from core.signals import die_with_parent
     from core.store.jobs import queue_name
 
-    worker.process.worker_pid = os.getpid()
+    worker.horses.worker_pid = os.getpid()
     die_with_parent()  # a pool killed with kill -9 leaves no worker behind (core/signals.py)
     preload()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -61,7 +61,9 @@ from redis.commands.core import Script
 
 from core.store.keys import dump_fields, iso_ms, load_fields, new_id, now_iso, now_ms, text
 from core.store.ratings import entrant, rating_dict
-from core.store.slots import DEFAULT_MAX_CONCURRENT
+
+#: a bot's slots when it did not say (docs/api.md "Bots")
+DEFAULT_MAX_CONCURRENT = 4
 
 #: KEYS: the game's names, the bot's hash, `bots`, `bots:game:{game}`; ARGV: folded name,
 #: bot id, registration number, then the bot's fields and values. The name is taken (the

@@ -37,11 +37,10 @@ from typing import cast
 import redis
 from redis.commands.core import Script
 
+from core.store.bots import DEFAULT_MAX_CONCURRENT, guest_share
 from core.store.jobs import lease_key
 from core.store.keys import text
 
-#: a bot's slots when it did not say (docs/api.md §5)
-DEFAULT_MAX_CONCURRENT = 4
 #: the kinds of bot whose matches take slots: those running on their authors' machines, and hosted
 #: bots (a sandboxed process per match: an author's bot is in at most its max_concurrent at once)
 SLOTTED = ("webhook", "polling", "hosted")
@@ -167,8 +166,6 @@ class Slots:
         """Whether every match waiting for the bot is a guest match (another account's: core/store/guests.py)
         and its live guest matches hold its guest share already: then a free slot is the ladder's, and
         waking them would only have them wait again."""
-        from core.store.bots import guest_share  # bots reads this module's default
-
         guests = {text(m) for m in self.r.smembers(guests_key(bot["id"]))}
         if sum(1 for m in live if m in guests) < max(1, guest_share(bot)):
             return False
