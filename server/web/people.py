@@ -43,6 +43,7 @@ from games.seats import rotate
 from sdk.clock import DEFAULT_TIME, seat_times
 from server.api.bots import recent_matches
 from server.api.common import (
+    SHORTER,
     check_consent,
     check_entrants,
     check_standard_options,
@@ -209,6 +210,7 @@ def _play_form(account: dict | None, values, error: str | None = None, status: i
         "min_seats": game.min_seats, "max_seats": game.max_seats, "seats": seats, "my_seat": my_seat,
         "bots": bots, "chosen": chosen, "options": _option_fields(game, options), "error": error,
         "clock": PERSON_CLOCK, "standard": DEFAULT_TIME,
+        "shorter": [name for name in SHORTER if name in game.describe()["options"]],
         "decisions": [{"kind": d.kind, "text": d.words} for d in game.decisions],
     }
     return render("web/play.html", status=status, **context)

@@ -418,3 +418,12 @@ def test_a_person_plays_another_owners_bot_on_the_standard_options(client, accou
     refused = start(client, opponents["everyone"], csrf_of(client), **{"opt-target": "10000", "opt-deal_only": ""})
     assert refused.status_code == 422 and "standard" in refused.get_data(as_text=True)
     assert store.bot_match_page(opponents["everyone"], 10)[0] == []
+
+
+def test_the_form_says_which_options_another_accounts_bot_is_played_on(client):
+    duck = client.get("/play?game=duck-soup").get_data(as_text=True)
+    double = client.get("/play?game=double").get_data(as_text=True)
+    said = re.search(r'<p class="hint" id="options-standard">([^<]*)</p>', duck)[1]
+    assert said == ("Against another account's bot the options stay the standard ones, but for deal_only "
+                    "(it only shortens the match); against your own bots, any.")
+    assert "deal_only" not in re.search(r'<p class="hint" id="options-standard">([^<]*)</p>', double)[1]
