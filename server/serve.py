@@ -103,6 +103,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from core.redis_server import shared_redis
     from core.signals import SIGNALS, die_with_parent, shielded, stop_on_signals
+    from core.store.wakeups import drain
     from server import create_app
 
     if os.environ.get("CARDARENA_PARENT_PID"):
@@ -131,6 +132,7 @@ def serve(args: argparse.Namespace) -> int:
             stop.wait()
         finally:
             with shielded():
+                drain()  # waiting requests end now, answered, before the stop's grace runs out
                 server.stop(timeout=STOP_GRACE_S)
                 for watcher in watchers:
                     watcher.cancel()

@@ -243,3 +243,34 @@ def test_serve_and_worker_share_one_redis_until_the_last_of_them_stops(home):
         serve.kill()
         if worker is not None:
             worker.kill()
+
+
+@pytest.mark.slow
+def test_serve_stopping_answers_its_waiting_long_polls_never_with_an_error(home):
+    """SIGTERM while a long-poll waits: the poll ends at once with an empty, well-formed 200
+    (the bot polls again, elsewhere) rather than being cut off by the stop's grace with a 500."""
+    port = free_port()
+    serve = Command(home, "serve", "--port", str(port))
+    api = f"http://127.0.0.1:{port}/api/v1"
+    try:
+        serve.wait_for(lambda: answers(f"{api}/games"), "serving")
+        token = requests.post(f"{api}/accounts", json={"name": "waiter"}, timeout=30).json()["token"]
+        bot = requests.post(f"{api}/bots", json={"name": "w", "game": "duck-soup", "kind": "polling"},
+                            headers={"Authorization": f"Bearer {token}"}, timeout=30).json()
+        answer: dict = {}
+
+        def poll() -> None:
+            got = requests.get(f"{api}/bots/me/turns", params={"wait": 30},
+                               headers={"Authorization": f"Bearer {bot['secret']}"}, timeout=60)
+            answer.update(status=got.status_code, body=got.json())
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        # a polling bot is online while one of its long-polls is open: the poll is waiting
+        serve.wait_for(lambda: requests.get(f"{api}/bots/{bot['id']}", timeout=30).json()["status"] == "online",
+                       "the long-poll waiting")
+        assert serve.stop(signal.SIGTERM) in (0, 130), serve.out
+        poller.join(timeout=30)
+        assert answer == {"status": 200, "body": {"turns": []}}, serve.out
+    finally:
+        serve.kill()

@@ -40,7 +40,7 @@ from core.store.bots import SEEN_EVERY_MS, Credential, credited_script, stored_s
 from core.store.keys import now_ms
 from core.store.matches import log_key
 from core.store.quotas import TAKE_FUNCTION, Places, new_place_token, take_args
-from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, wakeups
+from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, draining, wakeups
 
 #: `pending(key, before, after, skip)`: the bot's decisions (`key`) but those whose field is in the set
 #: `skip` (the bot holds them: not even sent back), each field and its record followed by the
@@ -336,6 +336,6 @@ class Decisions:
             pending = read() if reading else []
             reading = True
             remaining = end - time.monotonic()
-            if pending or remaining <= 0 or stop():
+            if pending or remaining <= 0 or stop() or draining():
                 return pending
             sub.wait(min(remaining, RECHECK_S if listener.ready() else UNSURE_S))

@@ -264,6 +264,26 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+#: set when the process stops serving (`drain`): waits end at once with what they have
+_draining = threading.Event()
+
+
+def drain() -> None:
+    """The process stops serving: every wait in it ends now, with what it has (an empty
+    long-poll, an event stream's end), so no request is cut off with an error by the stop."""
+    _draining.set()
+    with _listeners_lock:
+        registries = list(_listeners.values())
+    for registry in registries:
+        for listener in registry.by_pattern.values():
+            listener._wake_all()
+
+
+def draining() -> bool:
+    """Whether the process is stopping (`drain`): a wait must not begin or go on."""
+    return _draining.is_set()
+
+
 _listeners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _listeners_lock = threading.Lock()
 _pid = os.getpid()

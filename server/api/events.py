@@ -45,7 +45,7 @@ from marshmallow import validate
 
 from core.store.events import TOURNAMENT, match_channel, tournament_channel
 from core.store.quotas import streams_key
-from core.store.wakeups import RECHECK_S, UNSURE_S, wakeups
+from core.store.wakeups import RECHECK_S, UNSURE_S, draining, wakeups
 from server import gate
 from server.api.common import SeatSchema, errors, seats_of
 from server.api.matches import is_public, public_entry
@@ -333,7 +333,7 @@ def _match_body(match: dict, after: int) -> Iterator[str]:
                                                 "result": match.get("result") if public else None,
                                                 "reason": match.get("reason")}))
             yield from out
-            if over:
+            if over or draining():  # over, or the server stops: the client reconnects to another
                 return
             left = end - time.monotonic()
             if left <= 0:
@@ -397,7 +397,7 @@ def _tournament_body(tid: str) -> Iterator[str]:
                         if match is not None and match.get("tournament") == tid:
                             out.append(sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)}))
             yield from out
-            if over:
+            if over or draining():  # over, or the server stops: the client reconnects to another
                 return
             left = end - time.monotonic()
             if left <= 0:
