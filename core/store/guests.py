@@ -19,21 +19,7 @@ import redis
 from redis.commands.core import Script
 
 from core.store.keys import text
-
-#: KEYS: each bot's guest set for the account; ARGV: the new match id, the most at once. A member
-#: whose match is over or gone is taken out; 0 when the match took a place with every bot, else
-#: the 1-based index of the first bot at its most (nothing taken then).
-CLAIM_GUEST_LUA = """
-for i = 1, #KEYS do
-  for _, m in ipairs(redis.call('SMEMBERS', KEYS[i])) do
-    local status = redis.call('HGET', 'match:' .. m, 'status')
-    if not status or status == '"finished"' or status == '"aborted"' then redis.call('SREM', KEYS[i], m) end
-  end
-  if redis.call('SCARD', KEYS[i]) >= tonumber(ARGV[2]) then return i end
-end
-for i = 1, #KEYS do redis.call('SADD', KEYS[i], ARGV[1]) end
-return 0
-"""
+from core.store.lua import args, source
 
 
 def guest_key(bot_id: str, account_id: str) -> str:
@@ -65,8 +51,8 @@ class Guests:
         bots = list(dict.fromkeys(bot_ids))
         if not bots:
             return None
-        full = int(self.script(CLAIM_GUEST_LUA)(keys=[guest_key(b, account_id) for b in bots],
-                                                args=[match_id, most]))
+        full = int(self.script(source("claim_guest_places"))(keys=[guest_key(b, account_id) for b in bots],
+                                                             args=[args(match=match_id, most=most)]))
         return bots[full - 1] if full else None
 
     def guest_matches(self, bot_id: str, account_id: str) -> list[str]:

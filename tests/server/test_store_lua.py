@@ -27,3 +27,17 @@ def test_settle_pairing_leaves_play_and_counts_its_entrants_once(store):
     store.r.zadd("t:pairings", {"p2": 1})
     assert run(store, "settle_pairing", ["t:pairings", "t:played"], pairing="p2", entrants=[]) == 1
     assert store.r.zcard("t:pairings") == 0
+
+
+def test_claim_guest_places_takes_a_place_with_every_bot_or_none(store):
+    store.r.hset("match:old", "status", '"finished"')
+    store.r.hset("match:live", "status", '"running"')
+    store.r.sadd("g:a", "old", "gone", "live")
+    keys = ["g:a", "g:b"]
+    assert run(store, "claim_guest_places", keys, match="m1", most=2) == 0
+    assert store.r.smembers("g:a") == {b"live", b"m1"}
+    assert store.r.smembers("g:b") == {b"m1"}
+    store.r.hset("match:m1", "status", '"queued"')
+    assert run(store, "claim_guest_places", keys, match="m2", most=2) == 1
+    assert run(store, "claim_guest_places", ["g:c", "g:a"], match="m2", most=2) == 2
+    assert not store.r.exists("g:c")
