@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from sdk.bot import Bot
@@ -141,9 +142,9 @@ class BotHooks:
     REMEMBER_INSTANCES = 1_000
 
     def __init__(self, bot: BotSource, remember: int | None = None) -> None:
-        self.shared = is_shared(bot)
-        self.bot = bot if self.shared else None
-        self.factory = None if self.shared else bot
+        self.shared = is_shared(bot)  # (a source that is neither raises here)
+        self.bot: Bot | None = bot if isinstance(bot, Bot) else None
+        self.factory: Callable[[], Bot] | None = None if isinstance(bot, Bot) else bot
         self.name = source_name(bot)
         self.game = source_game(bot)
         self.remember = remember or (self.REMEMBER if self.shared else self.REMEMBER_INSTANCES)
@@ -164,19 +165,25 @@ class BotHooks:
         with self._lock:
             if key in self._seen:
                 self._seen.move_to_end(key)
-                return self._seen[key] or self.bot, False
-        made = None if self.shared else new_bot(self.factory)
+                return self._answering(self._seen[key]), False
+        made = None if self.factory is None else new_bot(self.factory)
         with self._lock:
             if key in self._seen:  # the same decision twice at once: the first one made it
                 self._seen.move_to_end(key)
-                return self._seen[key] or self.bot, False
+                return self._answering(self._seen[key]), False
             self._seen[key] = made
             while len(self._seen) > self.remember:
                 (old, _), dropped = self._seen.popitem(last=False)
                 if dropped is not None:
                     log.warning("%s: forgot the bot of match %s (over %d at once)", self.name, old,
                                 self.remember)
-        return made or self.bot, True
+        return self._answering(made), True
+
+    def _answering(self, made: Bot | None) -> Bot:
+        """The instance made for a seat, or else the shared one."""
+        bot = made or self.bot
+        assert bot is not None  # a class's seats each have theirs; an instance is shared
+        return bot
 
     def instance(self, match_id: str, seat: int) -> Bot | None:
         """The bot answering this seat of this match (the shared one when given an instance;
@@ -192,7 +199,7 @@ class BotHooks:
         with self._lock:
             keys = [k for k in self._seen if k[0] == match_id]
             bots = [self._seen.pop(key) for key in keys]
-        if self.shared:
+        if self.bot is not None:  # shared
             return [self.bot]
         return [b for b in bots if b is not None]
 

@@ -71,6 +71,7 @@ class AuctionMixin(Fields):
 
     def _apply_bid(self, action: dict) -> None:
         seat, auction = self._to_act, self.auction
+        assert seat is not None and auction is not None  # a bid is asked during the auction
         if "pass" in action:
             auction["passed"].add(seat)
             auction["bids"].append({"seat": seat, "pass": True})
@@ -83,7 +84,9 @@ class AuctionMixin(Fields):
             if self._eliminate(seat, bid):  # the last seat left has won
                 return
             if auction["high"] is None:  # the opening was void: the next seat opens
-                self._ask("bid", next_in_game(seat, self.seats, set(self.eliminated)))
+                opener = next_in_game(seat, self.seats, set(self.eliminated))
+                assert opener is not None  # the bidder's elimination left two seats at least
+                self._ask("bid", opener)
             else:
                 self._next_bidder(seat)
             return
@@ -100,8 +103,9 @@ class AuctionMixin(Fields):
             self._event({"event": "sold", "seat": auction["bidder"], "bid": auction["high"]})
             self._start_payment(auction["bidder"], auction["high"])
             return
-        skip = set(self.eliminated) | {auction["bidder"]}
-        self._ask("bid", next_in_game(seat, self.seats, skip))
+        bidder = next_in_game(seat, self.seats, set(self.eliminated) | {auction["bidder"]})
+        assert bidder is not None  # someone besides the high bidder has not passed
+        self._ask("bid", bidder)
 
     def _eliminate(self, seat: int, bid: int) -> bool:
         """A bid the seat cannot pay: its cards leave unseen. True if that ended the manche."""

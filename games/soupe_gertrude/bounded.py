@@ -50,7 +50,12 @@ class Unbounded(Inconsistent):
 Bound = tuple[Sequence[int], int, int | None]
 
 
-def _multisets(ids: Sequence[str], size: int, caps: Sequence[int]) -> Iterator[tuple[int, ...]]:
+def _admits(allowed: Collection[str] | None, card: str) -> bool:
+    """Whether a zone that takes `allowed` (None: any card) takes `card`."""
+    return allowed is None or card in allowed
+
+
+def _multisets(ids: Sequence[object], size: int, caps: Sequence[int]) -> Iterator[tuple[int, ...]]:
     """Every vector of counts over `ids`, at most caps[i] each, summing to `size`."""
     if not ids:
         if size == 0:
@@ -90,7 +95,7 @@ class BoundedDeal:
         return True
 
     def draw(self, rng: Rng) -> list[list[str]]:
-        if self.exact_first:
+        if self.exact_first and isinstance(self._exact, _Exact):
             return self._exact.draw(rng)
         for _ in range(TRIES if self.bounds else 1):
             zones = self.deal.draw(rng)
@@ -98,7 +103,7 @@ class BoundedDeal:
                 return zones
         if self._exact is False:
             self._exact = _Exact.build(self)
-        if self._exact is not None:
+        if isinstance(self._exact, _Exact):
             return self._exact.draw(rng)
         for _ in range(LAST_TRIES):
             zones = self.deal.draw(rng)
@@ -128,8 +133,7 @@ class _Exact:
         for zones, least, most in owner.bounds:
             if any(owner.sizes[i] != 1 for i in zones):
                 raise ValueError("bounded zones hold one card each")
-            slots = [frozenset(k for k, c in enumerate(self.ids)
-                               if owner.allowed[i] is None or c in owner.allowed[i]) for i in zones]
+            slots = [frozenset(k for k, c in enumerate(self.ids) if _admits(owner.allowed[i], c)) for i in zones]
             union = sorted(frozenset().union(*slots))
             cands = []
             for counts in _multisets(union, len(zones), [self.avail[k] for k in union]):
@@ -233,6 +237,7 @@ class _Exact:
                 k, counts = options[pick]
                 zones[zone] = [self.ids[k]]
         rest = self.rest(avail)
+        assert rest is not None  # `fill` counted deals of these cards: there is one
         for zone, cards in zip(self.free_zones, rest.draw(rng), strict=True):
             zones[zone] = cards
         return zones

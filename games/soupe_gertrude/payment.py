@@ -41,7 +41,7 @@ class PaymentMixin(Fields):
         assert pay is not None
         hand = self.hands[pay["winner"]]
         waiting = self._waiting()
-        actions = []
+        actions: list[dict] = []
         if pay["given"] >= pay["bid"] and not waiting:
             actions.append({"done": True})
         spare = len(hand) - 1 >= len(waiting)  # may a card go to a seat already paid?
@@ -54,6 +54,7 @@ class PaymentMixin(Fields):
     def _explain_pay(self, action: dict) -> str | None:
         """Why a payment step is refused (the winner's own hand and public facts only)."""
         pay, waiting = self.payment, self._waiting()
+        assert pay is not None  # asked during the payment
         if "done" in action:
             return (f"the payment ends once {pay['bid']} is given (so far {pay['given']}) and "
                     f"every other seat has a card (still waiting: {waiting})")

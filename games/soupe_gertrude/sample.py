@@ -261,7 +261,7 @@ class SoupeSampler:
             state.claim = {"seat": claimant, "asked": asked, "next": asked.index(view["to_act"])}
         if view["pending"] is None:
             ends = [e for e in know.events if e["event"] == "manche_end"]
-            end = ends[-1] if ends else {"winner": None, "values": [0] * seats}
+            end: dict[str, Any] = ends[-1] if ends else {"winner": None, "values": [0] * seats}
             state.final_scores = (list(view["scores"]) if view["manches"] > 1 else
                                   [int(s == end["winner"]) for s in range(seats)]
                                   if end["winner"] is not None else list(end["values"]))
@@ -271,6 +271,7 @@ class SoupeSampler:
     def _drawn(self, rng: Any, state: SoupeState) -> list[str]:
         """The cards a Gertrude drew: seen if this seat took part, else drawn from the target's hand."""
         play = state.play
+        assert play is not None  # a Gertrude is being played
         if self.seat in (play["seat"], play["target"]):
             drawn = next(e for e in reversed(self.turn_events) if e["event"] == "drawn")
             return list(drawn["cards"])

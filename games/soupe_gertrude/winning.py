@@ -58,6 +58,7 @@ class WinningMixin(Fields):
 
     def _apply_navet(self, action: dict) -> None:
         claim, seat = self.claim, self._to_act
+        assert claim is not None and seat is not None  # asked while a claim is checked
         claimant = claim["seat"]
         if "pass" in action:
             self._event({"event": "pass", "seat": seat, "decision": "navet"})
