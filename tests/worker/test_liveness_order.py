@@ -154,6 +154,7 @@ def _landed(store, bot_id: str, outcome: str) -> None:
         store.bot_failed(bot_id, failure)
 
 
+@pytest.mark.slow
 def test_whatever_landed_last_decides_on_every_order_and_outcome(api):
     token = api.account("author")
     bot_id = api.bot(token, "hook", kind="webhook", url="http://127.0.0.1:9/")["id"]
@@ -167,8 +168,9 @@ def test_whatever_landed_last_decides_on_every_order_and_outcome(api):
             bot = api.store.get_bot(bot_id)
             state, reason = liveness.judge(bot, now_ms())
             assert state == expected_state[outcomes[-1]], (order, outcomes, bot)
-            shown = api.ok(api.get(f"/bots/{bot_id}"), 200)
-            assert (shown["status"], shown["status_reason"]) == (state, reason)
+            if order == EVENTS:  # the API judges the same record alike (once per outcome is enough)
+                shown = api.ok(api.get(f"/bots/{bot_id}"), 200)
+                assert (shown["status"], shown["status_reason"]) == (state, reason)
             checked += 1
     assert checked == 6 * 4 ** 3
 
