@@ -26,20 +26,9 @@ import redis
 from redis.commands.core import Script
 
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from core.store.lua import args, source
 
 OVER = ("H0", "H1", "inconclusive", "aborted")
-
-#: KEYS: deals hash, sums hash; ARGV: deal, its statistic as JSON and as a number ("void" for
-#: a deal with an aborted match: done, not counted). The sums after, or nil if already done.
-COUNT_LUA = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return nil end
-if ARGV[3] == 'void' then return redis.call('HMGET', KEYS[2], 'n', 'total', 'squares') end
-local x = tonumber(ARGV[3])
-redis.call('HINCRBY', KEYS[2], 'n', 1)
-redis.call('HINCRBYFLOAT', KEYS[2], 'total', x)
-redis.call('HINCRBYFLOAT', KEYS[2], 'squares', x * x)
-return redis.call('HMGET', KEYS[2], 'n', 'total', 'squares')
-"""
 
 
 def comparison_key(cid: str) -> str:
@@ -125,9 +114,10 @@ class Comparisons:
     def count_deal(self, cid: str, deal: int, statistic: float | None) -> tuple[int, float, float] | None:
         """Count a deal's statistic once (None: the deal is void, done but not counted);
         (n, total, squares) after it, or None if that deal was done already."""
-        sums = self.script(COUNT_LUA)(keys=[f"comparison:{cid}:deals", f"comparison:{cid}:sums"],
-                                      args=[deal, json.dumps(statistic),
-                                            "void" if statistic is None else repr(float(statistic))])
+        sums = self.script(source("count_deal"))(
+            keys=[f"comparison:{cid}:deals", f"comparison:{cid}:sums"],
+            args=[args(deal=str(deal), record=json.dumps(statistic),
+                       statistic=None if statistic is None else float(statistic))])
         if sums is None:
             return None
         return int(sums[0] or 0), float(sums[1] or 0.0), float(sums[2] or 0.0)

@@ -41,3 +41,12 @@ def test_claim_guest_places_takes_a_place_with_every_bot_or_none(store):
     assert run(store, "claim_guest_places", keys, match="m2", most=2) == 1
     assert run(store, "claim_guest_places", ["g:c", "g:a"], match="m2", most=2) == 2
     assert not store.r.exists("g:c")
+
+
+def test_count_deal_counts_a_deal_once_and_a_void_deal_not_at_all(store):
+    keys = ["c:deals", "c:sums"]
+    assert run(store, "count_deal", keys, deal="0", record="1.5", statistic=1.5) == [b"1", b"1.5", b"2.25"]
+    assert run(store, "count_deal", keys, deal="0", record="1.5", statistic=1.5) is None
+    assert run(store, "count_deal", keys, deal="1", record="null", statistic=None) == [b"1", b"1.5", b"2.25"]
+    assert run(store, "count_deal", keys, deal="2", record="-0.5", statistic=-0.5) == [b"2", b"1", b"2.5"]
+    assert store.r.hgetall("c:deals") == {b"0": b"1.5", b"1": b"null", b"2": b"-0.5"}
