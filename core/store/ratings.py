@@ -32,6 +32,7 @@ import redis
 from redis.commands.core import Script
 
 from core.store.keys import now_iso, text
+from core.store.lua import args, source
 
 #: openskill's defaults: a new bot's rating before its first rated match
 DEFAULT_MU = 25.0
@@ -42,21 +43,6 @@ PROVISIONAL_SIGMA = DEFAULT_SIGMA * 0.5
 
 #: how many points a bot's rating history keeps, its latest (`bot:{id}:ratings`)
 RATING_HISTORY_POINTS = 2000
-
-#: KEYS: queue, rating hash, ladder, then each rated entrant's history list;
-#: ARGV: match id, then per entrant: its key, {"mu","sigma"}, ordinal, history point
-APPLY_LUA = """
-if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
-for i = 0, (#ARGV - 1) / 4 - 1 do
-  local a = 2 + 4 * i
-  redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
-  redis.call('ZADD', KEYS[3], ARGV[a + 2], ARGV[a])
-  redis.call('RPUSH', KEYS[4 + i], ARGV[a + 3])
-  redis.call('LTRIM', KEYS[4 + i], -HISTORY, -1)
-end
-redis.call('LPOP', KEYS[1])
-return 1
-""".replace("HISTORY", str(RATING_HISTORY_POINTS))
 
 
 def entrant(bot_id: str, version: int | None) -> str:
@@ -207,14 +193,15 @@ class Ratings:
         """
         at = now_iso()
         keys = [rating_queue_key(game), f"rating:{game}", f"ladder:{game}"]
-        args = [match_id]
+        entrants = []
         for key, (mu, sigma) in ratings.items():
             bot_id, version = entrant_version(key)
             point = {**rating_dict(mu, sigma), "match": deal_of(match_id)[-1], "at": at, "version": version}
             keys.append(f"bot:{bot_id}:ratings")
-            args += [key, json.dumps({"mu": mu, "sigma": sigma}), repr(ordinal(mu, sigma)),
-                     json.dumps(point, separators=(",", ":"))]
-        return bool(self.script(APPLY_LUA)(keys=keys, args=args))
+            entrants.append({"entrant": key, "rating": json.dumps({"mu": mu, "sigma": sigma}),
+                             "ordinal": repr(ordinal(mu, sigma)), "point": json.dumps(point, separators=(",", ":"))})
+        return bool(self.script(source("apply_rating_event"))(
+            keys=keys, args=[args(match=match_id, history=RATING_HISTORY_POINTS, entrants=entrants)]))
 
     def bot_ratings(self, game: str, bot_ids: list[str]) -> dict[str, tuple[float, float]]:
         """(mu, sigma) of each entrant (a bot id: its version 1), the default for one never

@@ -50,3 +50,19 @@ def test_count_deal_counts_a_deal_once_and_a_void_deal_not_at_all(store):
     assert run(store, "count_deal", keys, deal="1", record="null", statistic=None) == [b"1", b"1.5", b"2.25"]
     assert run(store, "count_deal", keys, deal="2", record="-0.5", statistic=-0.5) == [b"2", b"1", b"2.5"]
     assert store.r.hgetall("c:deals") == {b"0": b"1.5", b"1": b"null", b"2": b"-0.5"}
+
+
+def test_apply_rating_event_saves_only_the_head_of_the_queue_and_pops_it(store):
+    keys = ["r:queue", "r:ratings", "r:ladder", "r:a", "r:b"]
+    store.r.rpush("r:queue", "m1", "m2")
+    store.r.rpush("r:a", "old1", "old2")
+    entrants = [{"entrant": "a@1", "rating": '{"mu":30}', "ordinal": "2.5", "point": "p-a"},
+                {"entrant": "b@1", "rating": '{"mu":20}', "ordinal": "-1.5", "point": "p-b"}]
+    assert run(store, "apply_rating_event", keys, match="m2", history=2, entrants=entrants) == 0
+    assert store.r.hlen("r:ratings") == 0
+    assert run(store, "apply_rating_event", keys, match="m1", history=2, entrants=entrants) == 1
+    assert store.r.lrange("r:queue", 0, -1) == [b"m2"]
+    assert store.r.hgetall("r:ratings") == {b"a@1": b'{"mu":30}', b"b@1": b'{"mu":20}'}
+    assert store.r.zrange("r:ladder", 0, -1, withscores=True) == [(b"b@1", -1.5), (b"a@1", 2.5)]
+    assert store.r.lrange("r:a", 0, -1) == [b"old2", b"p-a"]
+    assert store.r.lrange("r:b", 0, -1) == [b"p-b"]
