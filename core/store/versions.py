@@ -28,29 +28,8 @@ import redis
 from redis.commands.core import Script
 
 from core.store.keys import now_iso
+from core.store.lua import args, source
 from core.store.ratings import entrant, rating_dict
-
-#: KEYS[1] the bot's hash, KEYS[2] its versions; ARGV: now (JSON), the new url, the new
-#: entrypoint, the new code (JSON, "" when unchanged). The latest version is written down as it is
-#: reached now, then superseded; the new version's number is returned.
-NEW_VERSION_LUA = """
-local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '1')
-local created = redis.call('HGET', KEYS[1], 'version_created') or redis.call('HGET', KEYS[1], 'created')
-local url = redis.call('HGET', KEYS[1], 'url')
-local entrypoint = redis.call('HGET', KEYS[1], 'entrypoint')
-local code = redis.call('HGET', KEYS[1], 'code')
-local old = '{"version":' .. current .. ',"created":' .. (created or 'null')
-if url then old = old .. ',"url":' .. url end
-if entrypoint then old = old .. ',"entrypoint":' .. entrypoint end
-if code then old = old .. ',"code":' .. code end
-redis.call('HSET', KEYS[2], current, old .. '}')
-redis.call('HSET', KEYS[1], 'version', current + 1, 'version_created', ARGV[1])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'url', ARGV[2]) end
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'entrypoint', ARGV[3]) end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'code', ARGV[4]) end
-return current + 1
-"""
-
 
 #: the fields of a bot's record that say how one version is reached
 REACHED_BY = ("url", "entrypoint", "code")
@@ -83,8 +62,10 @@ class Versions:
                     code: str | None = None) -> int:
         """Start the bot's next version (reached at `url`, through `entrypoint`, with `code` if
         given, else as the latest is now); its number. Matches already created keep theirs."""
-        args = [json.dumps(now_iso()), *(json.dumps(v) if v is not None else "" for v in (url, entrypoint, code))]
-        return int(self.script(NEW_VERSION_LUA)(keys=[f"bot:{bot_id}", versions_key(bot_id)], args=args))
+        changed = {name: json.dumps(v) for name, v in (("url", url), ("entrypoint", entrypoint), ("code", code))
+                   if v is not None}
+        return int(self.script(source("new_version"))(keys=[f"bot:{bot_id}", versions_key(bot_id)],
+                                                      args=[args(now=json.dumps(now_iso()), **changed)]))
 
     def bot_versions(self, bot: dict) -> list[dict]:
         """Every version of `bot` (its record), newest first: {"version", "created", "rating"}."""

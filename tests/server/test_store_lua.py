@@ -66,3 +66,15 @@ def test_apply_rating_event_saves_only_the_head_of_the_queue_and_pops_it(store):
     assert store.r.zrange("r:ladder", 0, -1, withscores=True) == [(b"b@1", -1.5), (b"a@1", 2.5)]
     assert store.r.lrange("r:a", 0, -1) == [b"old2", b"p-a"]
     assert store.r.lrange("r:b", 0, -1) == [b"p-b"]
+
+
+def test_new_version_writes_the_latest_down_and_changes_only_what_is_given(store):
+    keys = ["bot:v", "bot:v:versions"]
+    store.r.hset("bot:v", mapping={"created": '"t0"', "url": '"http://a"'})
+    assert run(store, "new_version", keys, now='"t1"', code='{"k":1}') == 2
+    assert store.r.hget("bot:v:versions", "1") == b'{"version":1,"created":"t0","url":"http://a"}'
+    assert store.r.hmget("bot:v", "version", "version_created", "url", "code") == \
+        [b"2", b'"t1"', b'"http://a"', b'{"k":1}']
+    assert run(store, "new_version", keys, now='"t2"', url='"http://b"') == 3
+    assert store.r.hget("bot:v:versions", "2") == b'{"version":2,"created":"t1","url":"http://a","code":{"k":1}}'
+    assert store.r.hget("bot:v", "url") == b'"http://b"'
