@@ -103,8 +103,9 @@ def play_local(
     """Play one match; seat i is `bots[i]`: a class gets a new instance for this seat (made
     before its first decision, under its deadline: a class that raises is that seat's
     `bot_error`), an instance is used as it is (one object may hold several seats)."""
-    shared = [is_shared(bot) for bot in bots]
-    players: dict[int, Bot] = {seat: bot for seat, bot in enumerate(bots) if shared[seat]}
+    for bot in bots:
+        is_shared(bot)  # neither an instance nor a class or factory: a TypeError now
+    players: dict[int, Bot] = {seat: bot for seat, bot in enumerate(bots) if isinstance(bot, Bot)}
     referee = MatchReferee(game, len(bots), seed, options, max_faults, move_timeout_ms, time_bank_ms)
     call = caller()
     started: set[int] = set()
@@ -116,6 +117,7 @@ def play_local(
             entry = referee.forfeit_entry()
         else:
             seat = referee.to_act
+            assert seat is not None  # the match is on
             first = seat not in started  # the same hook order as on the platform
             started.add(seat)
             entry, trace, text = _ask(referee, players, seat, bots[seat], first, call, match_id)
@@ -129,8 +131,11 @@ def play_local(
         referee.record(entry)
     result = referee.outcome()
     for bot in _distinct(list(players.values())):
-        try:  # a copy each: a bot that edits its result edits nobody else's
-            call(lambda bot=bot: bot.on_match_over(match_id, copy.deepcopy(result)), MATCH_OVER_S)
+        def over(bot: Bot = bot) -> None:  # a copy each: a bot that edits its result edits nobody else's
+            bot.on_match_over(match_id, copy.deepcopy(result))
+
+        try:
+            call(over, MATCH_OVER_S)
         except (Exception, Overrun):  # the match is over: nothing a bot does now counts
             pass
     seats = [source_label(bot) for bot in bots]
@@ -152,6 +157,7 @@ def _ask(referee: MatchReferee, players: dict[int, Bot], seat: int, source: BotS
         with collecting(notes):  # in the thread that runs the bot (`call` may use a helper)
             bot = players.get(seat)
             if bot is None:
+                assert not isinstance(source, Bot)  # an instance holds its seats from the start
                 bot = players[seat] = new_bot(source)
                 first_here = True
             else:

@@ -175,6 +175,7 @@ class MatchReferee:
     def record(self, entry: dict) -> None:
         """Advance by one log entry: its action, its fault, its time."""
         seat = self.state.to_act
+        assert seat is not None  # the match is on
         if entry.get("turn") != self.turn or entry.get("seat") != seat:
             raise ValueError(f"entry {entry.get('turn')!r} (seat {entry.get('seat')!r}) does not "
                              f"follow turn {self.turn - 1} (seat {seat} is to act at turn {self.turn})")
@@ -189,6 +190,7 @@ class MatchReferee:
     def decision(self, match_id: str) -> dict:
         """The decision for the seat to act (docs/api.md §3, §5), legal actions as copies."""
         seat = self.state.to_act
+        assert seat is not None  # the match is on
         clock = self.clocks[seat]
         offered = offer(self.state.legal_actions())
         self._offered = (self.turn, offered)
@@ -205,6 +207,7 @@ class MatchReferee:
         Past the deadline, or a timeout `failure`, is a timeout charged the whole deadline.
         """
         seat = self.state.to_act
+        assert seat is not None  # the match is on
         legal = self.state.legal_actions()
         offered = self._offered[1] if self._offered and self._offered[0] == self.turn else None
         clock = self.clocks[seat]
