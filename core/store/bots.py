@@ -60,38 +60,12 @@ import redis
 from redis.commands.core import Script
 
 from core.store.keys import dump_fields, iso_ms, load_fields, new_id, now_iso, now_ms, text
+from core.store.lua import args, source
 from core.store.ratings import entrant, rating_dict
 
 #: a bot's slots when it did not say (docs/api.md "Bots")
 DEFAULT_MAX_CONCURRENT = 4
 
-#: KEYS: the game's names, the bot's hash, `bots`, `bots:game:{game}`; ARGV: folded name,
-#: bot id, registration number, then the bot's fields and values. The name is taken (the
-#: holder returned) unless its holder is retired or gone (deleted by hand).
-CREATE_BOT_LUA = """
-local holder = redis.call('HGET', KEYS[1], ARGV[1])
-if holder and holder ~= ARGV[2] then
-  local retired = redis.call('HGET', 'bot:' .. holder, 'retired')
-  if retired and retired ~= 'true' then return holder end
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], unpack(ARGV, 4))
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
-redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
-return false
-"""
-#: KEYS[1] the bot's hash; ARGV: now, the instant `quiet` ago (timestamps as stored: JSON text of
-#: `keys.iso_ms`, which sorts as its instant). The heartbeat's claim to ping a bot: taken (1) only
-#: if nothing was learnt of it (seen, failed, pinged) since that instant, so of several dispatchers
-#: exactly one pings it.
-CLAIM_PING_LUA = """
-local v = redis.call('HMGET', KEYS[1], 'last_seen', 'last_failed', 'last_pinged')
-for _, t in ipairs(v) do
-  if t and t > ARGV[2] then return 0 end
-end
-redis.call('HSET', KEYS[1], 'last_pinged', ARGV[1])
-return 1
-"""
 #: A bot's request notes it seen (`last_seen`, core/liveness.py) at most this often: one write a
 #: second is news enough
 SEEN_EVERY_MS = 1000
@@ -140,13 +114,6 @@ class NotCredited(Exception):
 
 #: the credentials one process keeps (`Bots.known_credential`); forgotten all at once past this
 CREDENTIALS_KEEP = 100_000
-
-#: KEYS[1] the game's names; ARGV: folded name, bot id
-RELEASE_NAME_LUA = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 1
-"""
-
 
 class NameTaken(ValueError):
     """Another active bot of the game has this name (compared case-insensitively)."""
@@ -298,10 +265,9 @@ class Bots:
             bot["code"] = code
         self._index_names(game)
         seq = self.r.incr("bots:seq")
-        fields = [item for pair in dump_fields(bot).items() for item in pair]
-        holder = self.script(CREATE_BOT_LUA)(
+        holder = self.script(source("create_bot"))(
             keys=[names_key(game), f"bot:{bot_id}", "bots", f"bots:game:{game}"],
-            args=[fold_name(name), bot_id, seq, *fields])
+            args=[args(bot=bot_id, seq=seq, fields=dump_fields(bot)), fold_name(name)])
         if holder:
             raise NameTaken(name, text(holder))
         return self.get_bot(bot_id), self._derive_secret(bot_id, bot["nonce"])
@@ -488,7 +454,8 @@ class Bots:
         self.r.hset(f"bot:{bot_id}", "retired", "true")
         bot = self._bot_record(bot_id)
         if bot is not None and isinstance(bot.get("name"), str):
-            self.script(RELEASE_NAME_LUA)(keys=[names_key(bot["game"])], args=[fold_name(bot["name"]), bot_id])
+            self.script(source("release_name"))(keys=[names_key(bot["game"])],
+                                                args=[args(bot=bot_id), fold_name(bot["name"])])
 
     def _index_names(self, game: str) -> None:
         """Once per game: enter the active bots registered before names were unique."""
@@ -568,5 +535,5 @@ class Bots:
         """Whether the heartbeat may ping the bot now: nothing was learnt of it for `quiet_ms`
         (atomic: one dispatcher of many gets it; worker/heartbeat.py)."""
         now = now_ms()
-        return bool(self.script(CLAIM_PING_LUA)(keys=[f"bot:{bot_id}"],
-                                                args=[stored_stamp(now), stored_stamp(now - quiet_ms)]))
+        return bool(self.script(source("claim_ping"))(
+            keys=[f"bot:{bot_id}"], args=[args(now=stored_stamp(now), quiet=stored_stamp(now - quiet_ms))]))

@@ -18,6 +18,11 @@ def run(store: Store, name: str, keys: list[str], **named):
     return store.script(source(name))(keys=keys, args=[args(**named)])
 
 
+def run_raw(store: Store, name: str, keys: list[str], raw: bytes, **named):
+    """A script that takes a bytes argument (ARGV[2]) beside its JSON table."""
+    return store.script(source(name))(keys=keys, args=[args(**named), raw])
+
+
 def test_settle_pairing_leaves_play_and_counts_its_entrants_once(store):
     store.r.zadd("t:pairings", {"p1": 1})
     assert run(store, "settle_pairing", ["t:pairings", "t:played"], pairing="p1", entrants=["a@1", "b@2", "a@1"]) == 1
@@ -78,3 +83,37 @@ def test_new_version_writes_the_latest_down_and_changes_only_what_is_given(store
     assert run(store, "new_version", keys, now='"t2"', url='"http://b"') == 3
     assert store.r.hget("bot:v:versions", "2") == b'{"version":2,"created":"t1","url":"http://a","code":{"k":1}}'
     assert store.r.hget("bot:v", "url") == b'"http://b"'
+
+
+def test_create_bot_takes_a_free_name_or_answers_its_active_holder(store):
+    keys = ["names", "bot:n1", "bots", "bots:game:g"]
+    assert run_raw(store, "create_bot", keys, b"alice", bot="n1", seq=1, fields={"name": '"Alice"'}) is None
+    assert store.r.hget("names", "alice") == b"n1"
+    assert store.r.hgetall("bot:n1") == {b"name": b'"Alice"'}
+    assert store.r.zscore("bots", "n1") == 1 and store.r.zscore("bots:game:g", "n1") == 1
+    store.r.hset("bot:n1", "retired", "false")
+    two = ["names", "bot:n2", "bots", "bots:game:g"]
+    assert run_raw(store, "create_bot", two, b"alice", bot="n2", seq=2, fields={"name": '"ALICE"'}) == b"n1"
+    assert not store.r.exists("bot:n2")
+    store.r.hset("bot:n1", "retired", "true")
+    assert run_raw(store, "create_bot", two, b"alice", bot="n2", seq=2, fields={"name": '"ALICE"'}) is None
+    assert store.r.hget("names", "alice") == b"n2"
+
+
+def test_release_name_frees_a_name_only_for_its_holder(store):
+    store.r.hset("names", mapping={"alice": "n1", "\udcff".encode("utf-8", "surrogatepass"): "n3"})
+    run_raw(store, "release_name", ["names"], b"alice", bot="n2")
+    assert store.r.hget("names", "alice") == b"n1"
+    run_raw(store, "release_name", ["names"], b"alice", bot="n1")
+    run_raw(store, "release_name", ["names"], "\udcff".encode("utf-8", "surrogatepass"), bot="n3")
+    assert not store.r.exists("names")
+
+
+def test_claim_ping_is_taken_only_when_nothing_was_learnt_since_quiet(store):
+    store.r.hset("bot:p", mapping={"last_seen": '"2026-01-01T00:00:05.000Z"'})
+    assert run(store, "claim_ping", ["bot:p"], now='"2026-01-01T00:00:09.000Z"',
+               quiet='"2026-01-01T00:00:06.000Z"') == 1
+    assert store.r.hget("bot:p", "last_pinged") == b'"2026-01-01T00:00:09.000Z"'
+    assert run(store, "claim_ping", ["bot:p"], now='"2026-01-01T00:00:10.000Z"',
+               quiet='"2026-01-01T00:00:08.000Z"') == 0
+    assert store.r.hget("bot:p", "last_pinged") == b'"2026-01-01T00:00:09.000Z"'
