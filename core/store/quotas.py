@@ -25,6 +25,7 @@ from __future__ import annotations
 import secrets
 
 from core.store.keys import now_ms
+from core.store.lua import args, source
 
 #: `take(keys, argv)`: places of one tenant or more (`keys`); `argv`: now ms, end ms, token, then
 #: each key's cap. A place in every key, or in none: 0 if taken, else the (1-based) index of the
@@ -46,17 +47,6 @@ end
 """
 #: KEYS: the places to take; ARGV as `take`'s
 TAKE_LUA = TAKE_FUNCTION + "return take(KEYS, ARGV)\n"
-
-#: KEYS[1] a caller's wasted turn requests; ARGV[1] the window (ms). {count in the window, ms left}
-WASTE_LUA = """
-local n = redis.call('INCR', KEYS[1])
-local left = redis.call('PTTL', KEYS[1])
-if left < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  left = tonumber(ARGV[1])
-end
-return {n, left}
-"""
 
 #: slack past a place's planned end for a slow answer before it lapses on its own
 SLACK_MS = 5000
@@ -140,7 +130,7 @@ class Quotas:
         """One more wasted turn request of `who` (a request that brought or settled no decision):
         how many its window holds now, with this one, and the ms left until the window ends
         (one round trip; the window starts at its first)."""
-        count, left = self.script(WASTE_LUA)(keys=[turn_waste_key(who)], args=[int(window_ms)])
+        count, left = self.script(source("waste_turn"))(keys=[turn_waste_key(who)], args=[args(window=int(window_ms))])
         return int(count), int(left)
 
     def registering(self, account_id: str):

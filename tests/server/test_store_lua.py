@@ -117,3 +117,10 @@ def test_claim_ping_is_taken_only_when_nothing_was_learnt_since_quiet(store):
     assert run(store, "claim_ping", ["bot:p"], now='"2026-01-01T00:00:10.000Z"',
                quiet='"2026-01-01T00:00:08.000Z"') == 0
     assert store.r.hget("bot:p", "last_pinged") == b'"2026-01-01T00:00:09.000Z"'
+
+
+def test_waste_turn_counts_within_a_window_started_by_the_first(store):
+    count, left = run(store, "waste_turn", ["w"], window=60_000)
+    assert count == 1 and 59_000 < left <= 60_000
+    count, left = run(store, "waste_turn", ["w"], window=1)
+    assert count == 2 and 1 < left <= 60_000
