@@ -67,9 +67,9 @@ def deal_seatings(seed: int, deal: int, opponents: list | None = None, seats: in
     for t, table in enumerate(gauntlet_tables(list(opponents), seats - 1)):
         seat = (deal + t) % seats
         for j, (who, entrant) in enumerate((("candidate", candidate), ("baseline", baseline))):
-            entrants = list(table)
-            entrants.insert(seat, entrant)
-            plans.append(Seating(tuple(entrants), who, seat, t, j))
+            seated = list(table)
+            seated.insert(seat, entrant)
+            plans.append(Seating(tuple(seated), who, seat, t, j))
         order = [2 * t, 2 * t + 1]
         random.Random(derive_seed(seed, "twins", deal, t)).shuffle(order)
         orders.append(order)
@@ -97,4 +97,4 @@ def figures(test: Sprt, n: int, total: float, squares: float) -> dict:
     """A comparison's running figures from its sums: `deals`, `llr`, `bounds`, `mean`, `ci95`."""
     mean, half = mean_ci(n, total, squares)
     return {"deals": n, "llr": round(test.llr(n, total, squares), 4), "bounds": list(test.bounds),
-            "mean": mean, "ci95": None if half is None else [mean - half, mean + half]}
+            "mean": mean, "ci95": None if mean is None or half is None else [mean - half, mean + half]}

@@ -143,6 +143,7 @@ class Replay:
         unknown = sorted(wanted - set(range(len(self.seats))))
         if unknown:
             raise ValueError(f"match {self.id} has seats 0 to {len(self.seats) - 1}, not {unknown}")
+        is_shared(bot)  # neither an instance nor a class or factory: a TypeError now
         players: dict[int, Bot] = {}
         call = caller() if deadline else (lambda fn, seconds: fn())
         rows = []
@@ -154,7 +155,7 @@ class Replay:
             if seat in wanted and not referee.forfeited():
                 first = seat not in players
                 if first:
-                    players[seat] = bot if is_shared(bot) else new_bot(bot)
+                    players[seat] = bot if isinstance(bot, Bot) else new_bot(bot)
                 rows.append(self._ask(referee, players[seat], first, call, entry, deadline))
             referee.record(entry)
         return rows
@@ -193,6 +194,7 @@ class Replay:
             marked = entry.get("fault") == FORFEITED
             if marked != referee.forfeited():
                 seat = referee.to_act
+                assert seat is not None  # the match is not over (checked above)
                 raise ExportError(f"{where}: turn {i}: seat {seat} " + (
                     f"is marked forfeited after {referee.tally.faults[seat]} faults "
                     f"(max_faults {self.max_faults})" if marked else "had forfeited, yet was asked"))
