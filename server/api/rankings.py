@@ -15,6 +15,7 @@ import games
 from core.store.bots import is_paused
 from core.store.ratings import PROVISIONAL_SIGMA
 from server.api.common import RatingSchema, SeatSchema, errors, seats_of
+from server.api.matches import seats_hidden
 from server.auth import require_admin, store
 from server.errors import fail
 
@@ -104,9 +105,10 @@ def collusion_flags(game: str):
 
 def in_play(game: str) -> list[dict]:
     """The ladder's matches in play (one per pairing: the rotation being played or due)."""
-    return [{"id": m["id"], "status": m["status"], "seats": seats_of(m), "pairing": m["pairing"],
+    matches = store().ladder_matches_in_play(game)
+    return [{"id": m["id"], "status": m["status"], "seats": seats_of(m, hidden), "pairing": m["pairing"],
              "rotation": m["rotation"], "rotations": m["rotations"]}
-            for m in store().ladder_matches_in_play(game)]
+            for m, hidden in zip(matches, seats_hidden(matches), strict=True)]
 
 
 def ladder(game: str) -> list[dict]:
