@@ -140,3 +140,20 @@ def test_release_and_wake_gives_a_matchs_slots_back_and_takes_the_waiting_off(st
     store.r.zadd("slots:b:waiting", {"w3": 1})
     assert run(store, "release_and_wake", keys, bots=["a", "b"]) == [b"w3"]
     assert store.r.smembers("slots:a:playing") == {b"m2"}
+
+
+def test_append_entries_lands_all_at_the_logs_length_and_never_on_a_match_over(store):
+    keys = ["m:log", "m:hash", "m:channel"]
+    heard = store.r.pubsub()
+    heard.subscribe("m:channel")
+    assert run(store, "append_entries", keys, first_turn=0, entries=['{"turn":0}']) == 0  # no match
+    store.r.hset("m:hash", "status", '"running"')
+    assert run(store, "append_entries", keys, first_turn=1, entries=['{"turn":1}']) == 0
+    assert run(store, "append_entries", keys, first_turn=0, entries=['{"turn":0}', '{"turn":1}']) == 1
+    assert store.r.lrange("m:log", 0, -1) == [b'{"turn":0}', b'{"turn":1}']
+    store.r.hset("m:hash", "status", '"finished"')
+    assert run(store, "append_entries", keys, first_turn=2, entries=['{"turn":2}']) == 0
+    assert store.r.llen("m:log") == 2
+    messages = [heard.get_message(timeout=5) for _ in range(2)]
+    assert [m["data"] for m in messages if m] == [1, b"2"]
+    heard.close()
