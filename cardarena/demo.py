@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the API's port (default 5000; a free one if it is taken; 0: any free port)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--deals", type=int, default=None,
-                        help="deals per table for every game (default: a few per game; 1 is quickest)")
+                        help="deals per table for every game (default: a few per game, about a minute in all)")
     parser.add_argument("--games", nargs="+", choices=sorted(demo_games()), default=sorted(demo_games()),
                         metavar="GAME", help="the games to play (default: all)")
     parser.add_argument("--stay", action="store_true",
@@ -306,6 +306,10 @@ def drop_queue_at(redis_url: str, queue: str) -> None:
         client.close()
 
 
+#: how long the demo waits for its tournaments' aborts to end as it leaves a shared Redis
+WITHDRAW_S = 60.0
+
+
 def withdraw(base: Base) -> None:
     """On a shared Redis: abort the demo's unfinished tournaments and retire its bots."""
     from sdk import CardarenaError
@@ -317,6 +321,11 @@ def withdraw(base: Base) -> None:
             except CardarenaError as exc:
                 if exc.status != 409:  # 409: it ended meanwhile
                     raise
+    # an abort's job ends the matches: done before the pool stops and the demo's queue goes
+    deadline = time.monotonic() + WITHDRAW_S
+    for tid in base.tournaments:
+        while not base.admin.tournament(tid).over and time.monotonic() < deadline:
+            time.sleep(0.2)
     for bot in base.bots:
         base.admin.retire_bot(bot)
 

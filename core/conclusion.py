@@ -4,7 +4,7 @@
 
 Whoever ends a match goes through `end_match`: its runner (finished, or
 aborted after repeated platform errors), the admin (`POST /matches/{id}/abort`),
-a tournament's abort, a comparison's decision (what it still had in play). It
+a tournament's abort (its job), a comparison's decision (what it still had in play). It
 ends the match once, in one transaction (`Store.conclude_match`: the status
 and result, the bots' records, the ratings queue, the tournament's tallies —
 a twin's only with its whole deal), then `match_concluded` does what follows:
@@ -119,15 +119,17 @@ def stop_if_decided(store: Store, cid: str) -> None:
         end_match(store, mid, "aborted", reason=f"its comparison was decided: {c['status']}")
 
 
-def stop_tournament(store: Store, tid: str, reason: str, match_reason: str) -> None:
-    """A tournament stops (`reason`): it is aborted, and so is each of its matches not over yet
-    (`match_reason`); the finished ones keep their results, and the standings count only them."""
-    store.set_tournament(tid, status="aborted", reason=reason)
+def stop_tournament(store: Store, tid: str, match_reason: str) -> None:
+    """End an "aborting" tournament (its job's work: worker/jobs.py): each of its matches not
+    over yet ends aborted (`match_reason`), then the tournament is "aborted"; the finished ones
+    keep their results, and the standings count only them. Repeatable: a job killed half-way
+    is run again by the recovery sweep and ends the rest."""
     ids = store.tournament_matches(tid)
     for mid, match in zip(ids, store.get_matches(ids, ("status",)), strict=True):  # the archived: in Redis' summary
         if match is not None and match["status"] not in OVER:
             end_match(store, mid, "aborted", reason=match_reason)
     refresh_standings(store, tid)
+    store.set_tournament(tid, status="aborted")
 
 
 def refresh_standings(store: Store, tid: str) -> None:
@@ -136,7 +138,7 @@ def refresh_standings(store: Store, tid: str) -> None:
 
 def finish_tournament_if_complete(store: Store, tid: str) -> bool:
     t = store.get_tournament(tid)
-    if t is None or t["status"] in ("finished", "aborted") or not store.tournament_complete(tid):
+    if t is None or t["status"] in ("finished", "aborting", "aborted") or not store.tournament_complete(tid):
         return False
     refresh_standings(store, tid)
     store.set_tournament(tid, status="finished")

@@ -340,7 +340,7 @@ class Standing:
 
 @dataclass(frozen=True)
 class Tournament:
-    """A tournament: `status` queued, running, finished or aborted; `done` of `total` matches played."""
+    """A tournament: `status` queued, running, finished, aborting (its abort ending its matches) or aborted; `done` of `total` matches played."""
 
     id: str
     status: str

@@ -1,6 +1,7 @@
 """The RQ entry points, and what happens when a match ends.
 
-    run_tournament(tid)    expand the round-robin (or gauntlet) into matches, one run_match job each
+    run_tournament(tid)    expand the round-robin (or gauntlet) into matches, one run_match job each;
+                           for a tournament "aborting", end its matches not over, then mark it "aborted"
     run_match(mid[, step]) referee one match (worker/match_runner.py): its first run, or with
                            `step` the run continuing it once its remote turn `step - 1` was settled
     run_comparison(cid)    schedule a comparison's deals (core/comparisons.py)
@@ -22,7 +23,7 @@ import os
 import redis
 
 from core import comparisons
-from core.conclusion import OVER, due_twin, end_match, finish_tournament_if_complete, stop_if_decided
+from core.conclusion import OVER, due_twin, finish_tournament_if_complete, stop_if_decided, stop_tournament
 from core.store import Store, secret_key
 from worker.horses import horse_dies_with_worker
 from worker.locks import TTL_MS, Held
@@ -86,57 +87,82 @@ def tournament_match_id(tid: str, index: int) -> str:
     return f"m_{tid.removeprefix('t_')}_{index}"
 
 
+#: how long an abort's job waits for the tournament's lock an expansion still holds (it lets go
+#: as it ends; past this the job leaves the abort to the recovery sweep, which queues it again)
+ABORT_WAIT_S = 5.0
+
+
 def run_tournament(tid: str) -> str:
-    """Create the tournament's matches (those not created yet) and enqueue every one not over."""
+    """Create the tournament's matches (those not created yet) and enqueue every one not over;
+    for an "aborting" tournament, end every match not over instead, then mark it "aborted"."""
     store = store_for()
     t = store.get_tournament(tid)
     if t is None:
         return "missing"
-    if t["status"] in ("finished", "aborted"):
+    if t["status"] in OVER:
         store.job_done("tournament", tid)
         return t["status"]
-    with Held(store.lock("tournament", tid, TTL_MS)) as held:
+    aborting = t["status"] == "aborting"
+    with Held(store.lock("tournament", tid, TTL_MS), ABORT_WAIT_S if aborting else 0.0) as held:
         if not held.taken:
-            return "busy"
-        if t.get("format") == "gauntlet":
-            schedule = gauntlet(t["bots"], t["candidate"], t["seats"], t["deals"], t["duplicate"], t["seed"])
-        else:
-            schedule = round_robin(t["bots"], t["seats"], t["deals"], t["duplicate"], t["seed"])
-        store.set_tournament(tid, status="running", total=len(schedule.matches),
-                             schedule=schedule.description, schedule_stats=schedule.stats)
-        listed = set(store.tournament_matches(tid))
-        twins: dict[int, list[str]] = {}
-        for group in twin_groups(schedule, t["seed"]):
-            for index in group:
-                twins[index] = [tournament_match_id(tid, i) for i in group]
-        to_run = []
-        for index, planned in enumerate(schedule.matches):
-            mid = tournament_match_id(tid, index)
-            match = store.get_match(mid)
-            if match is None:
-                match = store.create_match(
-                    t["game"], list(planned.bots), planned.seed, t["options"],
-                    move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
-                    time_bank_ms=t.get("time_bank_ms"),
-                    tournament_id=tid, rated=bool(t.get("rated")), match_id=mid, twins=twins.get(index),
-                    versions=[(t.get("versions") or {}).get(b) for b in planned.bots])
-            if mid not in listed:
-                store.add_tournament_match(tid, mid)
-            if match["status"] not in OVER:
-                to_run.append(match)
-        # of each deal's twins only the one due now: the next is enqueued when it ends
-        to_run = [m["id"] for m in to_run if due_twin(store, m) in (None, m["id"])]
-        if store.get_tournament(tid)["status"] == "aborted":  # stopped while being expanded
-            for mid in to_run:
-                end_match(store, mid, "aborted", reason="its tournament was stopped")
-            to_run = []
-        store.enqueue("match", to_run)
-        log.info("tournament %s: %d matches (%s), %d enqueued", tid, len(schedule.matches),
-                 schedule.description, len(to_run))
-    store.job_done("tournament", tid)
+            return "busy"  # still active: an abort left so is queued again by the sweep
+        if aborting:
+            stop_tournament(store, tid, match_reason=t.get("reason") or STOPPED)
+            store.job_done("tournament", tid)
+            log.info("tournament %s aborted", tid)
+            return "aborted"
+        to_run = expand(store, t)
+        store.job_done("tournament", tid)
+        if store.tournament_stop(tid)[0] == "aborting":  # stopped while being expanded: its
+            store.enqueue("tournament", [tid])  # abort job, active again, ends what was created
+            return "aborting"
     if not to_run:
         finish_tournament_if_complete(store, tid)
     return "expanded"
+
+
+#: why a match of a tournament stopped without a reason of its own ends
+STOPPED = "its tournament was stopped"
+
+
+def expand(store, t: dict) -> list[str]:
+    """Create the tournament's matches not created yet, enqueue every one due and not over
+    (none once it is aborting: its abort's job ends them); the ids enqueued."""
+    tid = t["id"]
+    if t.get("format") == "gauntlet":
+        schedule = gauntlet(t["bots"], t["candidate"], t["seats"], t["deals"], t["duplicate"], t["seed"])
+    else:
+        schedule = round_robin(t["bots"], t["seats"], t["deals"], t["duplicate"], t["seed"])
+    store.start_tournament(tid, total=len(schedule.matches), schedule=schedule.description,
+                           schedule_stats=schedule.stats)
+    listed = set(store.tournament_matches(tid))
+    twins: dict[int, list[str]] = {}
+    for group in twin_groups(schedule, t["seed"]):
+        for index in group:
+            twins[index] = [tournament_match_id(tid, i) for i in group]
+    to_run = []
+    for index, planned in enumerate(schedule.matches):
+        mid = tournament_match_id(tid, index)
+        match = store.get_match(mid)
+        if match is None:
+            match = store.create_match(
+                t["game"], list(planned.bots), planned.seed, t["options"],
+                move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
+                time_bank_ms=t.get("time_bank_ms"),
+                tournament_id=tid, rated=bool(t.get("rated")), match_id=mid, twins=twins.get(index),
+                versions=[(t.get("versions") or {}).get(b) for b in planned.bots])
+        if mid not in listed:
+            store.add_tournament_match(tid, mid)
+        if match["status"] not in OVER:
+            to_run.append(match)
+    # of each deal's twins only the one due now: the next is enqueued when it ends
+    to_run = [m["id"] for m in to_run if due_twin(store, m) in (None, m["id"])]
+    if store.tournament_stop(tid)[0] in ("aborting", "aborted"):
+        to_run = []
+    store.enqueue("match", to_run)
+    log.info("tournament %s: %d matches (%s), %d enqueued", tid, len(schedule.matches),
+             schedule.description, len(to_run))
+    return to_run
 
 
 def run_comparison(cid: str) -> str:

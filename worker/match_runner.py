@@ -161,6 +161,11 @@ class MatchRunner:
             if match["status"] in ("finished", "aborted"):  # ended under us: what follows, again
                 match_concluded(self.store, self.store.get_match(self.match_id))
                 return match["status"]
+        if match.get("tournament"):  # a match of a tournament stopping starts no run: it ends here
+            status, reason = self.store.tournament_stop(match["tournament"])
+            if status in ("aborting", "aborted"):
+                end_match(self.store, self.match_id, "aborted", reason=reason or "its tournament was stopped")
+                return "aborted"
         # each seat's bot as the version the match pinned is reached (core/store/versions.py)
         self.seat_bots = guest_seats(self.store, match, self.store.pinned_bots(match, self.start.bots))
         # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait

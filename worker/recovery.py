@@ -32,7 +32,7 @@ from core.conclusion import finish_tournament_if_complete, match_concluded, stop
 from core.ratings import update_ratings
 from core.store.archive import ArchiveMissing
 from core.store.comparisons import OVER as COMPARISON_OVER
-from core.store.jobs import intermediate_queue, job_ident
+from core.store.jobs import intermediate_queue, job_ident, lease_key
 from core.store.keys import text
 
 log = logging.getLogger("cardarena.worker")
@@ -105,8 +105,13 @@ def sweep(store) -> list[tuple[str, str]]:
     started: dict[tuple[str, str], list[str]] = {}
     for jid in [*popped, *map(text, store.started_job_ids())]:
         started.setdefault(job_ident(jid), []).append(jid)
+    pipe = store.r.pipeline(transaction=False)
+    for kind, ident in active:
+        pipe.hget(f"{kind}:{ident}", "status")
+        pipe.exists(lease_key(kind, ident))
+    replies = pipe.execute()
     again = []
-    for (kind, ident), (status, leased) in zip(active, store.job_states(active), strict=True):
+    for (kind, ident), status, leased in zip(active, replies[::2], replies[1::2], strict=True):
         if status is None:
             store.job_done(kind, ident)
             continue
@@ -141,7 +146,8 @@ def sweep(store) -> list[tuple[str, str]]:
         if any([job_starting(store.r, store.queue, jid, popped) for jid in started.get((kind, ident), [])]):
             continue
         record = store.get_tournament(ident) if kind == "tournament" else None
-        if record and record.get("total") and len(store.tournament_matches(ident)) >= record["total"]:
+        if record and record["status"] != "aborting" and record.get("total") \
+                and len(store.tournament_matches(ident)) >= record["total"]:
             store.job_done(kind, ident)  # expanded: its matches are active jobs of their own
             continue
         log.warning("%s %s was dropped by a dead worker: enqueued again", kind, ident)

@@ -112,24 +112,35 @@ def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = N
     """Queue many jobs of one kind on `queue` (see `queue_name`) in a few round trips (a
     tournament's matches), each active and queued in one transaction. With `steps`, the jobs
     are the runs continuing those matches from their logs' `steps[i]` entries (`job_id`)."""
-    from rq import Queue, Retry
-
     if not idents:
         return
-    name = queue_name(queue)
-    queue = Queue(name, connection=connection)
-    func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
     steps = steps or [None] * len(idents)
     for start in range(0, len(idents), 500):
-        batch = list(zip(idents[start:start + 500], steps[start:start + 500], strict=True))
-        data = [Queue.prepare_data(func, args=(i,) if step is None else (i, step), job_id=job_id(kind, i, step),
-                                   timeout=timeout, retry=Retry(max=2), result_ttl=RESULT_TTL,
-                                   failure_ttl=FAILURE_TTL, description=f"{func}({i})")
-                for i, step in batch]
         with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
-            pipe.sadd(active_key(name), *(f"{kind}:{i}" for i, _ in batch))
-            queue.enqueue_many(data, pipeline=pipe)
+            enqueue_on(connection, pipe, kind, idents[start:start + 500], queue, steps[start:start + 500])
             pipe.execute()
+
+
+def enqueue_on(connection, pipe, kind: str, idents: list[str], queue: str | None = None,
+               steps: list[int | None] | None = None, at_front: bool = False) -> None:
+    """On `pipe` (a transaction the caller executes): queue these jobs and count them active,
+    so that what else the transaction writes and the jobs that act on it land together.
+    `at_front`: ahead of the jobs waiting (an abort, before the runs it makes pointless)."""
+    from rq import Queue, Retry
+
+    name = queue_name(queue)
+    func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
+    batch = list(zip(idents, steps or [None] * len(idents), strict=True))
+    data = [Queue.prepare_data(func, args=(i,) if step is None else (i, step), job_id=job_id(kind, i, step),
+                               timeout=timeout, retry=Retry(max=2), result_ttl=RESULT_TTL,
+                               failure_ttl=FAILURE_TTL, description=f"{func}({i})", at_front=at_front)
+            for i, step in batch]
+    pipe.sadd(active_key(name), *(f"{kind}:{i}" for i, _ in batch))
+    queue = Queue(name, connection=connection)
+    if at_front:  # one already waiting moves to the front, rather than being queued twice
+        for d in data:
+            queue.remove(d.job_id, pipeline=pipe)
+    queue.enqueue_many(data, pipeline=pipe)
 
 
 def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
@@ -194,16 +205,6 @@ class Jobs:
         from rq.registry import StartedJobRegistry
 
         return StartedJobRegistry(self.queue, connection=self.r).get_job_ids(cleanup=False)
-
-    def job_states(self, jobs: list[tuple[str, str]]) -> list[tuple[bytes | None, bool]]:
-        """For each (kind, id): its record's status as stored (JSON; None when the record is gone)
-        and whether its lock is held, in one round trip."""
-        pipe = self.r.pipeline(transaction=False)
-        for kind, ident in jobs:
-            pipe.hget(f"{kind}:{ident}", "status")
-            pipe.exists(lease_key(kind, ident))
-        replies = pipe.execute()
-        return [(status, bool(held)) for status, held in zip(replies[::2], replies[1::2], strict=True)]
 
     def job_done(self, kind: str, ident: str) -> None:
         self.r.srem(active_key(self.queue), f"{kind}:{ident}")

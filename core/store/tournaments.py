@@ -33,6 +33,7 @@ from redis.commands.core import Script
 
 from core.store import events
 from core.store.accounts import open_tournaments_key
+from core.store.jobs import enqueue_on
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from sdk.clock import DEFAULT_TIME
 from sdk.standings import TALLY_FIELDS, memory_differences, tally_increments
@@ -50,6 +51,7 @@ class Tournaments:
     r: redis.Redis
     script: Callable[[str], Script]
     current_versions: Callable[[list[str]], list[int]]
+    queue: str
 
     def create_tournament(self, game: str, bots: list[str], seats: int, deals: int,
                           duplicate: bool, seed: int, options: dict,
@@ -110,6 +112,45 @@ class Tournaments:
         if status is not None:
             events.tournament_changed(pipe, tid)
         pipe.execute()
+
+    def start_tournament(self, tid: str, **fields) -> None:
+        """The expansion's fields (`total`, `schedule`…), and status "running" unless the
+        tournament has left "queued"/"running" meanwhile (an abort is never undone)."""
+        def update(pipe) -> None:
+            status = pipe.hget(f"tournament:{tid}", "status")
+            pipe.multi()
+            if status is not None and json.loads(status) in ("queued", "running"):
+                pipe.hset(f"tournament:{tid}", mapping=dump_fields({"status": "running", **fields}))
+                if json.loads(status) == "queued":
+                    pipe.hset(f"tournament:{tid}", mapping=dump_fields({"started": now_iso()}))
+                    events.tournament_changed(pipe, tid)
+            else:
+                pipe.hset(f"tournament:{tid}", mapping=dump_fields(fields))
+
+        self.r.transaction(update, f"tournament:{tid}")
+
+    def begin_abort(self, tid: str, reason: str) -> str | None:
+        """Mark the tournament "aborting" (`reason`) and queue the job that ends its matches
+        (worker/jobs.py `run_tournament`), in one transaction; the status it had (None if
+        there is no such tournament). Nothing changes unless it was "queued" or "running"."""
+        def mark(pipe) -> str | None:
+            raw = pipe.hget(f"tournament:{tid}", "status")
+            status = json.loads(raw) if raw is not None else None
+            pipe.multi()
+            if status in ("queued", "running"):
+                pipe.hset(f"tournament:{tid}", mapping=dump_fields({"status": "aborting", "reason": reason}))
+                events.tournament_changed(pipe, tid)
+                enqueue_on(self.r, pipe, "tournament", [tid], self.queue, at_front=True)
+            return status
+
+        return self.r.transaction(mark, f"tournament:{tid}", value_from_callable=True)
+
+    def tournament_stop(self, tid: str) -> tuple[str | None, str | None]:
+        """(status, reason) of the tournament, in one read: whether a run of one of its
+        matches may go on ("aborting"/"aborted": no)."""
+        raw = self.r.hmget(f"tournament:{tid}", "status", "reason")
+        status, reason = (json.loads(v) if v is not None else None for v in raw)
+        return status, reason
 
     def add_tournament_match(self, tid: str, match_id: str) -> None:
         self.r.rpush(f"tournament:{tid}:matches", match_id)

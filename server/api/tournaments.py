@@ -18,7 +18,6 @@ from marshmallow import validate
 
 import games
 from core import liveness
-from core.conclusion import stop_tournament
 from core.ratings import is_rated
 from core.schedule_size import gauntlet_match_count, match_count, table_count
 from sdk.clock import DEFAULT_TIME
@@ -42,7 +41,7 @@ from server.api.common import (
     seats_of,
 )
 from server.api.crosstable import crosstable
-from server.api.matches import ADMIN_STOP, draw_seed, seats_hidden
+from server.api.matches import ADMIN_STOP, draw_seed
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 
@@ -112,7 +111,8 @@ class StandingSchema(ma.Schema):
 class TournamentSchema(ma.Schema):
     id = ma.fields.String(required=True)
     game = ma.fields.String(required=True)
-    status = ma.fields.String(required=True)
+    status = ma.fields.String(required=True, metadata={
+        "description": "queued, running, finished, aborting (an abort ending its matches) or aborted"})
     format = ma.fields.String()
     candidate = ma.fields.String(metadata={"description": "a gauntlet's candidate"})
     bots = ma.fields.List(ma.fields.String())
@@ -292,11 +292,9 @@ def match_list_page(tournament: dict, start: int, limit: int, admin: bool = Fals
     s = store()
     public = _finished(tournament) or admin
     ids, after = s.tournament_match_page(tournament["id"], start, limit)
-    matches = [m for m in s.get_matches(ids, ("id", "status", "seats", "versions", "result", "rated", "twins"))
-               if m is not None]
-    out = [{"id": m["id"], "status": m["status"], "seats": seats_of(m, hidden),
+    out = [{"id": m["id"], "status": m["status"], "seats": seats_of(m),
             "result": m.get("result") if public else None}
-           for m, hidden in zip(matches, seats_hidden(matches), strict=True)]
+           for m in s.get_matches(ids, ("id", "status", "seats", "versions", "result")) if m is not None]
     return out, after
 
 
@@ -361,14 +359,16 @@ def crosstable_of(tournament: dict) -> dict:
 
 
 @blp.post("/tournaments/<string:tid>/abort")
-@blp.response(200, TournamentSchema)
+@blp.response(202, TournamentSchema)
 @errors(blp, 401, 403, 404, 409)
 def abort_tournament(tid: str):
-    """Stop a tournament (admin only): it and its unfinished matches end "aborted";
-    the finished ones keep their results, and the standings count only them."""
+    """Stop a tournament (admin only): 202 at once, status "aborting"; a job then ends each
+    of its unfinished matches "aborted" and marks it "aborted". The finished ones keep their
+    results, and the standings count only them. Again while it is aborting: 202, no change."""
     require_admin()
     tournament = _tournament_or_404(tid)
     if _finished(tournament):
         fail(409, "already_over", f"tournament {tid} is already {tournament['status']}")
-    stop_tournament(store(), tid, reason=ADMIN_STOP, match_reason=ADMIN_STOP)
+    if store().begin_abort(tid, ADMIN_STOP) in ("finished", "aborted"):  # it ended meanwhile
+        fail(409, "already_over", f"tournament {tid} is already over")
     return tournament_record(store().get_tournament(tid))

@@ -124,36 +124,3 @@ def test_waste_turn_counts_within_a_window_started_by_the_first(store):
     assert count == 1 and 59_000 < left <= 60_000
     count, left = run(store, "waste_turn", ["w"], window=1)
     assert count == 2 and 1 < left <= 60_000
-
-
-def test_release_and_wake_gives_a_matchs_slots_back_and_takes_the_waiting_off(store):
-    keys = ["slots:a:playing", "slots:b:playing", "slots:a:waiting", "slots:b:waiting", "slots:waiting"]
-    store.r.sadd("slots:a:playing", "m1", "m2")
-    store.r.sadd("slots:a:playing:guests", "m1")
-    store.r.sadd("slots:b:playing", "m1")
-    store.r.zadd("slots:a:waiting", {"w2": 2, "w1": 1})
-    store.r.sadd("slots:waiting", "a", "c")
-    assert run(store, "release_and_wake", keys, match="m1", bots=["a", "b"]) == [b"w1", b"w2"]
-    assert store.r.smembers("slots:a:playing") == {b"m2"}
-    assert not store.r.exists("slots:a:playing:guests", "slots:b:playing", "slots:a:waiting")
-    assert store.r.smembers("slots:waiting") == {b"c"}
-    store.r.zadd("slots:b:waiting", {"w3": 1})
-    assert run(store, "release_and_wake", keys, bots=["a", "b"]) == [b"w3"]
-    assert store.r.smembers("slots:a:playing") == {b"m2"}
-
-
-def test_append_entries_lands_all_at_the_logs_length_and_never_on_a_match_over(store):
-    keys = ["m:log", "m:hash", "m:channel"]
-    heard = store.r.pubsub()
-    heard.subscribe("m:channel")
-    assert run(store, "append_entries", keys, first_turn=0, entries=['{"turn":0}']) == 0  # no match
-    store.r.hset("m:hash", "status", '"running"')
-    assert run(store, "append_entries", keys, first_turn=1, entries=['{"turn":1}']) == 0
-    assert run(store, "append_entries", keys, first_turn=0, entries=['{"turn":0}', '{"turn":1}']) == 1
-    assert store.r.lrange("m:log", 0, -1) == [b'{"turn":0}', b'{"turn":1}']
-    store.r.hset("m:hash", "status", '"finished"')
-    assert run(store, "append_entries", keys, first_turn=2, entries=['{"turn":2}']) == 0
-    assert store.r.llen("m:log") == 2
-    messages = [heard.get_message(timeout=5) for _ in range(2)]
-    assert [m["data"] for m in messages if m] == [1, b"2"]
-    heard.close()
