@@ -3,8 +3,10 @@
 Keys:
     tournament:{id}           hash (JSON values): id, game, owner, bots, format, seats,
                               deals, duplicate, seed, options, move_timeout_ms, time_bank_ms,
-                              max_faults, status, created, started, finished, versions
-                              ({bot: version} pinned at creation), total?, schedule?, standings
+                              max_faults, status (queued, running, finished, aborting,
+                              aborted), reason? (why it is aborting/aborted), created, started,
+                              finished, versions ({bot: version} pinned at creation), total?,
+                              schedule?, standings
     tournament:{id}:matches   list of match ids in schedule order
     tournament:{id}:done      set of the match ids that are over
     tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
