@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the API's port (default 5000; a free one if it is taken; 0: any free port)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--deals", type=int, default=None,
-                        help="deals per table for every game (default: a few per game, about a minute in all)")
+                        help="deals per table for every game (default: a few per game; 1 is quickest)")
     parser.add_argument("--games", nargs="+", choices=sorted(demo_games()), default=sorted(demo_games()),
                         metavar="GAME", help="the games to play (default: all)")
     parser.add_argument("--stay", action="store_true",

@@ -25,6 +25,8 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
+from core import collusion
+from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA
 from games.ranking import match_points, ranks_of
 from sdk.clock import DEFAULT_TIME, TimeRules
 
@@ -125,28 +127,134 @@ def deal_ratings(current: dict[str, tuple[float, float]],
     return dict(zip(entrants, new_ratings(before, ranks), strict=True))
 
 
+def refit(deals: list[tuple[list[str], list[int]]], apart: set[str] | frozenset[str],
+          account_of: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """The ratings fitted again from scratch, by entrant: the rated `deals` (each its entrants
+    and their deal ranks, `deal_ranks`), in order, but those where two accounts `apart` sat at
+    one table (core/collusion.py: a flagged pair's deals leave the ratings). An entrant all of
+    whose deals are left out has no rating."""
+    ratings: dict[str, tuple[float, float]] = {}
+    for entrants, ranks in deals:
+        if collusion.accounts_at(entrants, account_of) & apart:
+            continue
+        before = [{"mu": m, "sigma": s} for m, s in (ratings.get(e, (DEFAULT_MU, DEFAULT_SIGMA)) for e in entrants)]
+        ratings.update(zip(entrants, new_ratings(before, ranks), strict=True))
+    return ratings
+
+
 def rate_queue(store, game: str, limit: int = 1000) -> int:
     """Rate the queued matches in order (the caller holds the lock); how many were applied.
 
     Each event is a deal (`deal_ratings`: its finished rotations in one update).
     Reads every queued deal's rotations and their bots' ratings in a few round
     trips, then applies one deal per Lua step, carrying the new ratings forward
-    in memory: most of a deal's rating is then a single write.
+    in memory: most of a deal's rating is then a single write. The same step
+    keeps the deal (its entrants and ranks, for a `refit`) and counts its
+    encounters for each pair of accounts at the table (core/collusion.py); a
+    deal of two accounts flagged already is not rated. Then each pair of
+    accounts the batch touched is tested, and a pair newly flagged has its deals
+    taken out: the game's ratings are fitted again without them (`refit_game`).
     """
     events = store.rating_events(game, limit=limit)
     if not events:
         return 0
     deals = store.rating_deals(events)
-    current = store.bot_ratings(game, sorted({b for deal in deals for _, seats, _ in deal for b in seats}))
+    entrants = sorted({b for deal in deals for _, seats, _ in deal for b in seats})
+    current = store.bot_ratings(game, entrants)
+    accounts = store.entrant_accounts(entrants)
+    apart = set(store.collusion_flags(game))
+    ranked = [deal_ranks([(seats, ranks) for status, seats, ranks in deal if status == "finished" and ranks])
+              for deal in deals]
+    pairs = sorted({key for who, _ in ranked for key in collusion.accounts_at(who, accounts)})
+    records = store.pair_records(game, pairs)
+    met = store.met_records(game, entrants)
+    touched: set[str] = set()
     applied = 0
-    for match_id, deal in zip(events, deals, strict=True):
-        rotations = [(seats, ranks) for status, seats, ranks in deal if status == "finished" and ranks]
-        ratings = deal_ratings(current, rotations)
-        if not store.apply_rating_event(game, match_id, ratings):  # no ratings: just dequeued
-            break
+    for match_id, (who, ranks) in zip(events, ranked, strict=True):
+        ratings, changed, changed_met = rate_deal(who, ranks, current, accounts, apart, records, met)
+        deal = (who, ranks) if ratings else None
+        if not store.apply_rating_event(game, match_id, ratings, deal, changed, changed_met):
+            break  # another worker applied it: this batch is over
         current.update(ratings)
+        touched.update(changed)
         applied += 1
+    flagged = test_pairs(store, game, touched, records, met, current, accounts, apart)
+    if flagged:
+        refit_game(store, game, flagged)
     return applied
+
+
+def test_pairs(store, game: str, touched: set[str], records: dict, met: dict, current: dict,
+               accounts: dict, apart: set[str]) -> dict:
+    """The pairs of accounts flagged now (`newly_flagged`) among those of the accounts of the
+    pairs a batch `touched` that met `MIN_DEALS` times: reads what their test needs that the
+    batch did not — the other pairs of those accounts, their entrants' results, their
+    opponents' ratings and accounts."""
+    tested = [k for k in touched if sum(n for n, _ in records[k].values()) >= collusion.MIN_DEALS]
+    if not tested:
+        return {}
+    entrants = {e for k in tested for pair in records[k] for e in pair.split("|")}
+    met.update(store.met_records(game, sorted(entrants - set(met))))
+    opponents = {o for e in entrants for o in met.get(e, {})}
+    accounts.update(store.entrant_accounts(sorted((entrants | opponents) - set(accounts))))
+    pairs = {collusion.pair_key(accounts[e], accounts[o]) for e in entrants for o in met.get(e, {})
+             if accounts[e] != accounts[o]}
+    records.update(store.pair_records(game, sorted(pairs - set(records))))
+    everyone = {e for k in pairs for pair in records[k] for e in pair.split("|")}
+    met.update(store.met_records(game, sorted(everyone - set(met))))
+    everyone |= {o for e in everyone for o in met.get(e, {})}
+    current.update(store.bot_ratings(game, sorted(everyone - set(current))))  # earlier opponents: rated now
+    accounts.update(store.entrant_accounts(sorted(everyone - set(accounts))))
+    return newly_flagged(records, tested, apart, accounts, met, current)
+
+
+def rate_deal(who: list[str], ranks: list[int], current: dict[str, tuple[float, float]],
+              account_of: dict[str, str], apart: set[str], records: dict[str, collusion.PairRecord],
+              met: dict[str, collusion.MetRecord]) -> tuple[dict[str, tuple[float, float]], dict, dict]:
+    """One deal's new ratings by entrant (`who`, their deal ranks: `deal_ranks`), from their
+    `current` ones; its encounters counted in `records` (by pair of accounts) and `met` (by
+    entrant), the changed ones returned too. Nothing when fewer than two entrants played it out
+    or two accounts `apart` (flagged) sat at its table."""
+    if len(who) < 2 or collusion.accounts_at(who, account_of) & apart:
+        return {}, {}, {}
+    before = [{"mu": current[e][0], "sigma": current[e][1]} for e in who]
+    ratings = dict(zip(who, new_ratings(before, ranks), strict=True))
+    changed, changed_met = {}, {}
+    for a, b, score in collusion.encounters(who, ranks):
+        if account_of[a] != account_of[b]:
+            key = collusion.pair_key(account_of[a], account_of[b])
+            collusion.add_encounter(records.setdefault(key, {}), a, b, score)
+            changed[key] = records[key]
+            collusion.add_met(met.setdefault(a, {}), b, score)
+            collusion.add_met(met.setdefault(b, {}), a, 1.0 - score)
+            changed_met[a], changed_met[b] = met[a], met[b]
+    return ratings, changed, changed_met
+
+
+def newly_flagged(records: dict[str, collusion.PairRecord], keys, apart: set[str], account_of: dict[str, str],
+                  met: dict[str, collusion.MetRecord], current: dict[str, tuple[float, float]]) -> dict:
+    """The pairs of accounts that the collusion test flags now, among those of the accounts of
+    `keys` (the pairs a batch touched) in `records` that are not `apart` yet and met at least
+    `MIN_DEALS` times: their tests (core/collusion.py; `records` must hold every pair of those
+    accounts, `met` and `current` every entrant of those and every opponent of theirs)."""
+    accounts = {a for k in keys for a in k.split("|")}
+    pool = sorted(k for k, record in records.items()
+                  if k not in apart and set(k.split("|")) & accounts
+                  and sum(n for n, _ in record.values()) >= collusion.MIN_DEALS)
+    return collusion.suspects_and_flags(pool, records, account_of, met, current, model().beta, apart)
+
+
+def refit_game(store, game: str, flagged: dict[str, collusion.PairTest]) -> None:
+    """Flag the pairs of accounts `flagged` (their tests) and fit the game's ratings again from
+    its rated deals without any flagged pair's (`refit`), in one transaction (the caller holds
+    the rating lock)."""
+    deals = store.rated_deals(game)
+    accounts = store.entrant_accounts(sorted({e for who, _ in deals for e in who}))
+    apart = set(store.collusion_flags(game)) | set(flagged)
+    fitted = refit(deals, apart, accounts)
+    log.warning("ratings of %s: pairs of accounts flagged for collusion (%s), %d deals refitted",
+                game, ", ".join(f"{k} z={t.z:.1f}" for k, t in flagged.items()), len(deals))
+    store.save_refit(game, fitted, {k: t.as_dict() for k, t in flagged.items()})
 
 
 def update_ratings(store, game: str) -> int:

@@ -1,5 +1,6 @@
 """The import rules docs/architecture.md states, checked on the source (function-local imports
-included): who may import whom, no cycles between modules, and no game named outside the games.
+included): who may import whom, no cycles between modules, and no game named outside the games;
+Redis scripts only as files of core/store/lua/, Redis key names built only in core/store/.
 """
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+
+import redis
 
 import games
 
@@ -146,3 +149,42 @@ def test_each_redis_key_lives_where_docs_architecture_says():
                 key = key.split("{")[0]
             assert key in source, f"{key} is listed under {module}, which does not name it"
             assert seen.setdefault(key, module) == module, f"{key} is listed under two modules"
+
+
+#: product modules whose Redis scripts are still inline strings, not yet files of core/store/lua/
+INLINE_LUA_LEFT = {"core/store/decisions.py", "core/store/matches.py", "core/store/quotas.py",
+                   "core/store/runs.py", "core/store/slots.py", "core/store/waits.py", "core/store/bots.py"}
+
+
+def product_files() -> list[Path]:
+    return sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
+
+
+def test_redis_scripts_live_only_in_core_store_lua():
+    inline = {str(path.relative_to(ROOT)) for path in product_files() if "redis.call" in path.read_text()}
+    assert inline == INLINE_LUA_LEFT
+
+
+#: redis-py's command methods (`hget`, `zadd`, ...), less the names lists, dicts, sets and strings
+#: also have, so that a call of one on an f-string is a Redis command on a key built there
+REDIS_COMMANDS = ({name for name in dir(redis.Redis) if not name.startswith("_")}
+                  - {name for kind in (list, dict, set, str) for name in dir(kind)})
+
+
+def builds_a_key(node: ast.expr) -> bool:
+    """An f-string or concatenation with a ':' in its text: a key name like f"match:{mid}"."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(part, ast.Constant) and ":" in str(part.value) for part in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return builds_a_key(node.left) or builds_a_key(node.right)
+    return False
+
+
+def test_no_redis_key_name_is_built_outside_the_store():
+    store = ROOT / "core" / "store"
+    built = sorted(f"{path.relative_to(ROOT)}:{node.lineno}"
+                   for path in product_files() if not path.is_relative_to(store)
+                   for node in ast.walk(ast.parse(path.read_text(), str(path)))
+                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                   and node.func.attr in REDIS_COMMANDS and any(builds_a_key(arg) for arg in node.args))
+    assert built == []

@@ -19,12 +19,19 @@ and matches waiting for a slot do not keep the ladder out. So no account can
 take another's bot off the ladder by queueing matches with it.
 
 Whom it pairs (`choose_tables`, the one selection function, which
-bench/ladder.py runs too): first the bot with the fewest ladder matches in
+bench/ladder.py and bench/collusion.py run too): first the bot with the fewest ladder matches in
 the last hour (ties: the larger σ, then at random) — the focus; then, seat
 by seat, an opponent drawn at random from every eligible bot, each weighed by
 how even its table with the focus is expected to be (`closeness`:
 exp(−Δμ² / 2(2β² + σ² + σ²)), the Gaussian of the rating difference openskill's
-β and their σ allow). Bots of unknown strength (large σ) are drawn nearly
+β and their σ allow) times its account's share (`account_shares`: an account's
+bots share one account's weight, so an account with 24 bots supplies a bot's
+opponents no more often than one with a single bot of the same rating — a crowd
+of throwaways on a few accounts cannot surround a bot), and never one whose account
+supplied its share of the focus's rated deals already, or the other way round
+(core/collusion.py `crowding`: 1.5 times an even share among the other accounts, at
+least 10%). Two accounts the collusion test flagged (core/collusion.py) are never
+seated together. Bots of unknown strength (large σ) are drawn nearly
 alike, so a new field mixes; once the ratings are sure, the deals go to
 neighbours, where they decide the order, and a far table is rare but never
 impossible, so no group of bots is left to play only itself. Never two bots
@@ -51,14 +58,16 @@ import os
 import random
 import secrets
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import games
 from core import liveness
+from core.collusion import crowding, pair_key
 from core.ratings import model
 from core.store.bots import DEFAULT_MAX_CONCURRENT, is_paused, ladder_room, on_ladder
 from core.store.keys import now_ms
 from core.store.ladder import HOUR_MS, ladder_lease
+from core.store.ratings import account_of, entrant
 from core.store.slots import SLOTTED
 
 log = logging.getLogger("cardarena.matchmaker")
@@ -97,16 +106,21 @@ class Candidate:
     recent: int
     #: ladder pairings it may still join now
     room: int = 1
+    #: its weight as an opponent beside its closeness: 1 / its account's candidates (`account_shares`)
+    share: float = 1.0
+    #: the accounts that supplied their share of its rated deals already (core/collusion.py `crowding`)
+    crowded: frozenset[str] = frozenset()
 
 
 def choose_tables(candidates: list[Candidate], seats: int, wanted: int,
-                  rng: random.Random) -> list[tuple[str, ...]]:
+                  rng: random.Random, apart: frozenset[str] = frozenset()) -> list[tuple[str, ...]]:
     """Up to `wanted` tables of `seats` bots among `candidates` (the policy: see the module).
 
     Each table is the focus — the bot with the fewest recent ladder matches, ties
     to the larger σ, then at random — and, seat by seat, an opponent drawn among
     the bots whose account is not at the table yet, with a chance in proportion
-    to its `closeness` to the focus. A table counts `seats` matches (its
+    to its `closeness` to the focus times its `share`, and whose account is not
+    `apart` (core/collusion.py `pair_key`) from one at the table. A table counts `seats` matches (its
     rotations) for each of its bots, so the next focus is somebody else. A focus
     that cannot be seated (too few other accounts left) sits this round out.
     """
@@ -120,7 +134,7 @@ def choose_tables(candidates: list[Candidate], seats: int, wanted: int,
         if len(free) < seats or not focuses:
             break
         focus = min(focuses, key=lambda c: (recent[c.id], -c.sigma, rng.random()))
-        table = _opponents(focus, free, seats, rng)
+        table = _opponents(focus, free, seats, rng, apart)
         if table is None:
             left_out.add(focus.id)
             continue
@@ -140,26 +154,31 @@ def closeness(a: Candidate, b: Candidate) -> float:
     return math.exp(-(a.mu - b.mu) ** 2 / (2 * spread))
 
 
+def account_shares(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates, each with its `share`: 1 / how many of them are its account's."""
+    count: dict[str, int] = {}
+    for c in candidates:
+        count[c.account] = count.get(c.account, 0) + 1
+    return [replace(c, share=1.0 / count[c.account]) for c in candidates]
+
+
 def _opponents(focus: Candidate, free: list[Candidate], seats: int,
-               rng: random.Random) -> list[Candidate] | None:
-    """The focus and `seats - 1` opponents drawn by `closeness` to it, of accounts all different."""
+               rng: random.Random, apart: frozenset[str]) -> list[Candidate] | None:
+    """The focus and `seats - 1` opponents drawn by `closeness` to it times their `share`, of
+    accounts all different, none `apart` from another at the table."""
     table, accounts = [focus], {focus.account}
     pool = [c for c in free if c.id != focus.id]
     while len(table) < seats:
-        eligible = [c for c in pool if c.account not in accounts]
+        eligible = [c for c in pool if c.account not in accounts
+                    and not any(c.account in t.crowded or t.account in c.crowded for t in table)
+                    and not (apart and any(pair_key(c.account, a) in apart for a in accounts))]
         if not eligible:
             return None
-        pick = rng.choices(eligible, weights=[closeness(focus, c) for c in eligible])[0]
+        pick = rng.choices(eligible, weights=[closeness(focus, c) * c.share for c in eligible])[0]
         table.append(pick)
         accounts.add(pick.account)
         pool.remove(pick)
     return table
-
-
-def account_of(bot: dict) -> str:
-    """Whose a bot is for the matchmaker: its account; each house bot (the admin's) its own."""
-    owner = bot.get("owner") or "admin"
-    return f"admin:{bot['id']}" if owner == "admin" else owner
 
 
 def candidates(store, game: str, in_play: list[dict], now: int | None = None) -> list[Candidate]:
@@ -176,6 +195,12 @@ def candidates(store, game: str, in_play: list[dict], now: int | None = None) ->
             laddering[bot_id] = laddering.get(bot_id, 0) + 1
     slots = store.slot_use([b["id"] for b in bots if b["kind"] in SLOTTED])
     recent = store.ladder_recent([b["id"] for b in bots], now - HOUR_MS)
+    entrants = {b["id"]: entrant(b["id"], b.get("version")) for b in bots}
+    met = store.met_records(game, sorted(entrants.values()))
+    opponents = sorted({o for record in met.values() for o in record})
+    accounts = {entrants[b["id"]]: account_of(b) for b in bots}
+    accounts.update(store.entrant_accounts([o for o in opponents if o not in accounts]))
+    on_ladder_accounts = len({account_of(b) for b in bots})
     out = []
     for bot in bots:
         room = ladder_room(bot) - laddering.get(bot["id"], 0)
@@ -184,9 +209,10 @@ def candidates(store, game: str, in_play: list[dict], now: int | None = None) ->
             room = min(room, int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT) - used)
         if room > 0:
             rating = bot["rating"]
+            crowded = crowding(met[entrants[bot["id"]]], accounts, on_ladder_accounts)
             out.append(Candidate(bot["id"], account_of(bot), rating["mu"], rating["sigma"],
-                                 recent[bot["id"]], room))
-    return out
+                                 recent[bot["id"]], room, crowded=crowded))
+    return account_shares(out)
 
 
 class Matchmaker:
@@ -220,7 +246,8 @@ class Matchmaker:
             if wanted <= 0:
                 return made
             seats = games.get(game).ladder_seats
-            for table in choose_tables(candidates(store, game, in_play), seats, wanted, self.rng):
+            apart = frozenset(store.collusion_flags(game))
+            for table in choose_tables(candidates(store, game, in_play), seats, wanted, self.rng, apart):
                 table = list(table)
                 self.rng.shuffle(table)  # who sits first
                 order = list(range(seats))

@@ -32,7 +32,7 @@ from core.conclusion import finish_tournament_if_complete, match_concluded, stop
 from core.ratings import update_ratings
 from core.store.archive import ArchiveMissing
 from core.store.comparisons import OVER as COMPARISON_OVER
-from core.store.jobs import intermediate_queue, job_ident, lease_key
+from core.store.jobs import intermediate_queue, job_ident
 from core.store.keys import text
 
 log = logging.getLogger("cardarena.worker")
@@ -105,13 +105,8 @@ def sweep(store) -> list[tuple[str, str]]:
     started: dict[tuple[str, str], list[str]] = {}
     for jid in [*popped, *map(text, store.started_job_ids())]:
         started.setdefault(job_ident(jid), []).append(jid)
-    pipe = store.r.pipeline(transaction=False)
-    for kind, ident in active:
-        pipe.hget(f"{kind}:{ident}", "status")
-        pipe.exists(lease_key(kind, ident))
-    replies = pipe.execute()
     again = []
-    for (kind, ident), status, leased in zip(active, replies[::2], replies[1::2], strict=True):
+    for (kind, ident), (status, leased) in zip(active, store.job_states(active), strict=True):
         if status is None:
             store.job_done(kind, ident)
             continue

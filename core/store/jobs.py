@@ -206,6 +206,16 @@ class Jobs:
 
         return StartedJobRegistry(self.queue, connection=self.r).get_job_ids(cleanup=False)
 
+    def job_states(self, jobs: list[tuple[str, str]]) -> list[tuple[bytes | None, bool]]:
+        """For each (kind, id): its record's status as stored (JSON; None when the record is gone)
+        and whether its lock is held, in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for kind, ident in jobs:
+            pipe.hget(f"{kind}:{ident}", "status")
+            pipe.exists(lease_key(kind, ident))
+        replies = pipe.execute()
+        return [(status, bool(held)) for status, held in zip(replies[::2], replies[1::2], strict=True)]
+
     def job_done(self, kind: str, ident: str) -> None:
         self.r.srem(active_key(self.queue), f"{kind}:{ident}")
 

@@ -170,7 +170,8 @@ class Ladder:
         """For each of the game's pairings in play, the match of it being played (or due) now."""
         out = []
         for pairing in self.pairings_in_play(game):
-            matches = self.get_matches(pairing["matches"], ("id", "status", "seats", "versions", "started"))
+            matches = self.get_matches(pairing["matches"], ("id", "status", "seats", "versions", "started", "rated",
+                                                            "twins"))
             due = next((m for m in matches if m is not None and m["status"] not in OVER), None)
             if due is not None:
                 out.append({**due, "pairing": pairing["id"], "rotation": pairing["matches"].index(due["id"]) + 1,

@@ -55,6 +55,7 @@ from core.store.accounts import queued_key
 from core.store.bots import count_result
 from core.store.jobs import mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from core.store.lua import args, source
 from core.store.ratings import entrant, queue_for_rating
 from core.store.slots import SLOTS_STEP, slots_step
 from core.store.versions import match_versions
@@ -77,26 +78,6 @@ ARCHIVE_LEASE_MS = 60_000
 
 class ArchiveBusy(Exception):
     """Another process is archiving the match now (it holds `lease:archive:{id}`): try later."""
-
-
-#: The append step: `log_key` the log, `match_key` the match hash, `channel` its events channel,
-#: `first_turn` the first entry's turn (a number) and `entries` (their JSON), set before it. The
-#: entries land only if the match is not over and its log holds exactly `first_turn` entries; it
-#: leaves `appended` (1 if they landed). Also run by core/store/waits.py's settling step.
-APPEND_STEP = """
-local appended = 0
-local status = redis.call('HGET', match_key, 'status')
-if status and status ~= '"finished"' and status ~= '"aborted"' and redis.call('LLEN', log_key) == first_turn then
-  for i = 1, #entries do redis.call('RPUSH', log_key, entries[i]) end
-  redis.call('PUBLISH', channel, redis.call('LLEN', log_key))
-  appended = 1
-end
-"""
-#: KEYS[1] the log, KEYS[2] the match hash, KEYS[3] its events channel; ARGV[1] the first turn,
-#: ARGV[2..] the entries: the append step alone (`append_entries`)
-APPEND_LUA = ("local log_key, match_key, channel, first_turn = KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1])\n"
-              "local entries = {}\nfor i = 2, #ARGV do entries[i - 1] = ARGV[i] end\n"
-              + APPEND_STEP + "return appended\n")
 
 
 #: The start step: `match_key` the match hash, `started_at` now (JSON), set before it. One
@@ -361,10 +342,10 @@ class Matches:
         """Append consecutive entries iff the log holds exactly `entries[0]["turn"]` (atomic, all or none)."""
         if not entries:
             return True
-        script = self.script(APPEND_LUA)
         data = [json.dumps(e, separators=(",", ":")) for e in entries]
-        return bool(script(keys=[log_key(match_id), f"match:{match_id}", events.match_channel(match_id)],
-                           args=[int(entries[0]["turn"]), *data]))
+        return bool(self.script(source("append_entries"))(
+            keys=[log_key(match_id), f"match:{match_id}", events.match_channel(match_id)],
+            args=[args(first_turn=int(entries[0]["turn"]), entries=data)]))
 
     def log_since(self, match_id: str, turn: int) -> list[dict]:
         """The log's entries from `turn` on."""
@@ -412,9 +393,9 @@ class Matches:
         """`take_slots` (core/store/slots.py), then, if they are taken, `start_match`, in one step
         (a match runner's start, one round trip): (None, the number of starts, this one
         included) or (the first full bot, 0: the match waits in its queue, not started)."""
-        slotted, keys, args = slots_step(match_id, bots)
+        slotted, keys, argv = slots_step(match_id, bots)
         full, attempts, changed = self.script(START_WITH_SLOTS_LUA)(
-            keys=[*keys, f"match:{match_id}"], args=[*args, json.dumps(now_iso())])
+            keys=[*keys, f"match:{match_id}"], args=[*argv, json.dumps(now_iso())])
         if full:
             return slotted[int(full) - 1], 0
         if changed:

@@ -6,6 +6,13 @@ Keys:
     ratings:queue:{game}    list of finished rated deals, oldest first: each its finished
                             matches' ids joined by "," (a lone match: its id)
     ratings:lock:{game}     the lock the rating worker holds while consuming
+    ratings:deals:{game}    list of the rated deals, in the order they were rated: each
+                            [entrants, their deal ranks] (what a refit fits from, ~0.1 KB a deal)
+    ratings:pairs:{game}    hash pair of accounts ("a|b") -> {"entrant|entrant": [deals, the
+                            first's score]}: their encounters at ladder tables (core/collusion.py)
+    ratings:met:{game}      hash entrant -> {opponent entrant: [deals, its score]}
+    ratings:flags:{game}    hash pair of accounts -> {"accounts", "deals", "score", "expected",
+                            "z", "at"}: the pairs the collusion test flagged, for good
     bot:{id}:ratings        list of {"mu", "sigma", "ordinal", "match", "at", "version"?}
                             ("match": the deal's last finished match)
                             (every version's points, in the order they were rated; the
@@ -45,6 +52,13 @@ PROVISIONAL_SIGMA = DEFAULT_SIGMA * 0.5
 RATING_HISTORY_POINTS = 2000
 
 
+def account_of(bot: dict) -> str:
+    """Whose a bot is, for fairness (the matchmaker's tables, the collusion test): its
+    account; each house bot (the admin's) an account of its own."""
+    owner = bot.get("owner") or "admin"
+    return f"admin:{bot['id']}" if owner == "admin" else owner
+
+
 def entrant(bot_id: str, version: int | None) -> str:
     """Who a rating belongs to: the bot id for its version 1, `{bot}@{n}` for version n."""
     return bot_id if version in (None, 1) else f"{bot_id}@{int(version)}"
@@ -58,6 +72,22 @@ def entrant_version(key: str) -> tuple[str, int]:
 
 def rating_queue_key(game: str) -> str:
     return f"ratings:queue:{game}"
+
+
+def rated_deals_key(game: str) -> str:
+    return f"ratings:deals:{game}"
+
+
+def pairs_key(game: str) -> str:
+    return f"ratings:pairs:{game}"
+
+
+def met_key(game: str) -> str:
+    return f"ratings:met:{game}"
+
+
+def flags_key(game: str) -> str:
+    return f"ratings:flags:{game}"
 
 
 def queue_for_rating(pipe, game: str, match_ids: list[str]) -> None:
@@ -184,16 +214,23 @@ class Ratings:
         """Remove a rated match from the head of the queue once its ratings are saved."""
         self.r.lrem(rating_queue_key(game), 1, match_id)
 
-    def apply_rating_event(self, game: str, match_id: str, ratings: dict[str, tuple[float, float]]) -> bool:
-        """Save the ratings `match_id` produced (by entrant) and drop it from the queue, atomically.
+    def apply_rating_event(self, game: str, match_id: str, ratings: dict[str, tuple[float, float]],
+                           deal: tuple[list[str], list[int]] | None = None,
+                           pairs: dict[str, dict] | None = None, met: dict[str, dict] | None = None) -> bool:
+        """Save the ratings `match_id` produced (by entrant), keep its `deal` (entrants and deal
+        ranks) and the encounter records it changed (`pairs` of accounts, entrants' `met`), and
+        drop it from the queue, atomically.
 
         Only while `match_id` is still the head of the queue (one Lua step): an
         event is applied once, in queue order, even if a lock holder stalled
         past its lock's timeout and another worker took over.
         """
         at = now_iso()
-        keys = [rating_queue_key(game), f"rating:{game}", f"ladder:{game}"]
+        keys = [rating_queue_key(game), f"rating:{game}", f"ladder:{game}", rated_deals_key(game),
+                pairs_key(game), met_key(game)]
         entrants = []
+        records = {"pairs": [{"field": k, "record": json.dumps(v, separators=(",", ":"))} for k, v in (pairs or {}).items()],
+                   "met": [{"field": k, "record": json.dumps(v, separators=(",", ":"))} for k, v in (met or {}).items()]}
         for key, (mu, sigma) in ratings.items():
             bot_id, version = entrant_version(key)
             point = {**rating_dict(mu, sigma), "match": deal_of(match_id)[-1], "at": at, "version": version}
@@ -201,7 +238,62 @@ class Ratings:
             entrants.append({"entrant": key, "rating": json.dumps({"mu": mu, "sigma": sigma}),
                              "ordinal": repr(ordinal(mu, sigma)), "point": json.dumps(point, separators=(",", ":"))})
         return bool(self.script(source("apply_rating_event"))(
-            keys=keys, args=[args(match=match_id, history=RATING_HISTORY_POINTS, entrants=entrants)]))
+            keys=keys, args=[args(match=match_id, history=RATING_HISTORY_POINTS, entrants=entrants,
+                                  deal=json.dumps(list(deal), separators=(",", ":")) if deal else "", **records)]))
+
+    def rated_deals(self, game: str) -> list[tuple[list[str], list[int]]]:
+        """Every rated deal of `game` (its entrants and deal ranks), in the order they were rated."""
+        return [tuple(json.loads(d)) for d in self.r.lrange(rated_deals_key(game), 0, -1)]
+
+    def pair_records(self, game: str, keys: list[str]) -> dict[str, dict]:
+        """The encounter records of these pairs of accounts (core/collusion.py `PairRecord`), an
+        empty one for a pair that never met."""
+        if not keys:
+            return {}
+        raw = self.r.hmget(pairs_key(game), keys)
+        return {k: json.loads(v) if v else {} for k, v in zip(keys, raw, strict=True)}
+
+    def met_records(self, game: str, entrants: list[str]) -> dict[str, dict]:
+        """Each entrant's results against each opponent entrant (core/collusion.py `MetRecord`),
+        an empty one for an entrant that never played a rated deal."""
+        if not entrants:
+            return {}
+        raw = self.r.hmget(met_key(game), entrants)
+        return {e: json.loads(v) if v else {} for e, v in zip(entrants, raw, strict=True)}
+
+    def collusion_flags(self, game: str) -> dict[str, dict]:
+        """The pairs of accounts the collusion test flagged in `game`, each with its test."""
+        return {text(k): json.loads(v) for k, v in self.r.hgetall(flags_key(game)).items()}
+
+    def entrant_accounts(self, entrants: list[str]) -> dict[str, str]:
+        """Each entrant's account (core/store/bots.py `account_of`), in one round trip."""
+        bots = self.bot_records(sorted({entrant_version(e)[0] for e in entrants}))
+        return {e: account_of(bots.get(entrant_version(e)[0]) or {"id": entrant_version(e)[0]}) for e in entrants}
+
+    def save_refit(self, game: str, fitted: dict[str, tuple[float, float]], flags: dict[str, dict]) -> None:
+        """Flag the pairs of accounts `flags` (their tests) and replace the game's ratings by
+        `fitted` (core/ratings.py `refit`) in one transaction: an entrant fitted with another
+        rating gets it and a point in its history, one no longer rated leaves the ladder."""
+        stored = {text(k): json.loads(v) for k, v in self.r.hgetall(f"rating:{game}").items()}
+        at = now_iso()
+        pipe = self.r.pipeline()
+        for field, test in flags.items():
+            pipe.hset(flags_key(game), field, json.dumps({"accounts": field.split("|"), **test, "at": at}))
+        for key, old in stored.items():
+            if key not in fitted:
+                pipe.hdel(f"rating:{game}", key)
+                pipe.zrem(f"ladder:{game}", key)
+                continue
+            mu, sigma = fitted[key]
+            if (mu, sigma) == (old["mu"], old["sigma"]):
+                continue
+            bot_id, version = entrant_version(key)
+            pipe.hset(f"rating:{game}", key, json.dumps({"mu": mu, "sigma": sigma}))
+            pipe.zadd(f"ladder:{game}", {key: ordinal(mu, sigma)})
+            point = {**rating_dict(mu, sigma), "match": None, "at": at, "version": version, "refit": True}
+            pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
+            pipe.ltrim(f"bot:{bot_id}:ratings", -RATING_HISTORY_POINTS, -1)
+        pipe.execute()
 
     def bot_ratings(self, game: str, bot_ids: list[str]) -> dict[str, tuple[float, float]]:
         """(mu, sigma) of each entrant (a bot id: its version 1), the default for one never

@@ -40,6 +40,7 @@ from redis.commands.core import Script
 from core.store.bots import DEFAULT_MAX_CONCURRENT, guest_share
 from core.store.jobs import lease_key
 from core.store.keys import text
+from core.store.lua import args, source
 
 #: the kinds of bot whose matches take slots: those running on their authors' machines, and hosted
 #: bots (a sandboxed process per match: an author's bot is in at most its max_concurrent at once)
@@ -91,24 +92,6 @@ end
 #: the slots step alone (`take_slots`): 0 when the slots are taken, else the first full bot's index
 TAKE_SLOTS_LUA = "local n = (#KEYS - 1) / 2\n" + SLOTS_STEP + "return full\n"
 
-#: KEYS[1..n] each bot's playing set, KEYS[n+1..2n] its waiting set, KEYS[2n+1] `slots:waiting`;
-#: ARGV[1] a match id ('' for none), ARGV[2..n+1] the bots' ids: the match's slots given back and
-#: the matches waiting for these bots taken off their queues, in one step (`release_slots`,
-#: `waiting_for`); the ids taken, each bot's oldest first
-RELEASE_AND_WAKE_LUA = """
-local n = #ARGV - 1
-local woken = {}
-for i = 1, n do
-  if ARGV[1] ~= '' then
-    redis.call('SREM', KEYS[i], ARGV[1])
-    redis.call('SREM', KEYS[i] .. ':guests', ARGV[1])
-  end
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[n + i], 0, -1)) do table.insert(woken, id) end
-  redis.call('DEL', KEYS[n + i])
-  redis.call('SREM', KEYS[2 * n + 1], ARGV[i + 1])
-end
-return woken
-"""
 
 
 class Slots:
@@ -123,10 +106,10 @@ class Slots:
         """Take one slot of each slotted bot among `bots` (records, seats in order) for the
         match, all or none: None when taken, else the first full bot (the match now waits
         in its queue; `release_slots` of one of its matches wakes it)."""
-        slotted, keys, args = slots_step(match_id, bots)
+        slotted, keys, argv = slots_step(match_id, bots)
         if not slotted:
             return None
-        full = self.script(TAKE_SLOTS_LUA)(keys=keys, args=args)
+        full = self.script(TAKE_SLOTS_LUA)(keys=keys, args=argv)
         return slotted[int(full) - 1] if full else None
 
     def release_slots(self, match_id: str, bot_ids: list[str]) -> list[str]:
@@ -136,14 +119,15 @@ class Slots:
 
     def waiting_for(self, bot_ids: list[str]) -> list[str]:
         """The matches waiting for any of these bots, oldest first, taken off their queues."""
-        return self._release_and_wake("", bot_ids)
+        return self._release_and_wake(None, bot_ids)
 
-    def _release_and_wake(self, match_id: str, bot_ids: list[str]) -> list[str]:
+    def _release_and_wake(self, match_id: str | None, bot_ids: list[str]) -> list[str]:
         bots = list(dict.fromkeys(bot_ids))
         if not bots:
             return []
         keys = [playing_key(b) for b in bots] + [waiting_key(b) for b in bots] + [WAITING_BOTS]
-        woken = self.script(RELEASE_AND_WAKE_LUA)(keys=keys, args=[match_id, *bots])
+        named = {"bots": bots} if match_id is None else {"match": match_id, "bots": bots}
+        woken = self.script(source("release_and_wake"))(keys=keys, args=[args(**named)])
         return list(dict.fromkeys(text(m) for m in woken))
 
     def bots_with_waiting_matches(self) -> list[str]:

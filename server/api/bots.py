@@ -60,7 +60,7 @@ from server.api.common import (
     game_or_422,
     next_cursor_field,
 )
-from server.api.matches import KIND_DESCRIPTION, are_public, end_queued_guest_matches
+from server.api.matches import KIND_DESCRIPTION, are_public, end_queued_guest_matches, seats_hidden
 from server.auth import current_account, is_admin, require_account_or_admin, store
 from server.errors import fail
 
@@ -602,6 +602,8 @@ def recent_matches(bot_id: str, limit: int, before: int | None = None) -> tuple[
     s = store()
     ids, after = s.bot_match_page(bot_id, limit, before)
     matches = [m for m in s.get_matches(ids, brief=True) if m is not None and bot_id in (m.get("seats") or [])]
+    # a live rated match is not listed: it would say who sits at that table (`seats_hidden`)
+    matches = [m for m, hidden in zip(matches, seats_hidden(matches), strict=True) if not hidden]
     out = []
     for match, public in zip(matches, are_public(matches), strict=True):
         result = match.get("result") if public else None

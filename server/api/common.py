@@ -72,14 +72,21 @@ class RatingSchema(ma.Schema):
     ordinal = ma.fields.Float(required=True, metadata={"description": "mu - 3 sigma: the ladder's order"})
 
 
+HIDDEN_SEAT = "null while the match is rated and its deal is not over: nobody learns who sits at a rated table before then"
+
+
 class SeatSchema(ma.Schema):
     seat = ma.fields.Integer(required=True)
-    bot = ma.fields.String(required=True)
-    version = ma.fields.Integer(required=True, metadata={"description": "the version of the bot that plays it"})
+    bot = ma.fields.String(required=True, allow_none=True, metadata={"description": HIDDEN_SEAT})
+    version = ma.fields.Integer(required=True, allow_none=True, metadata={
+        "description": f"the version of the bot that plays it; {HIDDEN_SEAT}"})
 
 
-def seats_of(match: dict) -> list[dict]:
-    """A match's seats as the API shows them: seat, bot, the bot's version."""
+def seats_of(match: dict, hidden: bool = False) -> list[dict]:
+    """A match's seats as the API shows them: seat, bot, the bot's version — seat numbers only
+    while they are `hidden` (server/api/matches.py `seats_hidden`)."""
+    if hidden:
+        return [{"seat": i, "bot": None, "version": None} for i in range(len(match["seats"]))]
     return [{"seat": i, "bot": b, "version": v}
             for i, (b, v) in enumerate(zip(match["seats"], match_versions(match), strict=True))]
 

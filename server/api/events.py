@@ -48,7 +48,7 @@ from core.store.quotas import streams_key
 from core.store.wakeups import RECHECK_S, UNSURE_S, draining, wakeups
 from server import gate
 from server.api.common import SeatSchema, errors, seats_of
-from server.api.matches import is_public, public_entry
+from server.api.matches import is_hidden, is_public, public_entry
 from server.api.table_schema import TableSchema
 from server.api.tournaments import ProgressSchema, StandingSchema, tournament_record
 from server.auth import store
@@ -395,7 +395,8 @@ def _tournament_body(tid: str) -> Iterator[str]:
                     for mid in dict.fromkeys(changed[:MAX_MATCH_EVENTS]) if not over else ():
                         match = s.get_match(mid)
                         if match is not None and match.get("tournament") == tid:
-                            out.append(sse("match", {"id": mid, "status": match["status"], "seats": seats_of(match)}))
+                            out.append(sse("match", {"id": mid, "status": match["status"],
+                                                     "seats": seats_of(match, is_hidden(match))}))
             yield from out
             if over or draining():  # over, or the server stops: the client reconnects to another
                 return

@@ -24,7 +24,7 @@ from server.api.common import (
     next_cursor_field,
     seats_of,
 )
-from server.api.matches import KIND_DESCRIPTION, are_public
+from server.api.matches import KIND_DESCRIPTION, are_public, seats_hidden
 from server.api.tournaments import TournamentSchema
 from server.auth import is_admin, store
 
@@ -87,10 +87,15 @@ def list_page_of_matches(query: dict) -> dict:
     """A page of `GET /matches` (the /matches page shows the same)."""
     ids, after = _page(MATCHES, query)
     matches = _of_game(store().get_matches(ids, brief=True), query)  # an archived match's too, from Redis
+    hidden = seats_hidden(matches)
+    if query.get("bot"):  # a live rated match in a bot's list would say who sits there
+        matches = [m for m, h in zip(matches, hidden, strict=True) if not h]
+        hidden = [False] * len(matches)
     out = []
-    for m, public in zip(matches, [True] * len(matches) if is_admin() else are_public(matches), strict=True):
+    for m, public, secret in zip(matches, [True] * len(matches) if is_admin() else are_public(matches), hidden,
+                                 strict=True):
         result = m.get("result") if public and isinstance(m.get("result"), dict) else None
-        out.append({"id": m["id"], "game": m["game"], "status": m["status"], "seats": seats_of(m),
+        out.append({"id": m["id"], "game": m["game"], "status": m["status"], "seats": seats_of(m, secret),
                     "tournament": m.get("tournament"), "rated": bool(m.get("rated")), "kind": kind_of(m),
                     "created": m.get("created"), "finished": m.get("finished"), "public": public,
                     "result": {k: result[k] for k in ("scores", "ranks", "forfeits") if k in result}

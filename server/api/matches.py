@@ -188,6 +188,26 @@ def are_public(matches: list[dict]) -> list[bool]:
             for m in matches]
 
 
+def seats_hidden(matches: list[dict]) -> list[bool]:
+    """Whether each match's seats are hidden from the caller now: a rated match whose deal is
+    not over — it, or a twin of it (another rotation of its deal), still to play. Until then
+    nobody but the admin learns which bots sit at a rated table (docs/api.md, the ladder):
+    a bot that knew its opponent could throw its deals to an accomplice."""
+    if is_admin():
+        return [False] * len(matches)
+    live = [m for m in matches if m.get("rated")]
+    twins = sorted({t for m in live for t in m.get("twins") or ()})
+    status = {t: (m or {}).get("status") for t, m in zip(twins, store().get_matches(twins, ("status",)), strict=True)}
+    return [bool(m.get("rated")) and not (m["status"] in OVER and all(status.get(t) in (None, *OVER)
+                                                                      for t in m.get("twins") or ()))
+            for m in matches]
+
+
+def is_hidden(match: dict) -> bool:
+    """`seats_hidden` of one match."""
+    return seats_hidden([match])[0]
+
+
 def public_entry(entry: dict, public: bool) -> dict:
     """A log entry as the public log shows it: whole once the match is public; before, only
     its turn, its seat and the kind of its fault — never the action (some are secret, like a
@@ -204,12 +224,13 @@ def match_record(match: dict, admin: bool = False) -> dict:
     """`GET /matches/{id}`'s answer: everything once public, the spectator's share before."""
     s = store()
     public = admin or is_public(match)
+    hidden = not admin and is_hidden(match)
     log = s.match_log(match["id"])
     times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"),
                        match.get("seat_clocks"))
     out = {
         "id": match["id"], "game": match["game"], "status": match["status"],
-        "seats": [{**seat, **time} for seat, time in zip(seats_of(match), times, strict=True)],
+        "seats": [{**seat, **time} for seat, time in zip(seats_of(match, hidden), times, strict=True)],
         "rated": match["rated"], "kind": kind_of(match),
         "tournament": match.get("tournament"), "public": public,
         "move_timeout_ms": match["move_timeout_ms"], "max_faults": match["max_faults"],

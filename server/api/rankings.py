@@ -15,7 +15,8 @@ import games
 from core.store.bots import is_paused
 from core.store.ratings import PROVISIONAL_SIGMA
 from server.api.common import RatingSchema, SeatSchema, errors, seats_of
-from server.auth import store
+from server.api.matches import seats_hidden
+from server.auth import require_admin, store
 from server.errors import fail
 
 blp = Blueprint("rankings", __name__, description="The ladder: ratings from ladder matches (and the admin's "
@@ -74,11 +75,40 @@ def rankings(game: str):
     return {"game": game, "rankings": ladder(game), "in_play": in_play(game)}
 
 
+class FlagSchema(ma.Schema):
+    accounts = ma.fields.List(ma.fields.String(), required=True, metadata={"description": "the two accounts"})
+    deals = ma.fields.Integer(required=True, metadata={"description": "rated deals their bots played together"})
+    score = ma.fields.Float(required=True, metadata={"description": "what the first account's bots scored in them"})
+    expected = ma.fields.Float(required=True, metadata={
+        "description": "what the ladder expected of them, each bot rated from its deals with everyone else"})
+    z = ma.fields.Float(required=True, metadata={"description": "(score − expected) over its standard deviation"})
+    at = ma.fields.String(required=True, metadata={"description": "when the pair was flagged"})
+
+
+class FlagsSchema(ma.Schema):
+    game = ma.fields.String(required=True)
+    flags = ma.fields.List(ma.fields.Nested(FlagSchema), required=True)
+
+
+@blp.get("/games/<string:game>/collusion")
+@blp.response(200, FlagsSchema)
+@errors(blp, 401, 403, 404)
+def collusion_flags(game: str):
+    """The pairs of accounts the collusion test flagged (admin only): their deals are out of the
+    ratings and their bots are never seated together again."""
+    require_admin()
+    if game not in games.names():
+        fail(404, "not_found", f"unknown game {game!r}")
+    flags = sorted(store().collusion_flags(game).values(), key=lambda f: f["at"])
+    return {"game": game, "flags": flags}
+
+
 def in_play(game: str) -> list[dict]:
     """The ladder's matches in play (one per pairing: the rotation being played or due)."""
-    return [{"id": m["id"], "status": m["status"], "seats": seats_of(m), "pairing": m["pairing"],
+    matches = store().ladder_matches_in_play(game)
+    return [{"id": m["id"], "status": m["status"], "seats": seats_of(m, hidden), "pairing": m["pairing"],
              "rotation": m["rotation"], "rotations": m["rotations"]}
-            for m in store().ladder_matches_in_play(game)]
+            for m, hidden in zip(matches, seats_hidden(matches), strict=True)]
 
 
 def ladder(game: str) -> list[dict]:

@@ -41,7 +41,7 @@ from server.api.common import (
     seats_of,
 )
 from server.api.crosstable import crosstable
-from server.api.matches import ADMIN_STOP, draw_seed
+from server.api.matches import ADMIN_STOP, draw_seed, seats_hidden
 from server.auth import is_admin, require_account_or_admin, require_admin, store
 from server.errors import fail
 
@@ -292,9 +292,11 @@ def match_list_page(tournament: dict, start: int, limit: int, admin: bool = Fals
     s = store()
     public = _finished(tournament) or admin
     ids, after = s.tournament_match_page(tournament["id"], start, limit)
-    out = [{"id": m["id"], "status": m["status"], "seats": seats_of(m),
+    matches = [m for m in s.get_matches(ids, ("id", "status", "seats", "versions", "result", "rated", "twins"))
+               if m is not None]
+    out = [{"id": m["id"], "status": m["status"], "seats": seats_of(m, hidden),
             "result": m.get("result") if public else None}
-           for m in s.get_matches(ids, ("id", "status", "seats", "versions", "result")) if m is not None]
+           for m, hidden in zip(matches, seats_hidden(matches), strict=True)]
     return out, after
 
 

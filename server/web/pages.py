@@ -20,7 +20,7 @@ from sdk.clock import seat_times
 from server.api.bots import UPLOAD_BODY, BotPatchSchema, apply_update, recent_matches, shown, upload_version
 from server.api.comparisons import comparison_record
 from server.api.lists import ListQuerySchema, list_page_of_matches, list_page_of_tournaments
-from server.api.matches import is_public, match_step, public_entry
+from server.api.matches import is_hidden, is_public, match_step, public_entry
 from server.api.rankings import in_play, ladder
 from server.api.tournaments import crosstable_of, match_list_page
 from server.auth import check_csrf, session_account, store
@@ -43,7 +43,7 @@ def render(template: str, status: int = 200, **context) -> Response:
 
 def names_of(bot_ids) -> dict[str, str]:
     """Bot id -> name for the ids shown on a page (the id itself for an unknown bot)."""
-    wanted = list(dict.fromkeys(bot_ids))
+    wanted = [b for b in dict.fromkeys(bot_ids) if b is not None]  # None: a seat hidden (`seats_hidden`)
     names = {bot["id"]: bot["name"] for bot in store().get_bots(wanted)}
     return {bot_id: names.get(bot_id, bot_id) for bot_id in wanted}
 
@@ -287,8 +287,11 @@ def match_page(match_id: str):
     match = _match_or_404(match_id)
     s = store()
     public = is_public(match)
+    signed_in = signed_in_seats(match, public)
+    if is_hidden(match):  # a rated table before its deal is over: seat numbers only
+        match = {**match, "seats": [None] * len(match["seats"])}
     names = names_of(match["seats"])
-    seat_names = [names[b] for b in match["seats"]]
+    seat_names = [names[b] if b is not None else f"seat {i}" for i, b in enumerate(match["seats"])]
     outcome = winners(match.get("result"), seat_names) if public else None
     log = s.match_log(match_id)  # read once: the times, the replay, the live table
     times = seat_times(log, len(match["seats"]), match["move_timeout_ms"], match.get("time_bank_ms"),
@@ -299,7 +302,7 @@ def match_page(match_id: str):
                "page": {"names": seat_names, "bots": match["seats"], "outcome": outcome}}
     if match.get("tournament"):
         context["tournament"] = s.get_tournament(match["tournament"])
-    context["person_seat"], context["debug"] = signed_in_seats(match, public)
+    context["person_seat"], context["debug"] = signed_in
     if public:
         context["log"] = log
         context["step"] = match_step(match, _step_arg(len(log)))

@@ -58,14 +58,18 @@ def test_count_deal_counts_a_deal_once_and_a_void_deal_not_at_all(store):
 
 
 def test_apply_rating_event_saves_only_the_head_of_the_queue_and_pops_it(store):
-    keys = ["r:queue", "r:ratings", "r:ladder", "r:a", "r:b"]
+    keys = ["r:queue", "r:ratings", "r:ladder", "r:deals", "r:pairs", "r:met", "r:a", "r:b"]
     store.r.rpush("r:queue", "m1", "m2")
     store.r.rpush("r:a", "old1", "old2")
     entrants = [{"entrant": "a@1", "rating": '{"mu":30}', "ordinal": "2.5", "point": "p-a"},
                 {"entrant": "b@1", "rating": '{"mu":20}', "ordinal": "-1.5", "point": "p-b"}]
-    assert run(store, "apply_rating_event", keys, match="m2", history=2, entrants=entrants) == 0
-    assert store.r.hlen("r:ratings") == 0
-    assert run(store, "apply_rating_event", keys, match="m1", history=2, entrants=entrants) == 1
+    event = {"history": 2, "deal": '{"deal":1}', "entrants": entrants,
+             "pairs": [{"field": "x|y", "record": '{"n":1}'}], "met": [{"field": "a@1", "record": '{"m":1}'}]}
+    assert run(store, "apply_rating_event", keys, match="m2", **event) == 0
+    assert store.r.hlen("r:ratings") == 0 and store.r.llen("r:deals") == 0
+    assert run(store, "apply_rating_event", keys, match="m1", **event) == 1
+    assert store.r.lrange("r:deals", 0, -1) == [b'{"deal":1}']
+    assert store.r.hgetall("r:pairs") == {b"x|y": b'{"n":1}'} and store.r.hgetall("r:met") == {b"a@1": b'{"m":1}'}
     assert store.r.lrange("r:queue", 0, -1) == [b"m2"]
     assert store.r.hgetall("r:ratings") == {b"a@1": b'{"mu":30}', b"b@1": b'{"mu":20}'}
     assert store.r.zrange("r:ladder", 0, -1, withscores=True) == [(b"b@1", -1.5), (b"a@1", 2.5)]
@@ -124,3 +128,36 @@ def test_waste_turn_counts_within_a_window_started_by_the_first(store):
     assert count == 1 and 59_000 < left <= 60_000
     count, left = run(store, "waste_turn", ["w"], window=1)
     assert count == 2 and 1 < left <= 60_000
+
+
+def test_release_and_wake_gives_a_matchs_slots_back_and_takes_the_waiting_off(store):
+    keys = ["slots:a:playing", "slots:b:playing", "slots:a:waiting", "slots:b:waiting", "slots:waiting"]
+    store.r.sadd("slots:a:playing", "m1", "m2")
+    store.r.sadd("slots:a:playing:guests", "m1")
+    store.r.sadd("slots:b:playing", "m1")
+    store.r.zadd("slots:a:waiting", {"w2": 2, "w1": 1})
+    store.r.sadd("slots:waiting", "a", "c")
+    assert run(store, "release_and_wake", keys, match="m1", bots=["a", "b"]) == [b"w1", b"w2"]
+    assert store.r.smembers("slots:a:playing") == {b"m2"}
+    assert not store.r.exists("slots:a:playing:guests", "slots:b:playing", "slots:a:waiting")
+    assert store.r.smembers("slots:waiting") == {b"c"}
+    store.r.zadd("slots:b:waiting", {"w3": 1})
+    assert run(store, "release_and_wake", keys, bots=["a", "b"]) == [b"w3"]
+    assert store.r.smembers("slots:a:playing") == {b"m2"}
+
+
+def test_append_entries_lands_all_at_the_logs_length_and_never_on_a_match_over(store):
+    keys = ["m:log", "m:hash", "m:channel"]
+    heard = store.r.pubsub()
+    heard.subscribe("m:channel")
+    assert run(store, "append_entries", keys, first_turn=0, entries=['{"turn":0}']) == 0  # no match
+    store.r.hset("m:hash", "status", '"running"')
+    assert run(store, "append_entries", keys, first_turn=1, entries=['{"turn":1}']) == 0
+    assert run(store, "append_entries", keys, first_turn=0, entries=['{"turn":0}', '{"turn":1}']) == 1
+    assert store.r.lrange("m:log", 0, -1) == [b'{"turn":0}', b'{"turn":1}']
+    store.r.hset("m:hash", "status", '"finished"')
+    assert run(store, "append_entries", keys, first_turn=2, entries=['{"turn":2}']) == 0
+    assert store.r.llen("m:log") == 2
+    messages = [heard.get_message(timeout=5) for _ in range(2)]
+    assert [m["data"] for m in messages if m] == [1, b"2"]
+    heard.close()

@@ -270,9 +270,9 @@ def test_kill_9_of_workers_during_a_tournament_loses_nothing(api, redis_url, for
 
 
 def test_duplicate_deals_give_each_bot_each_hand(api, worker_pool):
-    token = api.account("organiser")
+    # the admin's: an account's tournament of others' bots plays the standard options only
     bots = [python_bot(api, f"r{i}", "example_bots.random:RandomBot", game="double") for i in range(3)]
-    tid = tournament(api, token, bots, game="double", seats=3, deals=2, options={"rounds": [1, 2]})
+    tid = tournament(api, ADMIN_TOKEN, bots, game="double", seats=3, deals=2, options={"rounds": [1, 2]})
     done = wait_finished(api, tid)
     assert done["progress"] == {"done": 6, "total": 6}
     by_seed = collections.defaultdict(list)

@@ -49,8 +49,8 @@
 
   function seatEl(t, s, names, bots) {
     var cls = "seat" + (s.to_act ? " to-act" : "") + (s.last ? " last" : "") + (s.out ? " out" : "");
-    var link = el("a", "bot", [names[s.seat]]);
-    link.href = "/bots/" + encodeURIComponent(bots[s.seat]);
+    var link = el(bots[s.seat] === null ? "span" : "a", "bot", [names[s.seat]]);
+    if (bots[s.seat] !== null) link.href = "/bots/" + encodeURIComponent(bots[s.seat]);
     var head = el("div", "seat-head", [link, el("span", "seatno", ["seat " + s.seat]),
       has(s, "count") ? el("span", "count", [s.count + " card" + (s.count !== 1 ? "s" : "")]) : null]);
     var badges = el("div", "badges", s.badges.map(function (b) {
@@ -301,7 +301,7 @@
     function matchItem(m) {
       var a = el("a", null, [m.id]);
       a.href = "/matches/" + encodeURIComponent(m.id);
-      var who = m.seats.map(function (s) { return names[s.bot] || s.bot; }).join(" v ");
+      var who = m.seats.map(function (s) { return s.bot === null ? "seat " + s.seat : names[s.bot] || s.bot; }).join(" v ");
       var li = el("li", null, [a, " · ", el("span", "mstatus", [m.status]), " · " + who]);
       li.setAttribute("data-match", m.id);
       return li;
@@ -925,7 +925,7 @@
         data.in_play.forEach(function (m) {
           var a = el("a", null, [m.id]);
           a.href = "/matches/" + encodeURIComponent(m.id);
-          var who = m.seats.map(function (s) { return known[s.bot] || s.bot; }).join(" v ");
+          var who = m.seats.map(function (s) { return s.bot === null ? "seat " + s.seat : known[s.bot] || s.bot; }).join(" v ");
           var li = el("li", null, [a, " · ", el("span", "mstatus", [m.status]),
                                    " · rotation " + m.rotation + "/" + m.rotations + " · " + who]);
           li.setAttribute("data-match", m.id);

@@ -1,0 +1,20 @@
+-- A match's slots given back and the matches waiting for its bots taken off their queues, in
+-- one step (core/store/slots.py `release_slots`, `waiting_for`).
+-- KEYS[1..n] each bot's playing set, KEYS[n+1..2n] its waiting queue, KEYS[2n+1] the bots with
+-- waiting matches; args: match (the id giving its slots back, absent for none), bots (their ids,
+-- n of them). The ids taken off, each bot's oldest first.
+local args = cjson.decode(ARGV[1])
+local n = #args.bots
+local waiting_bots = KEYS[2 * n + 1]
+local woken = {}
+for i, bot in ipairs(args.bots) do
+  local playing, waiting = KEYS[i], KEYS[n + i]
+  if args.match then
+    redis.call('SREM', playing, args.match)
+    redis.call('SREM', playing .. ':guests', args.match)
+  end
+  for _, id in ipairs(redis.call('ZRANGE', waiting, 0, -1)) do table.insert(woken, id) end
+  redis.call('DEL', waiting)
+  redis.call('SREM', waiting_bots, bot)
+end
+return woken
