@@ -135,17 +135,19 @@ class Tournaments:
         """Mark the tournament "aborting" (`reason`) and queue the job that ends its matches
         (worker/jobs.py `run_tournament`), in one transaction; the status it had (None if
         there is no such tournament). Nothing changes unless it was "queued" or "running"."""
-        def mark(pipe) -> str | None:
+        found: list[str | None] = [None]  # the status read by the transaction's last try
+
+        def mark(pipe) -> None:
             raw = pipe.hget(f"tournament:{tid}", "status")
-            status = json.loads(raw) if raw is not None else None
+            found[0] = status = json.loads(raw) if raw is not None else None
             pipe.multi()
             if status in ("queued", "running"):
                 pipe.hset(f"tournament:{tid}", mapping=dump_fields({"status": "aborting", "reason": reason}))
                 events.tournament_changed(pipe, tid)
                 enqueue_on(self.r, pipe, "tournament", [tid], self.queue, at_front=True)
-            return status
 
-        return self.r.transaction(mark, f"tournament:{tid}", value_from_callable=True)
+        self.r.transaction(mark, f"tournament:{tid}")
+        return found[0]
 
     def tournament_stop(self, tid: str) -> tuple[str | None, str | None]:
         """(status, reason) of the tournament, in one read: whether a run of one of its
