@@ -38,10 +38,10 @@ secret once keeps them (`known_credential`: per process, by bot id, no round
 trip) and checks the next request's secret against the one derived from that
 nonce, in constant time. What can change — the bot retired (its secret
 revoked for good), a bot deleted by hand and registered again under its id —
-is checked by the request's own Lua step (`credited_script`): its first
-command reads the bot's nonce and `retired`, and the step does its work only if
+is checked by the request's own Lua script (`run_credited`): its first
+command reads the bot's nonce and `retired`, and the script does its work only if
 the nonce is the one the secret was checked against and the bot is not
-retired, so a retirement takes effect at the very next request. That step also
+retired, so a retirement takes effect at the very next request. That script also
 notes the bot seen (`last_seen`) when it was last noted `SEEN_EVERY_MS` ago or
 more: the credential, the liveness and the request's work in one round trip.
 """
@@ -55,6 +55,7 @@ import math
 import secrets
 import unicodedata
 from collections.abc import Callable
+from typing import Any
 
 import redis
 from redis.commands.core import Script
@@ -69,32 +70,15 @@ DEFAULT_MAX_CONCURRENT = 4
 #: A bot's request notes it seen (`last_seen`, core/liveness.py) at most this often: one write a
 #: second is news enough
 SEEN_EVERY_MS = 1000
-#: What a credited script (`credited_script`) answers when the credential no longer holds
+#: What a credited script (one whose first step is `credited`, core/store/lua/lib/credited.lua)
+#: answers when the credential no longer holds
 NOT_CREDITED = b"not credited"
-#: The first step of a bot's request's own script: KEYS[1] the bot's hash; ARGV: the nonce the
-#: caller checked its secret against (as stored: JSON), now and the instant `SEEN_EVERY_MS` ago
-#: (`stored_stamp`). It goes on only if the bot still holds that nonce and is not retired (else
-#: `NOT_CREDITED`), noting the bot seen now when it was last seen at that instant or before; then
-#: the work's KEYS and ARGV are what follows the bot's.
-CREDITED_PRELUDE = f"""
-local bot = redis.call('HMGET', KEYS[1], 'nonce', 'retired', 'last_seen')
-if bot[1] ~= ARGV[1] or bot[2] == 'true' then return '{NOT_CREDITED.decode()}' end
-if not bot[3] or bot[3] <= ARGV[3] then redis.call('HSET', KEYS[1], 'last_seen', ARGV[2]) end
-local KEYS, ARGV = {{unpack(KEYS, 2)}}, {{unpack(ARGV, 4)}}
-"""
 
 
 def stored_stamp(epoch_ms: int) -> str:
     """An instant as a bot's hash holds it (JSON of `keys.iso_ms`): what the Lua steps write
     and compare (the quotes do not change the order)."""
     return f'"{iso_ms(epoch_ms)}"'
-
-
-def credited_script(functions: str, body: str) -> str:
-    """A script doing a bot's request's work (`body`, after the Lua `functions` it calls) only if the
-    caller's credential still holds (`CREDITED_PRELUDE`), run by `Bots.run_credited`; it answers
-    `NOT_CREDITED` otherwise."""
-    return functions + CREDITED_PRELUDE + body
 
 
 class Credential:
@@ -423,7 +407,7 @@ class Bots:
         """The `Credential` of the bot whose secret this is, if this process found it the bot's
         before (`bot_for_secret`): compared in constant time with the secret derived from the nonce
         it was, no round trip. Whether the bot still holds that nonce and is not retired is the
-        caller's script's first step (`credited_script`). None: not known here (ask
+        caller's script's first step (`run_credited`). None: not known here (ask
         `bot_for_secret`), or not that secret."""
         if not secret or not isinstance(secret, str) or len(secret) > 200:
             return None
@@ -432,14 +416,16 @@ class Bots:
             return None
         return known
 
-    def run_credited(self, source: str, credential: Credential, keys: list, args: list):
-        """The credited script `source` (`credited_script`) for the bot of `credential`, with the work's
-        `keys` and `args`: its reply, or `NotCredited` (the credential forgotten: a next request is
-        checked afresh) when the credential no longer holds."""
+    def run_credited(self, name: str, credential: Credential, keys: list[str], **named: object) -> Any:
+        """The credited script `name`.lua for the bot of `credential` (its first step `credited`,
+        core/store/lua/lib/credited.lua: KEYS[1] the bot's hash, args `credential`), with the work's
+        `keys` after the bot's and its `named` arguments: its reply, or `NotCredited` (the
+        credential forgotten: a next request is checked afresh) when the credential no longer holds."""
         now = now_ms()
-        reply = self.script(source)(keys=[f"bot:{credential.bot['id']}", *keys],
-                                    args=[credential.nonce, stored_stamp(now), stored_stamp(now - SEEN_EVERY_MS),
-                                          *args])
+        checked = {"nonce": credential.nonce.decode(), "now": stored_stamp(now),
+                   "seen_before": stored_stamp(now - SEEN_EVERY_MS)}
+        reply = self.script(source(name))(keys=[f"bot:{credential.bot['id']}", *keys],
+                                          args=[args(credential=checked, **named)])
         if reply == NOT_CREDITED:
             self._credentials().pop(credential.bot["id"], None)
             raise NotCredited(credential.bot["id"])

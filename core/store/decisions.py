@@ -8,8 +8,8 @@ Keys:
                                 when each must have ended (epoch ms): the per-bot cap, taken
                                 with the account's (core/store/quotas.py `take_places`)
 
-The match runner publishes a decision (`PEND_STEP`, in the step that ends
-its run: `Store.end_run_asking`, core/store/waits.py) and its run ends; a bot
+The match runner publishes a decision (in the script that ends its run,
+core/store/lua/end_run_asking.lua: `Store.end_run_asking`, core/store/waits.py) and its run ends; a bot
 long-poll registers on its wake channel (`listen_decisions`) *before* reading
 what is pending, so a decision published between the two still wakes it, and
 only then waits (`wait_decisions(listening=…)`): one read before the wait. No sleep loop: the
@@ -17,8 +17,8 @@ poll waits on the process' one pub/sub listener of wake channels (core/store/wak
 which wakes it; it holds no Redis connection while it waits.
 
 The API's poll is two round trips: its credential's check, what is pending and
-its places in one credited script (`pending_or_poll_places`, core/store/bots.py
-`credited_script`), then, once woken, what is pending with its places given
+its places in one credited script (`pending_or_poll_places`: core/store/lua/poll.lua, run by
+core/store/bots.py `run_credited`), then, once woken, what is pending with its places given
 back when the poll ends with it (`wait_texts`); only a wait that ends empty
 gives them back, and notes the bot seen, in round trips of their own. A
 decision goes out as the worker stored it (`pending_value`): its JSON text is cut from the record
@@ -36,100 +36,25 @@ from typing import Any
 import redis
 from redis.commands.core import Script
 
-from core.store.bots import SEEN_EVERY_MS, Credential, credited_script, stored_stamp
+from core.store.bots import SEEN_EVERY_MS, Credential, stored_stamp
 from core.store.keys import now_ms
+from core.store.lua import args, source
 from core.store.matches import log_key
-from core.store.quotas import TAKE_FUNCTION, Places, new_place_token, take_args
+from core.store.quotas import Places, new_place_token, place_args
 from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, draining, wakeups
-
-#: `pending(key, before, after, skip)`: the bot's decisions (`key`) but those whose field is in the set
-#: `skip` (the bot holds them: not even sent back), each field and its record followed by the
-#: length of its match's log (the match named by the field "{match}:{turn}", its log's key
-#: `before .. match .. after`, `LOG_KEY_AROUND`): a poll's read in one round trip.
-#: `skipped(argv, at)`: the set of the `argv[at]` fields that follow it, and the index after them.
-PENDING_FUNCTION = """
-local function pending(key, before, after, skip)
-  local raw = redis.call('HGETALL', key)
-  local out = {}
-  for i = 1, #raw, 2 do
-    if not skip[raw[i]] then
-      local match = string.match(raw[i], '^(.*):%d+$')
-      out[#out + 1] = raw[i]
-      out[#out + 1] = raw[i + 1]
-      out[#out + 1] = match and redis.call('LLEN', before .. match .. after) or 0
-    end
-  end
-  return out
-end
-local function skipped(argv, at)
-  local skip = {}
-  for i = at + 1, at + tonumber(argv[at]) do skip[argv[i]] = true end
-  return skip, at + tonumber(argv[at]) + 1
-end
-"""
-#: `live(out, now)`: whether `pending`'s reply `out` holds a decision that may be live at `now`: not
-#: answered (its log shorter than its turn + 1) and its deadline — the record's last field as
-#: `pending_value` writes it — after now (a record not read so counts as live). The same test as
-#: `Decisions._live_texts`, given the same now.
-LIVE_FUNCTION = """
-local function live(out, now)
-  for i = 1, #out, 3 do
-    local turn = tonumber(string.match(out[i], ':(%d+)$'))
-    local deadline = tonumber(string.match(out[i + 1], '"deadline_at":(%d+)}$'))
-    if not turn or not deadline or (deadline > now and out[i + 2] <= turn) then return true end
-  end
-  return false
-end
-"""
-#: KEYS[1] the bot's decisions; ARGV `LOG_KEY_AROUND`
-PENDING_LUA = PENDING_FUNCTION + "return pending(KEYS[1], ARGV[1], ARGV[2], {})\n"
-#: `PENDING_LUA` for a bot's own request, after its credential's check (`credited_script`): ARGV then
-#: how many fields to skip and those fields
-PENDING_CREDITED_LUA = credited_script(PENDING_FUNCTION, """
-return pending(KEYS[1], ARGV[1], ARGV[2], (skipped(ARGV, 3)))
-""")
-
-#: A long-poll's first step, after its credential's (`credited_script`): what is pending and, only if
-#: nothing is, its places. KEYS[1] the bot's decisions, then the places' keys; ARGV:
-#: `LOG_KEY_AROUND` (2), now ms, how many fields to skip and those fields, then `take`'s ARGV
-#: (core/store/quotas.py). {-1, pending} when a decision may be live (`live`): no place taken,
-#: the poll does not wait; else {`take`'s reply, pending}.
-POLL_LUA = credited_script(PENDING_FUNCTION + LIVE_FUNCTION + TAKE_FUNCTION, """
-local skip, rest = skipped(ARGV, 4)
-local out = pending(KEYS[1], ARGV[1], ARGV[2], skip)
-if live(out, tonumber(ARGV[3])) then return {-1, out} end
-local keys, argv = {}, {}
-for i = 2, #KEYS do keys[#keys + 1] = KEYS[i] end
-for i = rest, #ARGV do argv[#argv + 1] = ARGV[i] end
-return {take(keys, argv), out}
-""")
-
-#: A woken long-poll's read: what is pending and, if a decision may be live (`live`: the poll ends
-#: with it), the poll's places given back and, when ARGV[4] is not empty, the bot noted seen then
-#: (ARGV[4]: now as the bot's hash holds it, `stored_stamp`). KEYS[1] the bot's decisions, KEYS[2]
-#: the bot's hash, then the places' keys; ARGV: `LOG_KEY_AROUND` (2), now ms, seen or '', the
-#: places' token, how many fields to skip and those fields. {1 if given back else 0, pending}.
-READ_AND_GIVE_LUA = PENDING_FUNCTION + LIVE_FUNCTION + """
-local out = pending(KEYS[1], ARGV[1], ARGV[2], (skipped(ARGV, 6)))
-if not live(out, tonumber(ARGV[3])) then return {0, out} end
-for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[5]) end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'last_seen', ARGV[4]) end
-return {1, out}
-"""
-
-#: An answer's reads, after its credential's (`credited_script`): KEYS[1] the bot's decisions,
-#: KEYS[2] a hash read with it (the match's waiting hash, core/store/waits.py); ARGV[1] the
-#: decision's field. {1 if it is pending else 0, the hash's fields and values}.
-ANSWER_READS_LUA = credited_script("", """
-return {redis.call('HEXISTS', KEYS[1], ARGV[1]), redis.call('HGETALL', KEYS[2])}
-""")
 
 #: a record as `pending_value` writes it: `RECORD_HEAD` + the decision's JSON + `RECORD_TAIL`
 RECORD_HEAD = b'{"decision":'
 RECORD_TAIL = re.compile(rb',"sent_at":-?[0-9]+,"deadline_at":(-?[0-9]+)\}')
 
-#: `log_key(m)` is LOG_KEY_AROUND[0] + m + LOG_KEY_AROUND[1]
+#: `log_key(m)` is LOG_KEY_AROUND[0] + m + LOG_KEY_AROUND[1]: how the scripts find a pending
+#: decision's match's log (core/store/lua/lib/pending.lua)
 LOG_KEY_AROUND = tuple(log_key("\0").split("\0"))
+
+
+def fields(decisions: set[tuple[str, int]] | frozenset[tuple[str, int]]) -> list[str]:
+    """Decisions ((match id, turn) each) as the fields of a bot's decisions hash name them."""
+    return [f"{match_id}:{turn}" for match_id, turn in decisions]
 
 
 def decisions_key(bot_id: str) -> str:
@@ -144,20 +69,10 @@ def polls_key(bot_id: str) -> str:
     return f"bot:{bot_id}:polls"
 
 
-#: The pend step, inside a caller's Lua script: a decision (docs/api.md §3) pending for the bot
-#: until its deadline, and its long-polls woken. `pending` the bot's decisions (`decisions_key`),
-#: `wake` its wake channel, `field` "{match}:{turn}" and `value` its record (`pending_value`),
-#: declared before it
-PEND_STEP = """
-redis.call('HSET', pending, field, value)
-redis.call('PUBLISH', wake, field)
-"""
-
-
 def pending_value(decision_json: str, sent_at: int, deadline_at: int) -> str:
     """A pending decision's stored record, from its decision as JSON already: the bytes
-    `json.dumps({"decision", "sent_at", "deadline_at"}, separators=(",", ":"))` gives (a poll reads
-    the deadline at its end: `POLL_LUA`), without encoding the decision again."""
+    `json.dumps({"decision", "sent_at", "deadline_at"}, separators=(",", ":"))` gives, without encoding
+    the decision again."""
     return f'{{"decision":{decision_json},"sent_at":{int(sent_at)},"deadline_at":{int(deadline_at)}}}'
 
 
@@ -185,13 +100,13 @@ def live_record(value: bytes | str | None) -> dict | None:
 class Decisions:
     r: redis.Redis
     script: Callable[[str], Script]
-    run_credited: Callable[[str, Credential, list, list], Any]
+    run_credited: Callable[..., Any]
 
     def pending_decisions(self, bot_id: str, skip: set[tuple[str, int]] = frozenset()) -> list[dict]:
         """The bot's decisions not yet answered whose deadline has not passed (one round trip;
         the others are deleted), but for those in `skip` ((match id, turn) of those the bot
         holds already: not even decoded)."""
-        raw = self.script(PENDING_LUA)(keys=[decisions_key(bot_id)], args=list(LOG_KEY_AROUND))
+        raw = self._pending_raw(bot_id, skip)
         return [json.loads(d) for d in self._live_texts(bot_id, raw, skip, now_ms())]
 
     def pending_texts(self, credential: Credential, skip: set[tuple[str, int]] = frozenset()) -> list[bytes]:
@@ -199,9 +114,8 @@ class Decisions:
         (core/store/bots.py `run_credited`: `NotCredited` if it no longer holds; the bot noted
         seen): each decision as its JSON text as stored, not decoded. One round trip."""
         bot_id = credential.bot["id"]
-        skipped = [f"{match_id}:{turn}" for match_id, turn in skip]
-        raw = self.run_credited(PENDING_CREDITED_LUA, credential, [decisions_key(bot_id)],
-                                [*LOG_KEY_AROUND, len(skipped), *skipped])
+        raw = self.run_credited("pending_credited", credential, [decisions_key(bot_id)],
+                                around=LOG_KEY_AROUND, skip=fields(skip))
         return self._live_texts(bot_id, raw, skip, now_ms())
 
     def pending_or_poll_places(self, credential: Credential, skip: set[tuple[str, int]],
@@ -211,15 +125,14 @@ class Decisions:
         (`take_places(caps, seconds)`, core/store/quotas.py) if nothing is pending: (pending, the
         places, None) with them taken, (pending, None, the first key full) without; with
         something pending no place is taken (the places' token is None: nothing to give back),
-        the poll does not wait. One atomic script (`POLL_LUA`), after the credential's check:
+        the poll does not wait. One atomic script (core/store/lua/poll.lua), after the credential's check:
         taking places and giving them straight back when a decision was there cost a second
         round trip, the credential a third."""
         bot_id = credential.bot["id"]
         token, now = new_place_token(), now_ms()
-        skipped = [f"{match_id}:{turn}" for match_id, turn in skip]
         flag, pending_raw = self.run_credited(
-            POLL_LUA, credential, [decisions_key(bot_id), *(key for key, _ in caps)],
-            [*LOG_KEY_AROUND, now, len(skipped), *skipped, *take_args(token, seconds, [cap for _, cap in caps])])
+            "poll", credential, [decisions_key(bot_id), *(key for key, _ in caps)], around=LOG_KEY_AROUND,
+            skip=fields(skip), now=now, places=place_args(token, seconds, [cap for _, cap in caps], now))
         pending = self._live_texts(bot_id, pending_raw, skip, now)  # the script's now: the same judgement
         flag = int(flag)
         if flag < 0 and not pending:  # a record the script could not read, stale once decoded
@@ -230,8 +143,8 @@ class Decisions:
         return pending, Places(caps, token if flag == 0 else None), None
 
     def _live_texts(self, bot_id: str, raw: list, skip: set[tuple[str, int]], now: int) -> list[bytes]:
-        """A `pending` reply (PENDING_FUNCTION's): the JSON texts of the decisions live at `now`
-        (the test of `LIVE_FUNCTION`) not in `skip` (which a script may have left out already), by
+        """A `pending` reply (core/store/lua/lib/pending.lua): the JSON texts of the decisions live at
+        `now` (the test of lib/live.lua) not in `skip` (which a script may have left out already), by
         deadline; the stale deleted."""
         if not raw:
             return []
@@ -249,6 +162,12 @@ class Decisions:
             self.r.hdel(decisions_key(bot_id), *stale)
         return [d for _, d in sorted(live, key=lambda item: item[0])]
 
+    def _pending_raw(self, bot_id: str, skip: set[tuple[str, int]] | frozenset[tuple[str, int]]) -> list:
+        """What is pending for the bot but `skip`, each with its match's log length (one round trip:
+        core/store/lua/pending_decisions.lua)."""
+        return self.script(source("pending_decisions"))(
+            keys=[decisions_key(bot_id)], args=[args(around=LOG_KEY_AROUND, skip=fields(skip))])
+
     def find_decision(self, bot_id: str, match_id: str, turn: int) -> dict | None:
         """The pending decision of this bot for that turn, or None."""
         record = self.pending_record(bot_id, match_id, turn)
@@ -265,8 +184,8 @@ class Decisions:
         is pending for it, and the fields of the hash `also` as HGETALL gives them (the match's
         waiting hash, core/store/waits.py, which holds the same decision and which settling the
         turn needs: the record is decoded once, from there), in one round trip."""
-        pending, flat = self.run_credited(ANSWER_READS_LUA, credential,
-                                          [decisions_key(credential.bot["id"]), also], [f"{match_id}:{turn}"])
+        pending, flat = self.run_credited("answer_reads", credential, [decisions_key(credential.bot["id"]), also],
+                                          field=f"{match_id}:{turn}")
         return bool(pending), dict(zip(flat[::2], flat[1::2], strict=True))
 
     def listen_decisions(self, bot_id: str) -> Subscription:
@@ -287,8 +206,7 @@ class Decisions:
         read again before the first wait; the caller closes it)."""
 
         def read() -> list[bytes]:
-            raw = self.script(PENDING_LUA)(keys=[decisions_key(bot_id)], args=list(LOG_KEY_AROUND))
-            return self._live_texts(bot_id, raw, skip, now_ms())
+            return self._live_texts(bot_id, self._pending_raw(bot_id, skip), skip, now_ms())
 
         if listening is None:
             with self.listen_decisions(bot_id) as sub:
@@ -305,18 +223,17 @@ class Decisions:
         it let a newcomer take them between a wake that brought nothing and the poll taking them
         again (a fifth poll of a bot waited, and the one it displaced came back empty at once)
         — and given back by the read that ends it with a decision, in its round trip
-        (`READ_AND_GIVE_LUA`; their token None from then on), which also notes the bot seen if
+        (core/store/lua/read_and_give.lua; their token None from then on), which also notes the bot seen if
         the poll began (`began`, epoch ms) `SEEN_EVERY_MS` ago or more. A wait that ends empty
         leaves both to the caller."""
         keys = [decisions_key(bot_id), f"bot:{bot_id}", *places.keys]
-        skipped = [f"{match_id}:{turn}" for match_id, turn in skip]
+        skipped = fields(skip)
 
         def read() -> list[bytes]:
             now = now_ms()
-            given, raw = self.script(READ_AND_GIVE_LUA)(
-                keys=keys, args=[*LOG_KEY_AROUND, now, stored_stamp(now) if now - began >= SEEN_EVERY_MS else "",
-                                 places.token,
-                                 len(skipped), *skipped])
+            seen = stored_stamp(now) if now - began >= SEEN_EVERY_MS else ""
+            given, raw = self.script(source("read_and_give"))(
+                keys=keys, args=[args(around=LOG_KEY_AROUND, skip=skipped, now=now, seen=seen, token=places.token)])
             texts = self._live_texts(bot_id, raw, skip, now)  # the script's now: the same judgement
             if int(given):
                 places.token = None

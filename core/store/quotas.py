@@ -27,27 +27,6 @@ import secrets
 from core.store.keys import now_ms
 from core.store.lua import args, source
 
-#: `take(keys, argv)`: places of one tenant or more (`keys`); `argv`: now ms, end ms, token, then
-#: each key's cap. A place in every key, or in none: 0 if taken, else the (1-based) index of the
-#: first key that is full. A Lua function, so a script of another module can take places too
-#: (core/store/decisions.py `POLL_LUA`)
-TAKE_FUNCTION = """
-local function take(keys, argv)
-  for i, key in ipairs(keys) do
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', argv[1])
-    if redis.call('ZCARD', key) >= tonumber(argv[3 + i]) then return i end
-  end
-  local ttl = tonumber(argv[2]) - tonumber(argv[1])
-  for _, key in ipairs(keys) do
-    redis.call('ZADD', key, argv[2], argv[3])
-    if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
-  end
-  return 0
-end
-"""
-#: KEYS: the places to take; ARGV as `take`'s
-TAKE_LUA = TAKE_FUNCTION + "return take(KEYS, ARGV)\n"
-
 #: slack past a place's planned end for a slow answer before it lapses on its own
 SLACK_MS = 5000
 
@@ -79,10 +58,10 @@ def give_on(pipe, places: Places) -> None:
     places.token = None
 
 
-def take_args(token: str, seconds: float, caps: list[int]) -> list:
-    """`take`'s ARGV (TAKE_LUA's): places under `token` lasting up to `seconds` (and `SLACK_MS`), below `caps`."""
-    now = now_ms()
-    return [now, now + int(seconds * 1000) + SLACK_MS, token, *caps]
+def place_args(token: str, seconds: float, caps: list[int], now: int) -> dict[str, object]:
+    """`take`'s places (core/store/lua/lib/take.lua): under `token`, from `now` (epoch ms), lasting up
+    to `seconds` (and `SLACK_MS`), below `caps`."""
+    return {"now": now, "ends_at": now + int(seconds * 1000) + SLACK_MS, "token": token, "caps": caps}
 
 
 class Places:
@@ -111,8 +90,8 @@ class Quotas:
         or none: (token, None), or (None, the first key holding its cap already). One atomic
         round trip, shared by every API process (a long-poll's bot and account places at once)."""
         token = new_place_token()
-        full = int(self.script(TAKE_LUA)(keys=[key for key, _ in caps],
-                                         args=take_args(token, seconds, [cap for _, cap in caps])))
+        places = place_args(token, seconds, [cap for _, cap in caps], now_ms())
+        full = int(self.script(source("take_places"))(keys=[key for key, _ in caps], args=[args(places=places)]))
         return (token, None) if full == 0 else (None, caps[full - 1][0])
 
     def give_place(self, key: str, token: str) -> None:

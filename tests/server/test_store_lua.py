@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.store import Store, secret_key
-from core.store.lua import args, source
+from core.store.lua import args, read, source, uses
 
 
 @pytest.fixture()
@@ -161,3 +161,122 @@ def test_append_entries_lands_all_at_the_logs_length_and_never_on_a_match_over(s
     messages = [heard.get_message(timeout=5) for _ in range(2)]
     assert [m["data"] for m in messages if m] == [1, b"2"]
     heard.close()
+
+
+def test_a_script_is_the_library_files_it_uses_then_itself():
+    for name in ("take_places", "pending_decisions", "pending_credited", "poll", "read_and_give", "answer_reads"):
+        text = source(name)
+        for lib in uses(name):
+            library = read(f"lib/{lib}.lua")
+            assert f"\nlocal function {lib}(" in library and library in text
+        assert text.endswith(read(f"{name}.lua"))
+    assert uses("poll") == ["credited", "pending", "live", "take"]
+    assert uses("settle") == []
+
+
+#: places from `now` 1000 to 61000 (epoch ms) under token "t"
+PLACES = {"now": 1000, "ends_at": 61000, "token": "t"}
+
+
+def test_take_places_takes_a_place_in_every_key_or_in_none(store):
+    store.r.zadd("q:a", {"old": 999, "held": 5000})
+    assert run(store, "take_places", ["q:a", "q:b"], places={**PLACES, "caps": [2, 1]}) == 0
+    assert store.r.zrange("q:a", 0, -1, withscores=True) == [(b"held", 5000), (b"t", 61000)]  # old lapsed
+    assert store.r.zrange("q:b", 0, -1, withscores=True) == [(b"t", 61000)]
+    assert 59_000 < store.r.pttl("q:b") <= 60_000
+    assert run(store, "take_places", ["q:c", "q:b"], places={**PLACES, "token": "u", "caps": [1, 1]}) == 2
+    assert not store.r.exists("q:c") and store.r.zcard("q:b") == 1  # none taken
+    assert run(store, "take_places", ["q:a"], places={**PLACES, "token": "u", "caps": [2]}) == 1
+
+
+def decisions_of(store: Store) -> None:
+    """Bot "p" (nonce "n1") with three decisions: m1's turn 2 live, m2's turn 0 answered, m3's
+    turn 1 past its deadline (at 5000)."""
+    store.r.hset("bot:p", mapping={"nonce": '"n1"', "retired": "false"})
+    store.r.rpush("match:m1:log", "e0", "e1")
+    store.r.rpush("match:m2:log", "e0")
+    store.r.hset("bot:p:decisions", mapping={
+        "m1:2": '{"decision":{"turn":2},"sent_at":1,"deadline_at":9000}',
+        "m2:0": '{"decision":{"turn":0},"sent_at":1,"deadline_at":9000}',
+        "m3:1": '{"decision":{"turn":1},"sent_at":1,"deadline_at":5000}'})
+
+
+AROUND = ["match:", ":log"]
+#: a credential of bot "p" checked at 2026-01-01T00:00:09, noting it seen if last seen a second before
+CREDENTIAL = {"nonce": '"n1"', "now": '"2026-01-01T00:00:09.000Z"', "seen_before": '"2026-01-01T00:00:08.000Z"'}
+
+
+def by_field(reply: list) -> dict:
+    return {field: length for field, length in zip(reply[::3], reply[2::3], strict=True)}
+
+
+def test_pending_decisions_reads_each_with_its_logs_length_but_those_skipped(store):
+    decisions_of(store)
+    reply = run(store, "pending_decisions", ["bot:p:decisions"], around=AROUND, skip=[])
+    assert by_field(reply) == {b"m1:2": 2, b"m2:0": 1, b"m3:1": 0}
+    assert reply[reply.index(b"m1:2") + 1] == b'{"decision":{"turn":2},"sent_at":1,"deadline_at":9000}'
+    reply = run(store, "pending_decisions", ["bot:p:decisions"], around=AROUND, skip=["m1:2", "m3:1"])
+    assert by_field(reply) == {b"m2:0": 1}
+
+
+def test_pending_credited_reads_only_for_the_nonce_held_and_notes_the_bot_seen(store):
+    decisions_of(store)
+    keys = ["bot:p", "bot:p:decisions"]
+    assert run(store, "pending_credited", keys, credential={**CREDENTIAL, "nonce": '"n0"'}, around=AROUND,
+               skip=[]) == b"not credited"
+    assert not store.r.hexists("bot:p", "last_seen")
+    assert by_field(run(store, "pending_credited", keys, credential=CREDENTIAL, around=AROUND, skip=["m2:0"])) \
+        == {b"m1:2": 2, b"m3:1": 0}
+    assert store.r.hget("bot:p", "last_seen") == b'"2026-01-01T00:00:09.000Z"'
+    later = {**CREDENTIAL, "now": '"2026-01-01T00:00:09.500Z"', "seen_before": '"2026-01-01T00:00:08.500Z"'}
+    run(store, "pending_credited", keys, credential=later, around=AROUND, skip=[])
+    assert store.r.hget("bot:p", "last_seen") == b'"2026-01-01T00:00:09.000Z"'  # seen less than a second ago
+    store.r.hset("bot:p", "retired", "true")
+    assert run(store, "pending_credited", keys, credential=CREDENTIAL, around=AROUND, skip=[]) == b"not credited"
+
+
+def test_poll_takes_its_places_only_when_no_decision_may_be_live(store):
+    decisions_of(store)
+    keys = ["bot:p", "bot:p:decisions", "q:bot", "q:account"]
+    places = {**PLACES, "now": 6000, "caps": [1, 5]}
+    flag, out = run(store, "poll", keys, credential=CREDENTIAL, around=AROUND, skip=[], now=6000, places=places)
+    assert flag == -1 and by_field(out) == {b"m1:2": 2, b"m2:0": 1, b"m3:1": 0}  # m1:2 is live
+    assert not store.r.exists("q:bot", "q:account")
+    flag, out = run(store, "poll", keys, credential=CREDENTIAL, around=AROUND, skip=["m1:2"], now=6000,
+                    places=places)  # m2:0 answered, m3:1 past its deadline
+    assert flag == 0 and by_field(out) == {b"m2:0": 1, b"m3:1": 0}
+    assert store.r.zscore("q:bot", "t") == 61000 and store.r.zscore("q:account", "t") == 61000
+    assert run(store, "poll", keys, credential=CREDENTIAL, around=AROUND, skip=["m1:2"], now=6000,
+               places={**places, "token": "u"})[0] == 1  # the bot's cap
+    store.r.hset("bot:p:decisions", "m4:0", "not a record")
+    assert run(store, "poll", keys, credential=CREDENTIAL, around=AROUND, skip=["m1:2"], now=6000,
+               places={**places, "token": "u"})[0] == -1  # what cannot be read may be live
+    assert run(store, "poll", keys, credential={**CREDENTIAL, "nonce": '"n0"'}, around=AROUND, skip=[],
+               now=6000, places=places) == b"not credited"
+
+
+def test_read_and_give_gives_the_places_back_only_with_a_live_decision(store):
+    decisions_of(store)
+    store.r.zadd("q:bot", {"t": 61000, "other": 61000})
+    keys = ["bot:p:decisions", "bot:p", "q:bot"]
+    given, out = run(store, "read_and_give", keys, around=AROUND, skip=["m1:2"], now=6000,
+                     seen='"2026-01-01T00:00:09.000Z"', token="t")
+    assert given == 0 and by_field(out) == {b"m2:0": 1, b"m3:1": 0}
+    assert store.r.zcard("q:bot") == 2 and not store.r.hexists("bot:p", "last_seen")
+    given, out = run(store, "read_and_give", keys, around=AROUND, skip=[], now=6000, seen="", token="t")
+    assert given == 1 and b"m1:2" in by_field(out)
+    assert store.r.zrange("q:bot", 0, -1) == [b"other"] and not store.r.hexists("bot:p", "last_seen")
+    given, _ = run(store, "read_and_give", keys, around=AROUND, skip=[], now=6000,
+                   seen='"2026-01-01T00:00:09.000Z"', token="other")
+    assert given == 1 and store.r.hget("bot:p", "last_seen") == b'"2026-01-01T00:00:09.000Z"'
+    assert run(store, "read_and_give", keys, around=AROUND, skip=[], now=9000, seen="", token="t")[0] == 0
+
+
+def test_answer_reads_says_whether_the_turn_is_pending_and_reads_the_hash(store):
+    decisions_of(store)
+    store.r.hset("m1:waiting", "record", "r")
+    keys = ["bot:p", "bot:p:decisions", "m1:waiting"]
+    assert run(store, "answer_reads", keys, credential=CREDENTIAL, field="m1:2") == [1, [b"record", b"r"]]
+    assert run(store, "answer_reads", keys, credential=CREDENTIAL, field="m1:3") == [0, [b"record", b"r"]]
+    assert run(store, "answer_reads", keys, credential={**CREDENTIAL, "nonce": '"n0"'}, field="m1:2") \
+        == b"not credited"
