@@ -220,9 +220,9 @@ def finished_tournament(store: Store, game: str, matches: int = 2800) -> str:
                     store.start_match(mid)
                     store.conclude_match(mid, "finished", result, records=records)
                     index += 1
-    from core.conclusion import refresh_standings
+    from core.conclusion import save_standings
 
-    refresh_standings(store, t["id"])  # what the last match's end would do, without its jobs
+    save_standings(store, t["id"])  # what the last match's end would do, without its jobs
     store.set_tournament(t["id"], status="finished")
     return t["id"]
 

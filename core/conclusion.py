@@ -8,10 +8,11 @@ a tournament's abort (its job), a comparison's decision (what it still had in pl
 ends the match once, in one transaction (`Store.conclude_match`: the status
 and result, the bots' records, the ratings queue, the tournament's tallies —
 a twin's only with its whole deal), then `match_concluded` does what follows:
-the ratings and the ladder's pairing, the comparison's deal and decision, the tournament's standings and
-end, the match's waiting record (its pending call and deadline are cancelled),
-its bots' slots and the matches waiting for them, the next twin, and once its
-deal is over the archive (`archive_if_settled`).
+the ratings and the ladder's pairing, the comparison's deal and decision, the
+tournament's end (its standings saved then; in play they are computed from its
+tallies when read), the match's waiting record (its pending call and deadline
+are cancelled), its bots' slots and the matches waiting for them, the next
+twin, and once its deal is over the archive (`archive_if_settled`).
 
 Kill -9 safe: the transaction marks the match active (`jobs:active`) and only
 the last step of `match_concluded` clears it, so a process that dies between
@@ -40,36 +41,52 @@ OVER = ("finished", "aborted")
 
 def end_match(store: Store, match_id: str, status: str, result: dict | None = None, *,
               reason: str | None = None, records: Sequence[dict] = (),
-              announce: Callable[[], None] | None = None) -> bool:
+              announce: Callable[[], None] | None = None, match: dict | None = None) -> bool:
     """End a match and do everything that follows; True only for the call that ended it.
 
     `announce` runs once, for the call that ended it, between the transaction and
     the follow-ups (the runner's `match_over` notices). Repeating a call changes
-    nothing stored but repeats the follow-ups, which are idempotent.
+    nothing stored but repeats the follow-ups, which are idempotent. `match` is the
+    match's record if the caller holds it (its runner): what the follow-ups read of it
+    never changes but its status, so the call that ended it reads it no more.
     """
     ended = store.conclude_match(match_id, status, result, reason=reason, records=records)
     if ended and announce is not None:
         announce()
-    match = store.get_match(match_id)
+    if ended and match is not None:
+        match = {**match, "status": status}
+    else:
+        match = store.get_match(match_id)
     if match is not None and match["status"] in OVER:
         match_concluded(store, match)
     return ended
 
 
-def due_twin(store: Store, match: dict) -> str | None:
+def twin_statuses(store: Store, match: dict) -> dict[str, str | None]:
+    """The status of each rotation of the match's deal (itself alone when it has no twins), in
+    playing order, in one read (None for a missing one)."""
+    group = list(match.get("twins") or [match["id"]])
+    return {mid: None if twin is None else twin["status"]
+            for mid, twin in zip(group, store.get_matches(group, ("status",)), strict=True)}
+
+
+def due_twin(store: Store, match: dict, statuses: dict[str, str | None] | None = None) -> str | None:
     """Of the match's twins (the rotations of its deal, in playing order), the one to play now:
-    the first not over (None when all are, or the match has no twins)."""
-    twins = list(match.get("twins") or ())
-    for mid, twin in zip(twins, store.get_matches(twins, ("status",)), strict=True):
-        if twin is not None and twin["status"] not in OVER:
+    the first not over (None when all are, or the match has no twins). `statuses`: the
+    twins' as `twin_statuses` read them, else read now."""
+    if not match.get("twins"):
+        return None
+    for mid, status in (statuses or twin_statuses(store, match)).items():
+        if status is not None and status not in OVER:
             return mid
     return None
 
 
 def match_concluded(store: Store, match: dict) -> None:
     """After a match's end: the ratings and its ladder pairing, its comparison, its tournament's
-    standings (and end), its waiting record, slots and next twin, the archive once its deal is
-    over; last, it is no longer active. Repeatable."""
+    end, its waiting record, slots and next twin, the archive once its deal is over; last, it is
+    no longer active. Repeatable. (A tournament's standings in play are computed from its
+    tallies when read, which the conclusion's transaction counted.)"""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
     if match.get("pairing"):  # a ladder deal whose last twin ended leaves play (counted once)
@@ -79,28 +96,30 @@ def match_concluded(store: Store, match: dict) -> None:
         stop_if_decided(store, match["comparison"])
     tid = match.get("tournament")
     if tid:
-        refresh_standings(store, tid)
         finish_tournament_if_complete(store, tid)
     store.forget_wait(match["id"])  # no turn of it pending any more: its call and deadline go
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
-    following = due_twin(store, match)  # the next rotation of this deal
+    statuses = twin_statuses(store, match)
+    following = due_twin(store, match, statuses)  # the next rotation of this deal
     # their first runs; repeated by a retry, a run finds the match locked or where the first left it
     store.enqueue("match", woken + [following] if following is not None and following not in woken else woken)
-    if archive_if_settled(store, match):  # else another process is archiving it: the sweep looks again
+    if archive_if_settled(store, match, statuses):  # else another process is archiving it: the sweep looks again
         store.job_done("match", match["id"])
 
 
-def archive_if_settled(store: Store, match: dict) -> bool:
+def archive_if_settled(store: Store, match: dict, statuses: dict[str, str | None] | None = None) -> bool:
     """Once nothing can change what the match shows, it goes to the archive (Redis keeps
     its summary: core/store/matches.py `archive_match`): a lone match at once, a twin with
     its deal's last rotation (until then the last one's end reads the others' records).
     Its readers answer the same from the archive; that a tournament's or a comparison's
     match stays private until that is over is decided from their status, not from here.
     False while another process is archiving one of them (it may die: the caller keeps the
-    match active, so the recovery sweep calls again)."""
-    group = match.get("twins") or [match["id"]]
-    if any(m is None or m["status"] not in OVER for m in store.get_matches(group, ("status",))):
+    match active, so the recovery sweep calls again). `statuses`: its deal's, as
+    `twin_statuses` read them, else read now."""
+    statuses = statuses or twin_statuses(store, match)
+    if any(status not in OVER for status in statuses.values()):
         return True
+    group = list(statuses)
     elsewhere = False
     for mid in group:
         try:
@@ -128,19 +147,22 @@ def stop_tournament(store: Store, tid: str, match_reason: str) -> None:
     for mid, match in zip(ids, store.get_matches(ids, ("status",)), strict=True):  # the archived: in Redis' summary
         if match is not None and match["status"] not in OVER:
             end_match(store, mid, "aborted", reason=match_reason)
-    refresh_standings(store, tid)
+    save_standings(store, tid)
     store.set_tournament(tid, status="aborted")
 
 
-def refresh_standings(store: Store, tid: str) -> None:
+def save_standings(store: Store, tid: str) -> None:
+    """The standings as its tallies make them, saved as the tournament ends (until then they are
+    computed when read: core/store/tournaments.py `standings`)."""
     store.save_standings(tid, standings_from_tallies(store.tournament_tallies(tid)))
 
 
 def finish_tournament_if_complete(store: Store, tid: str) -> bool:
-    t = store.get_tournament(tid)
-    if t is None or t["status"] in ("finished", "aborting", "aborted") or not store.tournament_complete(tid):
+    """Once every match of the tournament is over: its standings saved, then "finished" (one
+    read at each of its matches' ends until then)."""
+    if not store.tournament_due_to_finish(tid):
         return False
-    refresh_standings(store, tid)
+    save_standings(store, tid)
     store.set_tournament(tid, status="finished")
     log.info("tournament %s finished", tid)
     return True

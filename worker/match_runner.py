@@ -371,11 +371,11 @@ class MatchRunner:
                     log.warning("match_over of match %s failed", self.match_id, exc_info=True)
 
         # another runner may have ended it: then only what follows is done (again)
-        end_match(self.store, self.match_id, "finished", result, records=records, announce=announce)
+        end_match(self.store, self.match_id, "finished", result, records=records, announce=announce, match=match)
         return "finished"
 
     def abort(self, match: dict, reason: str) -> None:
-        if end_match(self.store, self.match_id, "aborted", reason=reason):
+        if end_match(self.store, self.match_id, "aborted", reason=reason, match=match):
             log.warning("match %s aborted: %s", self.match_id, reason)
 
 

@@ -6,7 +6,8 @@ Keys:
                               max_faults, status (queued, running, finished, aborting,
                               aborted), reason? (why it is aborting/aborted), created, started,
                               finished, versions ({bot: version} pinned at creation), total?,
-                              schedule?, standings
+                              schedule?, standings? (saved as it ends; until then
+                              `standings` computes them from the tallies when read)
     tournament:{id}:matches   list of match ids in schedule order
     tournament:{id}:done      set of the match ids that are over
     tournament:{id}:tally     hash "{bot}|{stat}" -> number: each entrant's points, matches,
@@ -22,7 +23,9 @@ Keys:
 
 The worker sets `total` before it adds any match, and a match is counted
 done (and into the tallies) in the same transaction that concludes it, so
-progress and standings never count a match twice or lose one.
+progress and standings never count a match twice or lose one. The
+standings of a tournament in play are computed from its tallies when read
+(a few dozen fields), not written at every match's end.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from core.store.accounts import open_tournaments_key
 from core.store.jobs import enqueue_on
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from sdk.clock import DEFAULT_TIME
-from sdk.standings import TALLY_FIELDS, memory_differences, tally_increments
+from sdk.standings import TALLY_FIELDS, memory_differences, standings_from_tallies, tally_increments
 
 
 def game_tournaments_key(game: str) -> str:
@@ -68,7 +71,7 @@ class Tournaments:
             "seats": seats, "deals": deals, "duplicate": duplicate, "seed": seed,
             "options": options or {}, "move_timeout_ms": move_timeout_ms,
             "time_bank_ms": time_bank_ms, "max_faults": max_faults, "status": "queued", "created": now_iso(),
-            "started": None, "finished": None, "standings": [],
+            "started": None, "finished": None,
             # each entrant's version now: every match of the tournament plays it (core/store/versions.py)
             "versions": dict(zip(bots, self.current_versions(list(bots)), strict=True)), **extra,
         }
@@ -207,8 +210,11 @@ class Tournaments:
 
     def tournament_tallies(self, tid: str) -> dict[str, dict[str, float]]:
         """bot -> {stat: number} for every entrant with a finished match."""
+        return self._tallies(self.r.hgetall(f"tournament:{tid}:tally"))
+
+    def _tallies(self, raw: dict) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
-        for field, value in self.r.hgetall(f"tournament:{tid}:tally").items():
+        for field, value in raw.items():
             bot, _, stat = text(field).rpartition("|")
             out.setdefault(bot, dict.fromkeys(self.TALLIES, 0.0))[stat] = float(value)
         return out
@@ -218,6 +224,18 @@ class Tournaments:
         progress = self.tournament_progress(tid)
         return progress["total"] > 0 and progress["done"] >= progress["total"]
 
+    def tournament_due_to_finish(self, tid: str) -> bool:
+        """The tournament is "running" (or "queued") and every scheduled match is over: in
+        one round trip, the check each of its matches' ends makes."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hmget(f"tournament:{tid}", "status", "total")
+        pipe.scard(f"tournament:{tid}:done")
+        (status, total), done = pipe.execute()
+        if status is None or json.loads(status) not in ("queued", "running"):
+            return False
+        total = json.loads(total) if total else 0
+        return bool(total) and int(done) >= int(total)
+
     def save_standings(self, tid: str, standings: list[dict]) -> None:
         pipe = self.r.pipeline()
         pipe.hset(f"tournament:{tid}", "standings", json.dumps(standings, separators=(",", ":")))
@@ -225,5 +243,11 @@ class Tournaments:
         pipe.execute()
 
     def standings(self, tid: str) -> list[dict]:
-        raw = self.r.hget(f"tournament:{tid}", "standings")
-        return json.loads(raw) if raw else []
+        """The standings saved as the tournament ended, else (in play) computed from its tallies
+        now: one round trip either way."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hget(f"tournament:{tid}", "standings")
+        pipe.hgetall(f"tournament:{tid}:tally")
+        saved, tallies = pipe.execute()
+        saved = json.loads(saved) if saved else None
+        return saved if saved else standings_from_tallies(self._tallies(tallies))
