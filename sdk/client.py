@@ -100,8 +100,11 @@ class Rating:
 
     @classmethod
     def of(cls, raw: dict | None) -> Rating | None:
-        if not raw:
-            return None
+        """The rating `raw` holds, or None for none (a version not rated yet)."""
+        return cls.parse(raw) if raw else None
+
+    @classmethod
+    def parse(cls, raw: dict) -> Rating:
         return cls(raw["mu"], raw["sigma"], raw["ordinal"])
 
 
@@ -284,7 +287,7 @@ class Comparison:
     def verdict(self) -> str:
         """One line: what the test decided, after how many deals, with the mean's interval."""
         c = self.raw
-        cand, base = (c.get(f"{who}_name") or _with_version(c, who, c.get(who)) for who in ("candidate", "baseline"))
+        cand, base = (c.get(f"{who}_name") or _with_version(c, who, str(c.get(who))) for who in ("candidate", "baseline"))
         # H0 is "the mean is at most delta0", which is not "no better": it is "not better by delta1 or more"
         by = "" if c.get("delta1") is None else f" by ≥ δ = {c['delta1']:g}"
         what = {"H1": f"{cand} is better than {base}", "H0": f"{cand} is not better than {base}{by}",
@@ -397,7 +400,7 @@ class Ranking:
 
     @classmethod
     def of(cls, raw: dict) -> Ranking:
-        return cls(raw["rank"], raw["bot"], Rating.of(raw["rating"]), raw["matches"], raw["wins"], raw.get("name"),
+        return cls(raw["rank"], raw["bot"], Rating.parse(raw["rating"]), raw["matches"], raw["wins"], raw.get("name"),
                    raw.get("version") or 1, raw.get("ladder_matches") or 0, bool(raw.get("provisional")),
                    bool(raw.get("paused")), raw.get("other_matches") or 0, raw.get("other_wins") or 0, raw)
 

@@ -92,7 +92,7 @@ class Comparisons:
         """The deal numbers to schedule now so that `upto` deals are scheduled in all (each
         claimed by exactly one caller)."""
         key = comparison_key(cid)
-        out = []
+        out: list[int] = []
         while True:
             started = int(json.loads(self.r.hget(key, "started_deals") or "0"))
             if started >= upto:

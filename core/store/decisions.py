@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from typing import Any
 
 import redis
@@ -47,12 +47,15 @@ from core.store.wakeups import RECHECK_S, UNSURE_S, Subscription, draining, wake
 RECORD_HEAD = b'{"decision":'
 RECORD_TAIL = re.compile(rb',"sent_at":-?[0-9]+,"deadline_at":(-?[0-9]+)\}')
 
+#: decisions a bot holds already, (match id, turn) each: left out of what it is sent
+Held = Set[tuple[str, int]]
+
 #: `log_key(m)` is LOG_KEY_AROUND[0] + m + LOG_KEY_AROUND[1]: how the scripts find a pending
 #: decision's match's log (core/store/lua/lib/pending.lua)
 LOG_KEY_AROUND = tuple(log_key("\0").split("\0"))
 
 
-def fields(decisions: set[tuple[str, int]] | frozenset[tuple[str, int]]) -> list[str]:
+def fields(decisions: Held) -> list[str]:
     """Decisions ((match id, turn) each) as the fields of a bot's decisions hash name them."""
     return [f"{match_id}:{turn}" for match_id, turn in decisions]
 
@@ -101,15 +104,16 @@ class Decisions:
     r: redis.Redis
     script: Callable[[str], Script]
     run_credited: Callable[..., Any]
+    take_places: Callable[[list[tuple[str, int]], float], tuple[str | None, str | None]]
 
-    def pending_decisions(self, bot_id: str, skip: set[tuple[str, int]] = frozenset()) -> list[dict]:
+    def pending_decisions(self, bot_id: str, skip: Held = frozenset()) -> list[dict]:
         """The bot's decisions not yet answered whose deadline has not passed (one round trip;
         the others are deleted), but for those in `skip` ((match id, turn) of those the bot
         holds already: not even decoded)."""
         raw = self._pending_raw(bot_id, skip)
         return [json.loads(d) for d in self._live_texts(bot_id, raw, skip, now_ms())]
 
-    def pending_texts(self, credential: Credential, skip: set[tuple[str, int]] = frozenset()) -> list[bytes]:
+    def pending_texts(self, credential: Credential, skip: Held = frozenset()) -> list[bytes]:
         """`pending_decisions` for the bot's own request, its credential checked first
         (core/store/bots.py `run_credited`: `NotCredited` if it no longer holds; the bot noted
         seen): each decision as its JSON text as stored, not decoded. One round trip."""
@@ -118,7 +122,7 @@ class Decisions:
                                 around=LOG_KEY_AROUND, skip=fields(skip))
         return self._live_texts(bot_id, raw, skip, now_ms())
 
-    def pending_or_poll_places(self, credential: Credential, skip: set[tuple[str, int]],
+    def pending_or_poll_places(self, credential: Credential, skip: Held,
                                caps: list[tuple[str, int]], seconds: float
                                ) -> tuple[list[bytes], Places | None, str | None]:
         """`pending_texts(credential, skip)` and, in the same round trip, a long-poll's places
@@ -136,13 +140,13 @@ class Decisions:
         pending = self._live_texts(bot_id, pending_raw, skip, now)  # the script's now: the same judgement
         flag = int(flag)
         if flag < 0 and not pending:  # a record the script could not read, stale once decoded
-            token, full_key = self.take_places(caps, seconds)
-            return [], (None if full_key else Places(caps, token)), full_key
+            taken, full_key = self.take_places(caps, seconds)
+            return [], (None if full_key else Places(caps, taken)), full_key
         if flag > 0:
             return pending, None, caps[flag - 1][0]
         return pending, Places(caps, token if flag == 0 else None), None
 
-    def _live_texts(self, bot_id: str, raw: list, skip: set[tuple[str, int]], now: int) -> list[bytes]:
+    def _live_texts(self, bot_id: str, raw: list, skip: Held, now: int) -> list[bytes]:
         """A `pending` reply (core/store/lua/lib/pending.lua): the JSON texts of the decisions live at
         `now` (the test of lib/live.lua) not in `skip` (which a script may have left out already), by
         deadline; the stale deleted."""
@@ -162,7 +166,7 @@ class Decisions:
             self.r.hdel(decisions_key(bot_id), *stale)
         return [d for _, d in sorted(live, key=lambda item: item[0])]
 
-    def _pending_raw(self, bot_id: str, skip: set[tuple[str, int]] | frozenset[tuple[str, int]]) -> list:
+    def _pending_raw(self, bot_id: str, skip: Held) -> list:
         """What is pending for the bot but `skip`, each with its match's log length (one round trip:
         core/store/lua/pending_decisions.lua)."""
         return self.script(source("pending_decisions"))(
@@ -193,7 +197,7 @@ class Decisions:
         after this call, then wait on it with `wait_decisions(listening=…)`."""
         return wakeups(self.r).listen(wake_channel(bot_id))
 
-    def wait_decisions(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]] = frozenset(),
+    def wait_decisions(self, bot_id: str, timeout_s: float, skip: Held = frozenset(),
                        listening: Subscription | None = None) -> list[dict]:
         """Pending decisions, waiting up to `timeout_s` until there is one not in `skip`
         ((match id, turn) of those the bot holds already); those are left out.
@@ -215,7 +219,7 @@ class Decisions:
             texts = self._wait(read, timeout_s, listening, False)
         return [json.loads(d) for d in texts]
 
-    def wait_texts(self, bot_id: str, timeout_s: float, skip: set[tuple[str, int]], listening: Subscription,
+    def wait_texts(self, bot_id: str, timeout_s: float, skip: Held, listening: Subscription,
                    places: Places, began: int) -> list[bytes]:
         """`wait_decisions` for a long-poll holding `places` (`pending_or_poll_places`), after its
         first read (`listening` registered before it): each decision as its JSON text as stored.

@@ -23,6 +23,10 @@ so a crash never leaks a tenant's quota.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+
+import redis
+from redis.commands.core import Script
 
 from core.store.keys import now_ms
 from core.store.lua import args, source
@@ -79,6 +83,9 @@ class Places:
 
 
 class Quotas:
+    r: redis.Redis
+    script: Callable[[str], Script]
+
     def take_place(self, key: str, seconds: float, cap: int) -> str | None:
         """A token for one more place in `key` lasting up to `seconds`, or None when `cap`
         places are held already (atomic, shared by every API process)."""

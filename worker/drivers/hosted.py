@@ -90,12 +90,14 @@ class HostedDriver(Driver):
         seat.used = time.monotonic()
         if seat.deaths > DEATHS_SURVIVED:
             return Reply(fault=fault("bot_error", "its process died twice in this match"), ms=0)
-        if seat.box is None or not seat.box.alive:
-            failed = self._start()
-            if failed is not None:
-                return failed
+        box = seat.box
+        if box is None or not box.alive:
+            started = self._start()
+            if isinstance(started, Reply):
+                return started
+            box = started
         deadline = decision["deadline_ms"]
-        line, spent, problem = seat.box.exchange(decision, deadline, WALL_FACTOR * deadline / 1000)
+        line, spent, problem = box.exchange(decision, deadline, WALL_FACTOR * deadline / 1000)
         if problem == "died":
             seat.deaths += 1
             seat.box = None
@@ -104,14 +106,14 @@ class HostedDriver(Driver):
             seat.box = None
             return Reply(fault=fault("timeout", f"no answer within {deadline} ms of CPU time "
                                                 f"({WALL_FACTOR * deadline} ms of wall time)"), ms=spent)
-        if problem == "too_large":
+        if problem == "too_large" or line is None:  # no line without a problem (`exchange`)
             seat.box = None
             return Reply(fault=fault("too_large", f"an answer over {MAX_LINE // 1024} KB"), ms=spent)
         return read_line(line, spent)
 
-    def _start(self) -> Reply | None:
-        """Start the seat's process; None, or the fault of a start that failed (a death: code
-        that no longer loads, or a sandbox that cannot start)."""
+    def _start(self) -> Sandbox | Reply:
+        """Start the seat's process: its sandbox, or the fault of a start that failed (a death:
+        code that no longer loads, or a sandbox that cannot start)."""
         seat = self.seat
         try:
             box = Sandbox(hosted_code.runnable_dir(seat.code), seat.entrypoint)
@@ -122,7 +124,7 @@ class HostedDriver(Driver):
             log.warning("the sandbox of %s did not start: %s", self.key, exc)
             return Reply(fault=fault("bot_error", f"it did not start: {clean(last[0])}"), ms=0)
         seat.box = box
-        return None
+        return box
 
     def match_over(self, match_id: str, result: dict, you: dict | None = None) -> None:
         self.over = True

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from sdk.debug import collecting
 from sdk.faults import clean, decision_timeout, fault
 from sdk.watchdog import Overrun
 from worker.drivers.base import Driver, Reply
+
+if TYPE_CHECKING:
+    from sdk.bot import Bot
 
 
 @lru_cache(maxsize=256)
@@ -32,15 +36,15 @@ class InProcessDriver(Driver):
     def __init__(self, bot: dict, context) -> None:
         self.watchdog = context.watchdog
         self.started = False
-        self.bot = None
-        self.broken: str | None = None
+        self.bot: Bot | None = None
+        self.broken = ""
         try:
             self.bot = bot_class(bot["entrypoint"])()
         except Exception as exc:  # an entrypoint that no longer imports: every decision is a fault
             self.broken = f"cannot load {bot.get('entrypoint')}: {clean(exc)}"
 
     def ask(self, decision: dict) -> Reply:
-        if self.broken:
+        if self.bot is None:  # its entrypoint did not load: `broken` says why
             return Reply(fault=fault("bot_error", self.broken))
         limit = decision["deadline_ms"] / 1000
         began = time.monotonic()
