@@ -50,7 +50,8 @@ def end_match(store: Store, match_id: str, status: str, result: dict | None = No
     match's record if the caller holds it (its runner): what the follow-ups read of it
     never changes but its status, so the call that ended it reads it no more.
     """
-    ended = store.conclude_match(match_id, status, result, reason=reason, records=records)
+    ended = store.conclude_match(match_id, status, result, reason=reason, records=records,
+                                 twins=None if match is None else match.get("twins") or [])
     if ended and announce is not None:
         announce()
     if ended and match is not None:
@@ -119,14 +120,11 @@ def archive_if_settled(store: Store, match: dict, statuses: dict[str, str | None
     statuses = statuses or twin_statuses(store, match)
     if any(status not in OVER for status in statuses.values()):
         return True
-    group = list(statuses)
-    elsewhere = False
-    for mid in group:
-        try:
-            store.archive_match(mid)
-        except ArchiveBusy:
-            elsewhere = True
-    return not elsewhere
+    try:
+        store.archive_matches(list(statuses))
+    except ArchiveBusy:
+        return False
+    return True
 
 
 def stop_if_decided(store: Store, cid: str) -> None:

@@ -231,6 +231,25 @@ class Jobs:
             return token
         return None
 
+    def take_leases(self, kind: str, idents: list[str], ttl_ms: int = 20_000) -> dict[str, str | None]:
+        """`take_lease` of each, in one round trip: ident -> its new token, None where held."""
+        tokens = {ident: secrets.token_hex(8) for ident in idents}
+        pipe = self.r.pipeline(transaction=False)
+        for ident, token in tokens.items():
+            pipe.set(lease_key(kind, ident), token, nx=True, px=ttl_ms)
+        taken = pipe.execute()
+        return {ident: token if ok else None for (ident, token), ok in zip(tokens.items(), taken, strict=True)}
+
+    def release_leases(self, kind: str, tokens: dict[str, str]) -> None:
+        """`release_lease` of each (ident -> token), in one round trip."""
+        if not tokens:
+            return
+        release = self.script(source("release_lease"))
+        pipe = self.r.pipeline(transaction=False)
+        for ident, token in tokens.items():
+            release(keys=[lease_key(kind, ident)], args=[args(token=token)], client=pipe)
+        pipe.execute()
+
     def release_lease(self, kind: str, ident: str, token: str) -> None:
         """Give the lease back if it is still `token`'s."""
         self.script(source("release_lease"))(keys=[lease_key(kind, ident)], args=[args(token=token)])

@@ -53,7 +53,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
-from core.store.jobs import mark_active
+from core.store.jobs import lease_key, mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.lua import args, source
 from core.store.ratings import entrant, queue_for_rating
@@ -430,61 +430,98 @@ class Matches:
         return out
 
     def archive_match(self, match_id: str) -> int | None:
-        """Move a match that is over to the archive (core/store/archive.py); the file's size,
-        None if there was nothing to do (archived already, not over, missing, archiving off).
+        """Move a match that is over to the archive (`archive_matches`); the file's size, None if
+        there was nothing to do (archived already, not over, missing, archiving off);
+        `ArchiveBusy` if another process is archiving it now."""
+        return self.archive_matches([match_id])[match_id]
 
-        Its record, log and debug notes are written to the archive and fsynced before Redis
-        lets go of them; then, in one transaction that fails if any of them changed since
-        they were read (then all is read and written again), the log and the notes are
-        deleted and the record becomes what Redis keeps (`kept_record`). A process killed
-        anywhere in between leaves the match whole in Redis, and the file whole or absent:
-        repeating the call (the recovery sweep does) finishes it.
+    def archive_matches(self, match_ids: list[str]) -> dict[str, int | None]:
+        """Move matches that are over (a duplicate deal's rotations) to the archive
+        (core/store/archive.py): each one's file size, None if there was nothing to do
+        (archived already, not over, missing, archiving off).
 
-        One process at a time archives a match (`lease:archive:{id}`; another gets
-        `ArchiveBusy`, and the sweep takes over should the holder die). Twins ending together and the sweep
-        may race here: the WATCH guards Redis, not the file, and a writer that read the record
+        Each one's record, log and debug notes are written to the archive and fsynced before
+        Redis lets go of them; then, in one transaction that fails if any of them changed since
+        they were read (then all is read and written again), the logs and the notes are
+        deleted and each record becomes what Redis keeps (`kept_record`). A process killed
+        anywhere in between leaves each match whole in Redis, and its file whole or absent:
+        repeating the call (the recovery sweep does) finishes it. Four round trips whatever
+        the number of matches: the leases, the WATCH, the reads, the transaction.
+
+        One process at a time archives a match (`lease:archive:{id}`: taken for all of them in
+        one round trip, each given back in the transaction that archives it); the matches whose
+        lease another holds are left out, and `ArchiveBusy` is raised once the others are done
+        (the sweep takes over should the holder die). Twins ending together and the sweep may
+        race here: the WATCH guards Redis, not the file, and a writer that read the record
         before another let go and the log just after (gone by then) would replace the file with
         an empty log before its transaction failed. Reading the log and the notes before the
         record keeps even a writer whose lease lapsed from that: a record not yet archived
         when read means the log read before it was still whole."""
-        import redis
-
         archive = self.archive
         if archive is None:
-            return None
+            return dict.fromkeys(match_ids)
+        tokens = self.take_leases("archive", match_ids, ARCHIVE_LEASE_MS)
+        held = {m: token for m, token in tokens.items() if token is not None}
+        sizes: dict[str, int | None] = dict.fromkeys(match_ids)
+        done: set[str] = set()
+        try:
+            if held:
+                archived = self._archive_leased(archive, held)
+                sizes.update(archived)
+                done = set(archived)
+        finally:
+            self.release_leases("archive", {m: t for m, t in held.items() if m not in done})
+        if len(held) < len(match_ids):
+            busy = sorted(set(match_ids) - set(held))
+            raise ArchiveBusy(f"matches {', '.join(busy)} are being archived by another process")
+        return sizes
+
+    def _archive_leased(self, archive: archives.Archive, held: dict[str, str]) -> dict[str, int]:
+        """`archive_matches`' work on the matches whose lease it holds (id -> token): the size of
+        each one archived, whose lease the archiving transaction gave back."""
+        import redis
+
         from core.store.debug import debug_key
 
-        token = self.take_lease("archive", match_id, ARCHIVE_LEASE_MS)
-        if token is None:
-            raise ArchiveBusy(f"match {match_id} is being archived by another process")
-        key, log, notes = f"match:{match_id}", log_key(match_id), debug_key(match_id)
-        try:
-            with self.r.pipeline() as pipe:
-                while True:
-                    try:
-                        pipe.watch(key, log, notes)
-                        raw_log, raw_notes = pipe.lrange(log, 0, -1), pipe.hgetall(notes)
-                        raw = pipe.hgetall(key)
+        keys = {m: (f"match:{m}", log_key(m), debug_key(m), lease_key("archive", m)) for m in held}
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(*(k for four in keys.values() for k in four))
+                    # read after the WATCH, on another connection: a change since makes the EXEC fail
+                    reads = self.r.pipeline(transaction=False)
+                    for key, log, notes, lease in keys.values():
+                        reads.lrange(log, 0, -1)
+                        reads.hgetall(notes)
+                        reads.hgetall(key)
+                        reads.get(lease)
+                    replies = reads.execute()
+                    written: dict[str, tuple[dict, int]] = {}
+                    for i, match_id in enumerate(keys):
+                        raw_log, raw_notes, raw, lease = replies[4 * i:4 * i + 4]
+                        if lease is None or text(lease) != held[match_id]:
+                            continue  # its lease lapsed: another may be at it, the sweep looks again
                         if not raw or ARCHIVED.encode() in raw:
-                            pipe.unwatch()
-                            return None
+                            continue
                         record = dict(sorted(load_fields(raw).items()))  # the same bytes from every writer
                         if record.get("status") not in OVER:
-                            pipe.unwatch()
-                            return None
+                            continue
                         entries = [json.loads(e) for e in raw_log]
                         debug = {str(t): json.loads(v) for t, v in sorted((int(text(t)), v)
                                                                           for t, v in raw_notes.items())}
-                        size = archive.write(match_id, archives.document(record, entries, debug))
-                        pipe.multi()
-                        pipe.delete(key, log, notes)
+                        written[match_id] = record, archive.write(match_id, archives.document(record, entries, debug))
+                    if not written:
+                        pipe.unwatch()
+                        return {}
+                    pipe.multi()
+                    for match_id, (record, _) in written.items():
+                        key, log, notes, lease = keys[match_id]
+                        pipe.delete(key, log, notes, lease)  # the lease is still ours: it is watched
                         pipe.hset(key, mapping=kept_record(record))
-                        pipe.execute()
-                        return size
-                    except redis.WatchError:
-                        continue
-        finally:
-            self.release_lease("archive", match_id, token)
+                    pipe.execute()
+                    return {match_id: size for match_id, (_, size) in written.items()}
+                except redis.WatchError:
+                    continue
 
     def archive_finished(self, batch: int = 500) -> int:
         """Archive every match over whose deal is over that Redis still holds whole (the
@@ -509,7 +546,8 @@ class Matches:
                         done += bool(self.archive_match(match_id))
 
     def conclude_match(self, match_id: str, status: str, result: dict | None = None,
-                       reason: str | None = None, records: Sequence[dict] = ()) -> bool:
+                       reason: str | None = None, records: Sequence[dict] = (),
+                       twins: Sequence[str] | None = None) -> bool:
         """End a match exactly once: True only for the call that ended it.
 
         `records` holds one dict per seat: `bot`, `won` (alone first), `faults`,
@@ -527,25 +565,34 @@ class Matches:
         deal: its records wait in the match (`records`) until the last of its
         twins ends, and that conclusion counts them all — so no standings,
         record or rating shows one rotation of a deal while another is to come.
+        `twins` are the match's (as its record has them: they never change) if
+        the caller holds its record, else they are read first. Three round
+        trips: the WATCH, the reads, the transaction.
         """
         import redis
 
         key = f"match:{match_id}"
+        if twins is None:
+            stored = self.r.hget(key, "twins")
+            twins = json.loads(stored) if stored else []
+        others = [t for t in twins or () if t != match_id]
         with self.r.pipeline() as pipe:
             while True:
                 try:
-                    pipe.watch(key)
-                    raw = pipe.hmget(key, "status", "owner", "rated", "game", "tournament", "twins", "kind")
+                    pipe.watch(key, *(f"match:{t}" for t in others))
+                    # read after the WATCH, on another connection: a change since makes the EXEC fail
+                    reads = self.r.pipeline(transaction=False)
+                    reads.hmget(key, "status", "owner", "rated", "game", "tournament", "kind")
+                    for t in others:
+                        reads.hmget(f"match:{t}", "status", "records")
+                    raw, *ends = reads.execute()
                     if raw[0] is None or json.loads(raw[0]) in OVER:
                         pipe.unwatch()
                         return False
-                    owner, rated, game, tournament, twins, kind = (json.loads(v) if v else None for v in raw[1:])
+                    owner, rated, game, tournament, kind = (json.loads(v) if v else None for v in raw[1:])
                     finished = status == "finished"
                     counted = [(match_id, list(records) if finished else [])]
-                    others = [t for t in twins or () if t != match_id]
                     if others:
-                        pipe.watch(*(f"match:{t}" for t in others))
-                        ends = [pipe.hmget(f"match:{t}", "status", "records") for t in others]
                         if all(e[0] is not None and json.loads(e[0]) in OVER for e in ends):
                             counted = [(t, json.loads(e[1]) if e[1] else []) for t, e in zip(others, ends, strict=True)] + counted
                         else:
