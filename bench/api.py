@@ -1,13 +1,16 @@
 """Benchmark the referee API as `cardarena serve` runs it (gevent): the ladder, a polling turn, idle long-polls, a big crosstable.
 
-    .venv/bin/python bench/api.py [--clients 8] [--seconds 5] [--game NAME]
+    .venv/bin/python bench/api.py [--clients 8] [--seconds 3] [--rounds 3] [--game NAME]
 
 Starts a private Redis and the API as a deployment runs it, `cardarena serve`
 (rate limits off: `CARDARENA_RATE_LIMITS=off`), then measures with concurrent
-clients:
+clients, every measure once a round, the baseline first in each, `--rounds`
+rounds:
 
-* baseline: a bare WSGI app under gevent's pywsgi answering a fixed JSON body
-  — what the HTTP stack alone costs on this machine;
+* baseline: a bare WSGI app answering a fixed JSON body on the server
+  `cardarena serve` builds (server/serve.py `wsgi_server`: gevent's pywsgi,
+  no Nagle, the same pool and backlog) — what the HTTP stack alone costs on
+  this machine;
 * `GET /api/v1/games/{game}/rankings` with 50 rated bots;
 * a polling turn round trip: the referee's side publishes a decision through
   the store (`await_answer`, as the match runner does); the bot long-polls
@@ -20,8 +23,10 @@ clients:
   computes and stores it, the next ones read it: target < 50 ms), a page of
   its match list and its HTML page (issue 13: ~1 s each).
 
-Figures: requests (round trips) per second, p50 and p99 latency, and each as a
-ratio against the baseline measured in the same run; the load average.
+Figures, per measure: requests (round trips) per second, p50 and p99 latency,
+and the rate and p50 as a ratio against the same round's baseline, each
+min / median / max over the rounds; the load average (1 minute) at the start
+and after every round.
 """
 
 from __future__ import annotations
@@ -41,20 +46,20 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import games  # noqa: E402
 from core.redis_server import EmbeddedRedis, free_port  # noqa: E402
-from core.store import Store, secret_key  # noqa: E402
+from core.store import Store, schema, secret_key  # noqa: E402
 from server.serve import CONNECTIONS  # noqa: E402
 
+#: the baseline: a fixed JSON body on `cardarena serve`'s own server (server/serve.py)
 BASELINE = """
 from gevent import monkey; monkey.patch_all()
 import sys, json
-from gevent.pool import Pool
-from gevent.pywsgi import WSGIServer
+from server.serve import wsgi_server
 port, connections = int(sys.argv[1]), int(sys.argv[2])
 body = json.dumps({"game": "x", "rankings": []}).encode()
 def app(environ, start_response):
     start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
     return [body]
-WSGIServer(("127.0.0.1", port), app, spawn=Pool(connections), log=None, backlog=2048).serve_forever()
+wsgi_server(app, "127.0.0.1", port, connections).serve_forever()
 """
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -69,13 +74,13 @@ def start_server(mode: str, redis_url: str) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_RATE_LIMITS": "off"}
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + 120  # a busy machine starts a process slowly
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
-            requests.get(url + "/api/v1/games", timeout=1)
+            requests.get(url + "/api/v1/games", timeout=5)
             return proc, url
-        except requests.ConnectionError:
-            time.sleep(0.05)
+        except requests.RequestException:  # not listening yet, or too busy to answer in time
+            time.sleep(0.1)
     proc.kill()
     raise RuntimeError(f"{mode} server did not start")
 
@@ -114,7 +119,8 @@ def polling_round_trips(base: str, store: Store, game: str, clients: int, second
     seats = games.get(game).min_seats
 
     def table(index: int):
-        bots = [store.create_bot(account["id"], f"p{index}-{s}", game, "polling") for s in range(seats)]
+        bots = [store.create_bot(account["id"], f"{account['id']}-p{index}-{s}", game, "polling")  # names are unique
+                for s in range(seats)]
         secrets = {bot["id"]: secret for bot, secret in bots}
         session = requests.Session()
         mine = []
@@ -163,11 +169,13 @@ def polling_round_trips(base: str, store: Store, game: str, clients: int, second
 def games_under_idle_polls(api_url: str, store: Store, game: str, one_secret: bool, polls: int = 70,
                            reads: int = 20) -> list[float]:
     """Latencies of `reads` sequential `GET /games` while `polls` long-polls (wait=30) are held
-    open: all with one bot's secret, or one per bot."""
+    open: all with one bot's secret, or one per bot. Returns once every poll has its answer, so
+    that no round measures beside the previous round's polls."""
     account, _ = store.create_account("idle")
     count = 1 if one_secret else polls
     tag = "one" if one_secret else "many"
-    secrets = [store.create_bot(account["id"], f"idle-{tag}-{i}", game, "polling")[1] for i in range(count)]
+    secrets = [store.create_bot(account["id"], f"{account['id']}-idle-{tag}-{i}", game, "polling")[1]
+               for i in range(count)]
     answers: list[int] = []
 
     def wait(secret: str) -> None:
@@ -178,8 +186,9 @@ def games_under_idle_polls(api_url: str, store: Store, game: str, one_secret: bo
         except requests.RequestException:
             answers.append(0)
 
-    for i in range(polls):
-        threading.Thread(target=wait, args=(secrets[i % count],), daemon=True).start()
+    waiting = [threading.Thread(target=wait, args=(secrets[i % count],), daemon=True) for i in range(polls)]
+    for thread in waiting:
+        thread.start()
     time.sleep(1.0)  # every poll is in, waiting or refused
     latencies = []
     with requests.Session() as session:
@@ -189,6 +198,8 @@ def games_under_idle_polls(api_url: str, store: Store, game: str, one_secret: bo
             latencies.append(time.perf_counter() - start)
     refused = sum(1 for a in answers if a in (429, 503))
     print(f"  ({polls} polls from {count} secret(s): {refused} refused at once, the rest waiting)", flush=True)
+    for thread in waiting:
+        thread.join(90)  # answered empty after their 30 s
     return latencies
 
 
@@ -234,68 +245,102 @@ def one_read(url: str) -> float:
     return time.perf_counter() - start
 
 
-def summary(name: str, latencies: list[float], seconds: float, baseline: dict | None) -> dict:
+def figures(latencies: list[float], seconds: float) -> dict:
+    """Rate (a second), p50 and p99 (ms) of one measure in one round."""
     cuts = statistics.quantiles(latencies, n=100)
-    row = {"rate": len(latencies) / seconds, "p50": cuts[49] * 1000, "p99": cuts[98] * 1000}
-    text = f"{name:<34} {row['rate']:8.0f}/s   p50 {row['p50']:7.2f} ms   p99 {row['p99']:7.2f} ms"
-    if baseline:
-        text += (f"   (x{row['rate'] / baseline['rate']:.2f} rate, x{row['p50'] / baseline['p50']:.1f} p50,"
-                 f" x{row['p99'] / baseline['p99']:.1f} p99 of baseline)")
-    print(text, flush=True)
-    return row
+    return {"rate": len(latencies) / seconds, "p50": cuts[49] * 1000, "p99": cuts[98] * 1000}
+
+
+def spread(values: list[float], digits: int) -> str:
+    return f"{min(values):.{digits}f} / {statistics.median(values):.{digits}f} / {max(values):.{digits}f}"
+
+
+def report(rows: dict[str, list[dict]]) -> None:
+    """Each measure's figures over the rounds, min / median / max, the ratios against the
+    baseline of the same round."""
+    base = rows["baseline (bare WSGI, fixed JSON)"]
+    print("min / median / max over the rounds:", flush=True)
+    for name, found in rows.items():
+        text = (f"{name:<40} {spread([f['rate'] for f in found], 0):>17}/s   p50 {spread([f['p50'] for f in found], 2):>22} ms"
+                f"   p99 {spread([f['p99'] for f in found], 2):>22} ms")
+        if found is not base:
+            text += (f"   x{spread([f['rate'] / b['rate'] for f, b in zip(found, base, strict=True)], 2)} rate,"
+                     f" x{spread([f['p50'] / b['p50'] for f, b in zip(found, base, strict=True)], 1)} p50 of baseline")
+        print(text, flush=True)
+
+
+def one_round(args: argparse.Namespace, store: Store, game: str, base_url: str, api_url: str, tid: str,
+              rows: dict[str, list[dict]]) -> None:
+    """Every measure once, the baseline first; each round's figures appended to `rows`."""
+    def add(name: str, latencies: list[float], seconds: float) -> dict:
+        found = figures(latencies, seconds)
+        rows.setdefault(name, []).append(found)
+        return found
+
+    add("baseline (bare WSGI, fixed JSON)", hammer(base_url + "/", args.clients, args.seconds), args.seconds)
+    rankings = f"{api_url}/api/v1/games/{game}/rankings"
+    add("GET /games/{game}/rankings (50)", hammer(rankings, args.clients, args.seconds), args.seconds)
+    add("polling turn round trip", polling_round_trips(api_url, store, game, args.clients, args.seconds),
+        args.seconds)
+    tournament = f"{api_url}/api/v1/tournaments/{tid}"
+    for name, url, clients in (
+            ("crosstable, 2,800 matches, 1 client", tournament + "/crosstable", 1),
+            ("crosstable, 2,800 matches, 16 clients", tournament + "/crosstable", 16),
+            ("its matches, a page of 100, 16 clients", tournament + "/matches", 16),
+            ("its HTML page, 16 clients", f"{api_url}/tournaments/{tid}", 16)):
+        add(name, hammer(url, clients, args.seconds), args.seconds)
+    for one_secret in (True, False):
+        latencies = games_under_idle_polls(api_url, store, game, one_secret)
+        found = add(f"GET /games, 70 idle polls ({'1 bot' if one_secret else '70 bots'})", latencies,
+                    sum(latencies))
+        found["max"] = max(latencies) * 1000
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=3.0, help="each measure, each round")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--game", default=None, help="the game for both measures (default: the first registered)")
     args = parser.parse_args()
     game = args.game or games.names()[0]
+    loads = [os.getloadavg()[0]]
     with EmbeddedRedis() as server:
         client = redis.Redis.from_url(server.url)
+        schema.stamp_if_empty(client)  # a new platform's Redis, as the API stamps it
         store = Store(client, secret_key(client))
         owner, _ = store.create_account("ladder")
         for i in range(50):
             bot, _ = store.create_bot(owner["id"], f"rated{i}", game, "polling")
             store.save_rating(game, bot["id"], 20 + i * 0.1, 3.0)
+        tid = finished_tournament(store, game)
         procs = []
         try:
             proc, base_url = start_server("baseline", server.url)
             procs.append(proc)
             proc, api_url = start_server("api", server.url)
             procs.append(proc)
-            print(f"{args.clients} concurrent clients, {args.seconds:.0f} s each, game {game}, "
-                  f"gevent, {CONNECTIONS:,} connections, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
-            hammer(base_url + "/", args.clients, 0.5)  # warm up
-            base = summary("baseline (bare WSGI, fixed JSON)",
-                           hammer(base_url + "/", args.clients, args.seconds), args.seconds, None)
-            hammer(f"{api_url}/api/v1/games/{game}/rankings", args.clients, 0.5)
-            summary("GET /games/{game}/rankings (50)",
-                    hammer(f"{api_url}/api/v1/games/{game}/rankings", args.clients, args.seconds),
-                    args.seconds, base)
-            summary("polling turn round trip",
-                    polling_round_trips(api_url, store, game, args.clients, args.seconds),
-                    args.seconds, base)
-            for one_secret in (True, False):
-                latencies = games_under_idle_polls(api_url, store, game, one_secret)
-                summary(f"GET /games, 70 idle polls ({'1 bot' if one_secret else '70 bots'})", latencies,
-                        sum(latencies), base)
-                print(f"  max {max(latencies) * 1000:.1f} ms (target < 1000 ms)", flush=True)
-            tid = finished_tournament(store, game)
-            tournament = f"{api_url}/api/v1/tournaments/{tid}"
-            first = one_read(tournament + "/crosstable")
+            print(f"{args.clients} concurrent clients, {args.seconds:.0f} s a measure, {args.rounds} rounds, "
+                  f"game {game}, gevent, {CONNECTIONS:,} connections, {os.cpu_count()} CPUs, load {loads[0]:.2f}",
+                  flush=True)
+            first = one_read(f"{api_url}/api/v1/tournaments/{tid}/crosstable")
             print(f"crosstable, 2,800 matches: first read (computes and stores it) {first * 1000:.1f} ms",
                   flush=True)
-            for name, url, clients in (
-                    ("crosstable, 2,800 matches, 1 client", tournament + "/crosstable", 1),
-                    ("crosstable, 2,800 matches, 16 clients", tournament + "/crosstable", 16),
-                    ("its matches, a page of 100, 16 clients", tournament + "/matches", 16),
-                    ("its HTML page, 16 clients", f"{api_url}/tournaments/{tid}", 16)):
-                row = summary(name, hammer(url, clients, args.seconds), args.seconds, base)
-                if "crosstable" in name:
-                    print(f"  p50 {row['p50']:.1f} ms against the 50 ms target", flush=True)
-            print(f"load average {os.getloadavg()[0]:.2f}", flush=True)
+            hammer(base_url + "/", args.clients, 0.5)  # warm up both
+            hammer(f"{api_url}/api/v1/games/{game}/rankings", args.clients, 0.5)
+            rows: dict[str, list[dict]] = {}
+            for round_ in range(args.rounds):
+                one_round(args, store, game, base_url, api_url, tid, rows)
+                loads.append(os.getloadavg()[0])
+                print(f"round {round_ + 1} done, load {loads[-1]:.2f}", flush=True)
+            report(rows)
+            crosstable = rows["crosstable, 2,800 matches, 16 clients"]
+            print(f"targets: crosstable p50 (16 clients) {spread([f['p50'] for f in crosstable], 1)} ms "
+                  f"against 50 ms; GET /games beside idle polls, slowest "
+                  f"{max(f['max'] for n, r in rows.items() if 'idle' in n for f in r):.1f} ms against 1000 ms",
+                  flush=True)
+            print(f"load {min(loads):.2f}-{max(loads):.2f} (start {loads[0]:.2f}, after each round "
+                  f"{', '.join(f'{x:.2f}' for x in loads[1:])})", flush=True)
         finally:
             for proc in procs:
                 proc.terminate()

@@ -92,14 +92,31 @@ def run(args: argparse.Namespace) -> int:
     return 1  # not reached
 
 
-def serve(args: argparse.Namespace) -> int:
-    """The server itself, in a process gevent has patched (`main`)."""
+def wsgi_server(app, host: str, port: int, connections: int):
+    """The gevent WSGI server `cardarena serve` runs `app` on, not started: at most
+    `connections` requests at once, no Nagle, an idle connection closed after
+    `IDLE_TIMEOUT_S`. Call it in a process gevent has patched (bench/api.py serves its
+    baseline app on it too, so the two cannot differ in their server's settings)."""
     import socket
 
-    import gevent
-    from gevent.event import Event
     from gevent.pool import Pool
     from gevent.pywsgi import WSGIHandler, WSGIServer
+
+    class Handler(WSGIHandler):
+        def handle(self):
+            self.socket.settimeout(IDLE_TIMEOUT_S)  # per read or write: waiting in the app is neither
+            # no Nagle: an answer's last small write must not wait for the client's delayed ACK
+            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return super().handle()
+
+    return WSGIServer((host, port), app, spawn=Pool(connections), handler_class=Handler, log=None,
+                      backlog=2048)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """The server itself, in a process gevent has patched (`main`)."""
+    import gevent
+    from gevent.event import Event
 
     from core.redis_server import shared_redis
     from core.signals import SIGNALS, die_with_parent, shielded, stop_on_signals
@@ -109,18 +126,10 @@ def serve(args: argparse.Namespace) -> int:
     if os.environ.get("CARDARENA_PARENT_PID"):
         die_with_parent()  # started by the demo: it dies with it
 
-    class Handler(WSGIHandler):
-        def handle(self):
-            self.socket.settimeout(IDLE_TIMEOUT_S)  # per read or write: waiting in the app is neither
-            # no Nagle: an answer's last small write must not wait for the client's delayed ACK
-            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            return super().handle()
-
     connections = connection_limit(args.connections)
     with stop_on_signals(), shared_redis() as redis_url:
         app = create_app({"REDIS_URL": redis_url, **capacity(connections)})
-        server = WSGIServer((args.host, args.port), app, spawn=Pool(connections), handler_class=Handler,
-                            log=None, backlog=2048)
+        server = wsgi_server(app, args.host, args.port, connections)
         stop = Event()
         with shielded():
             server.start()
