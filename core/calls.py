@@ -242,7 +242,7 @@ async def _exchange(conn: _Connection, pool: _Pool, key: tuple, request: bytes,
     keep = False
     try:
         conn.arm(max_bytes + HEAD_ROOM + max_bytes // 2)
-        conn.transport.write(request)
+        conn.made().write(request)
         try:
             status, fields, closing = await _read_head(conn)
         except _Closed as closed:
@@ -385,7 +385,7 @@ class _Connection(asyncio.Protocol):
         self.buffer += data
         self.received += len(data)
         if len(self.buffer) > BUFFER and not self.paused:
-            self.transport.pause_reading()
+            self.made().pause_reading()
             self.paused = True
         self._wake()
 
@@ -415,7 +415,7 @@ class _Connection(asyncio.Protocol):
             raise _Closed(self.error)
         if self.paused:
             self.paused = False
-            self.transport.resume_reading()
+            self.made().resume_reading()
         self.waiter = asyncio.get_running_loop().create_future()
         try:
             await self.waiter
@@ -463,6 +463,12 @@ class _Connection(asyncio.Protocol):
         """Open, with nothing past the answer: none buffered, no EOF."""
         return (not self.buffer and not self.ended and self.transport is not None
                 and not self.transport.is_closing())
+
+    def made(self) -> asyncio.Transport:
+        """Its transport, once the connection is made (as it is before any call uses it)."""
+        if self.transport is None:
+            raise ConnectionError("the connection is not made yet")
+        return self.transport
 
     def alive(self) -> bool:
         """Idle, still open, and not too old to be trusted."""
@@ -558,6 +564,7 @@ class _Resolving:
 
     async def _resolve(self, key: tuple[str, int], party: str, found: asyncio.Future) -> None:
         semaphore = self.parties.setdefault(party, asyncio.Semaphore(RESOLVERS_PER_PARTY))
+        result: list | OSError | UnicodeError  # the addresses, or why there are none
         try:
             async with semaphore:
                 try:
@@ -627,7 +634,12 @@ class _Pool:
         """Close the connections too old or dead to be reused."""
         self.swept = time.monotonic()
         for key in list(self.idle):
-            live = [c for c in self.idle[key] if c.alive() or c.close()]
+            live = []
+            for conn in self.idle[key]:
+                if conn.alive():
+                    live.append(conn)
+                else:
+                    conn.close()
             if live:
                 self.idle[key] = live
             else:

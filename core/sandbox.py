@@ -57,6 +57,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 #: the sandbox's address space (bytes), unless CARDARENA_SANDBOX_MEMORY_MB says otherwise
 MEMORY_BYTES = 512 << 20
@@ -304,6 +305,8 @@ class Sandbox:
         """CPU time its process has used: every thread's (the kernel's per-process CPU clock,
         clock_getcpuclockid's id for the pid), plus the children it reaped (/proc's ticks)."""
         pid = self.pid
+        if pid is None:  # not started: nothing used
+            return 0.0
         clock = ((~pid) << 3) | 2  # CPUCLOCK_SCHED of the process `pid` (Linux's ABI, as glibc builds it)
         try:
             own = time.clock_gettime(clock)
@@ -322,13 +325,14 @@ class Sandbox:
         before = self.cpu_seconds()
         began = time.monotonic()
         try:
-            _write_all(self.proc.stdin, data + b"\n", began + wall_s)
+            _write_all(self._pipes()[0], data + b"\n", began + wall_s)
         except (OSError, TimeoutError):
-            problem = "timeout" if self.alive else "died"
+            died = not self.alive
             spent = self._spent(before)
             self.kill()
-            return None, spent, problem
-        line, problem = None, None
+            return None, spent, "died" if died else "timeout"
+        line: bytes | None = None
+        problem: str | None = None
         deadline = began + wall_s
         while line is None and problem is None:
             try:
@@ -347,12 +351,18 @@ class Sandbox:
             return None, spent, problem
         return line, spent, None
 
+    def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
+        """Its process's stdin and stdout (`start` made them)."""
+        if self.proc is None or self.proc.stdin is None or self.proc.stdout is None:
+            raise SandboxError("the sandbox was not started")
+        return self.proc.stdin, self.proc.stdout
+
     def _spent(self, before: float) -> int:
         return max(0, round((self.cpu_seconds() - before) * 1000))
 
     def _read_line(self, until: float) -> bytes | None:
         """The next line (without its newline) by `until`; None if none came (or it ended)."""
-        out = self.proc.stdout.fileno()
+        out = self._pipes()[1].fileno()
         while b"\n" not in self._buffer:
             left = until - time.monotonic()
             if left <= 0:
@@ -459,7 +469,7 @@ def probe(code_dir: str, entrypoint: str, game: str) -> str | None:
     import games
     from sdk.referee import MatchReferee, listed_action
 
-    ref = MatchReferee(game, games.get(game).ladder_seats, 1, {}, 1, PROBE_MS, 0)
+    ref = MatchReferee(game, games.get(game).ladder_table, 1, {}, 1, PROBE_MS, 0)
     decision = ref.decision("probe")
     box = Sandbox(code_dir, entrypoint)
     try:

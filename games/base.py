@@ -315,6 +315,11 @@ class Game:
         if not self.min_seats <= self.ladder_seats <= self.max_seats:
             raise ValueError(f"{self.name}: ladder_seats {self.ladder_seats} is not a seat count of the game")
 
+    @property
+    def ladder_table(self) -> int:
+        """How many seats a ladder table has (`ladder_seats`, which `min_seats` stands in for)."""
+        return self.min_seats if self.ladder_seats is None else self.ladder_seats
+
     def new(self, seats: int | None = None, seed: int = 0, options: dict | None = None) -> State:
         """A new match; bad seats, seed or options raise `InvalidOptions`."""
         if seats is None:

@@ -245,14 +245,14 @@ class Matchmaker:
             wanted = self.per_game - len(in_play)
             if wanted <= 0:
                 return made
-            seats = games.get(game).ladder_seats
+            seats = games.get(game).ladder_table
             apart = frozenset(store.collusion_flags(game))
             for table in choose_tables(candidates(store, game, in_play), seats, wanted, self.rng, apart):
-                table = list(table)
-                self.rng.shuffle(table)  # who sits first
+                seated = list(table)
+                self.rng.shuffle(seated)  # who sits first
                 order = list(range(seats))
                 self.rng.shuffle(order)  # the rotations' playing order: nobody counts on going first
-                pairing = store.create_pairing(game, table, secrets.randbits(63), order, token)
+                pairing = store.create_pairing(game, seated, secrets.randbits(63), order, token)
                 if pairing is None:  # the lease lapsed and another matchmaker has it
                     break
                 made.append(pairing)

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 from core.signals import PARENT_ENV
 from worker.dispatch import PARTS as DISPATCH_PARTS  # the dispatcher's parts, a process each
@@ -83,7 +84,7 @@ class WorkerPool:
         self._stop = threading.Event()
         self._spawning = threading.Lock()  # no worker is started once stop() has listed them
         self._threads: list[threading.Thread] = []
-        self._log = None
+        self._log: BinaryIO | None = None
 
     # -- life ------------------------------------------------------------------
     def start(self) -> WorkerPool:
@@ -192,6 +193,8 @@ class WorkerPool:
     def kill(self, i: int) -> int:
         """`kill -9` worker `i` (and its work horse, forking), as a crash would; the supervisor starts another."""
         proc = self.procs[i]
+        if proc is None:
+            raise LookupError(f"worker {i} was never started")
         for pid in children_of(proc.pid):
             _signal(pid, signal.SIGKILL)
         _signal(proc.pid, signal.SIGKILL)

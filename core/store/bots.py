@@ -60,7 +60,7 @@ from typing import Any
 import redis
 from redis.commands.core import Script
 
-from core.store.keys import dump_fields, iso_ms, load_fields, new_id, now_iso, now_ms, text
+from core.store.keys import dump_fields, iso_ms, load_fields, members, new_id, now_iso, now_ms, scored, text
 from core.store.lua import args, source
 from core.store.ratings import entrant, rating_dict
 
@@ -221,6 +221,8 @@ class Bots:
     r: redis.Redis
     secret_key: bytes
     script: Callable[[str], Script]
+    bot_rating: Callable[[str, str], dict]  # core/store/ratings.py
+    bot_ratings: Callable[[str, list[str]], dict[str, tuple[float, float]]]
 
     def create_bot(self, owner_id: str, name: str, game: str, kind: str,
                    url: str | None = None, entrypoint: str | None = None, code: str | None = None,
@@ -232,11 +234,11 @@ class Bots:
         claimed and the bot written in one atomic step, so of two
         registrations racing for a name exactly one wins.
         """
-        bot_id = new_id("b")
-        bot = {
+        bot_id, nonce = new_id("b"), secrets.token_hex(16)
+        bot: dict[str, object] = {
             "id": bot_id, "name": name, "game": game, "kind": kind, "owner": owner_id,
             "created": now_iso(), "retired": False, "matches": 0, "wins": 0, "faults": 0,
-            "nonce": secrets.token_hex(16), "max_concurrent": int(max_concurrent), "accepts": accepts,
+            "nonce": nonce, "max_concurrent": int(max_concurrent), "accepts": accepts,
             "ladder": bool(ladder),
         }
         if person:
@@ -254,7 +256,10 @@ class Bots:
             args=[args(bot=bot_id, seq=seq, fields=dump_fields(bot)), fold_name(name)])
         if holder:
             raise NameTaken(name, text(holder))
-        return self.get_bot(bot_id), self._derive_secret(bot_id, bot["nonce"])
+        created = self.get_bot(bot_id)
+        if created is None:  # deleted by hand between its writing and this read
+            raise KeyError(bot_id)
+        return created, self._derive_secret(bot_id, nonce)
 
     def place_house_bot(self, game: str, name: str, entrypoint: str) -> dict | None:
         """Register the admin's in-process bot `name` of `game` (on its ladder) once ever.
@@ -291,7 +296,7 @@ class Bots:
     def active_bot_count(self, owner: str) -> int:
         """How many not-retired bots `owner` has (one pipelined read of every bot's owner:
         done at registration only, where the per-account cap needs it)."""
-        ids = [text(i) for i in self.r.zrange("bots", 0, -1)]
+        ids = members(self.r.zrange("bots", 0, -1))
         pipe = self.r.pipeline(transaction=False)
         for bot_id in ids:
             pipe.hmget(f"bot:{bot_id}", "owner", "retired")
@@ -323,20 +328,20 @@ class Bots:
     def list_bots(self, game: str | None = None) -> list[dict]:
         """Every bot (of one game), in registration order."""
         key = f"bots:game:{game}" if game else "bots"
-        return self.get_bots([text(i) for i in self.r.zrange(key, 0, -1)])
+        return self.get_bots(members(self.r.zrange(key, 0, -1)))
 
     def bot_page(self, game: str | None, limit: int, after: int | None = None) -> tuple[list[dict], int | None]:
         """Up to `limit` bots (of one game) registered after position `after`, in order;
         and the position to continue from (None at the end)."""
         key = f"bots:game:{game}" if game else "bots"
         low = f"({after}" if after is not None else "-inf"
-        found = self.r.zrangebyscore(key, low, "+inf", start=0, num=limit + 1, withscores=True)
+        found = scored(self.r.zrangebyscore(key, low, "+inf", start=0, num=limit + 1, withscores=True))
         more = len(found) > limit
-        return self.get_bots([text(i) for i, _ in found[:limit]]), int(found[limit - 1][1]) if more else None
+        return self.get_bots([i for i, _ in found[:limit]]), int(found[limit - 1][1]) if more else None
 
     def bot_ids(self, start: int, count: int) -> list[str]:
         """`count` bot ids from position `start` of every bot's registration order."""
-        return [text(i) for i in self.r.zrange("bots", start, start + count - 1)]
+        return members(self.r.zrange("bots", start, start + count - 1))
 
     def get_bots(self, bot_ids: list[str]) -> list[dict]:
         """The public records (their latest version's rating included) of the bots that exist
@@ -447,7 +452,7 @@ class Bots:
         """Once per game: enter the active bots registered before names were unique."""
         if not self.r.set(f"{names_key(game)}:indexed", 1, nx=True):
             return
-        ids = [text(i) for i in self.r.zrange(f"bots:game:{game}", 0, -1)]
+        ids = members(self.r.zrange(f"bots:game:{game}", 0, -1))
         pipe = self.r.pipeline(transaction=False)
         for bot_id in ids:
             pipe.hmget(f"bot:{bot_id}", "name", "retired")
@@ -492,7 +497,7 @@ class Bots:
         """Rewrite the liveness timestamps (`LIVENESS_STAMPS`) stored as epoch ms numbers, as data
         from before they had the one form of every timestamp held them, as that form (`iso_ms`);
         how many were rewritten. Repeatable: a timestamp already in that form is left as it is."""
-        ids = [text(i) for i in self.r.zrange("bots", 0, -1)]
+        ids = members(self.r.zrange("bots", 0, -1))
         converted = 0
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]

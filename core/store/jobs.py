@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import redis
 from redis.commands.core import Script
@@ -108,21 +108,21 @@ def enqueue_job(connection, kind: str, ident: str, queue: str | None = None) -> 
 
 
 def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = None,
-                 steps: list[int] | None = None) -> None:
+                 steps: Sequence[int | None] | None = None) -> None:
     """Queue many jobs of one kind on `queue` (see `queue_name`) in a few round trips (a
     tournament's matches), each active and queued in one transaction. With `steps`, the jobs
     are the runs continuing those matches from their logs' `steps[i]` entries (`job_id`)."""
     if not idents:
         return
-    steps = steps or [None] * len(idents)
+    at = list(steps) if steps else [None] * len(idents)
     for start in range(0, len(idents), 500):
         with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
-            enqueue_on(connection, pipe, kind, idents[start:start + 500], queue, steps[start:start + 500])
+            enqueue_on(connection, pipe, kind, idents[start:start + 500], queue, at[start:start + 500])
             pipe.execute()
 
 
 def enqueue_on(connection, pipe, kind: str, idents: list[str], queue: str | None = None,
-               steps: list[int | None] | None = None, at_front: bool = False) -> None:
+               steps: Sequence[int | None] | None = None, at_front: bool = False) -> None:
     """On `pipe` (a transaction the caller executes): queue these jobs and count them active,
     so that what else the transaction writes and the jobs that act on it land together.
     `at_front`: ahead of the jobs waiting (an abort, before the runs it makes pointless)."""
@@ -136,11 +136,11 @@ def enqueue_on(connection, pipe, kind: str, idents: list[str], queue: str | None
                                failure_ttl=FAILURE_TTL, description=f"{func}({i})", at_front=at_front)
             for i, step in batch]
     pipe.sadd(active_key(name), *(f"{kind}:{i}" for i, _ in batch))
-    queue = Queue(name, connection=connection)
+    rq_queue = Queue(name, connection=connection)
     if at_front:  # one already waiting moves to the front, rather than being queued twice
         for d in data:
-            queue.remove(d.job_id, pipeline=pipe)
-    queue.enqueue_many(data, pipeline=pipe)
+            rq_queue.remove(d.job_id, pipeline=pipe)
+    rq_queue.enqueue_many(data, pipeline=pipe)
 
 
 def mark_active(pipe, queue: str, kind: str, ident: str) -> None:

@@ -14,7 +14,7 @@ import secrets
 import time
 from typing import Any
 
-from redis.typing import EncodableT, FieldT
+from redis.typing import EncodableT, FieldT, ZSetRangeResponse
 
 
 def new_id(prefix: str) -> str:
@@ -81,3 +81,14 @@ def load_fields(raw: dict) -> dict[str, Any]:
 def text(value: bytes | str) -> str:
     """A Redis reply as str, whether or not the client decodes responses."""
     return value.decode() if isinstance(value, bytes) else value
+
+
+def members(reply: ZSetRangeResponse) -> list[str]:
+    """The members a range of a sorted set read without its scores replied (ZRANGE and the like),
+    as str."""
+    return [text(member) for member in reply if isinstance(member, bytes | str)]
+
+
+def scored(reply: ZSetRangeResponse) -> list[tuple[str, float]]:
+    """The (member, score) pairs a range of a sorted set read with its scores replied, as str."""
+    return [(text(pair[0]), float(pair[1])) for pair in reply if isinstance(pair, tuple)]

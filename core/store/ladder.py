@@ -33,7 +33,7 @@ import redis
 from redis.commands.core import Script
 
 from core.store.jobs import lease_key, mark_active
-from core.store.keys import dump_fields, load_fields, new_id, now_ms, text
+from core.store.keys import dump_fields, load_fields, members, new_id, now_ms, text
 from core.store.lua import args, source
 from core.store.ratings import entrant
 from core.store.versions import match_versions
@@ -123,7 +123,7 @@ class Ladder:
 
     def pairings_in_play(self, game: str) -> list[dict]:
         """The game's pairings in play, oldest first."""
-        ids = [text(p) for p in self.r.zrange(pairings_key(game), 0, -1)]
+        ids = members(self.r.zrange(pairings_key(game), 0, -1))
         if not ids:
             return []
         pipe = self.r.pipeline(transaction=False)
@@ -138,8 +138,9 @@ class Ladder:
         if pairing is None:
             self.r.zrem(pairings_key(game), pid)
             return False
-        matches = [m for m in self.get_matches(pairing["matches"], ("status", "seats", "versions"))]
-        if any(m is None or m["status"] not in OVER for m in matches):
+        found = self.get_matches(pairing["matches"], ("status", "seats", "versions"))
+        matches = [m for m in found if m is not None]
+        if len(matches) < len(found) or any(m["status"] not in OVER for m in matches):
             return False
         entrants = [entrant(b, v) for m in matches if m["status"] == "finished"
                     for b, v in zip(m["seats"], match_versions(m), strict=True)]
@@ -164,7 +165,7 @@ class Ladder:
 
     def bot_ladder_matches(self, bot_id: str, limit: int) -> list[str]:
         """The bot's latest ladder match ids, newest first."""
-        return [text(m) for m in self.r.zrevrange(bot_ladder_key(bot_id), 0, limit - 1)]
+        return members(self.r.zrevrange(bot_ladder_key(bot_id), 0, limit - 1))
 
     def ladder_matches_in_play(self, game: str) -> list[dict]:
         """For each of the game's pairings in play, the match of it being played (or due) now."""

@@ -20,7 +20,7 @@ import json
 
 import redis
 
-from core.store.keys import load_fields, text
+from core.store.keys import load_fields, scored
 from core.store.matches import bot_matches_key, game_matches_key
 from core.store.tournaments import bot_tournaments_key, game_tournaments_key
 
@@ -43,9 +43,9 @@ class Lists:
         position `before`, of `bot` (else of `game`, else all); and the position the next page
         starts before (None on the last page)."""
         top = f"({before}" if before is not None else "+inf"
-        found = self.r.zrevrangebyscore(_key(kind, game, bot), top, "-inf", start=0, num=limit + 1,
-                                        withscores=True)
-        ids = [text(i) for i, _ in found[:limit]]
+        found = scored(self.r.zrevrangebyscore(_key(kind, game, bot), top, "-inf", start=0, num=limit + 1,
+                                               withscores=True))
+        ids = [i for i, _ in found[:limit]]
         return ids, int(found[limit - 1][1]) if len(found) > limit else None
 
     def get_tournaments(self, tids: list[str]) -> list[dict | None]:
@@ -64,19 +64,19 @@ class Lists:
         for kind, record, fields in ((MATCHES, "match", ("game",)), (TOURNAMENTS, "tournament", ("game", "bots"))):
             start = 0
             while True:
-                found = self.r.zrange(kind, start, start + batch - 1, withscores=True)
+                found = scored(self.r.zrange(kind, start, start + batch - 1, withscores=True))
                 if not found:
                     break
                 start += len(found)
                 pipe = self.r.pipeline(transaction=False)
                 for ident, _ in found:
-                    pipe.hmget(f"{record}:{text(ident)}", *fields)
+                    pipe.hmget(f"{record}:{ident}", *fields)
                 rows = pipe.execute()
                 pipe = self.r.pipeline(transaction=False)
                 for (ident, score), values in zip(found, rows, strict=True):
                     if values[0] is None:
                         continue
-                    ident, game = text(ident), json.loads(values[0])
+                    game = json.loads(values[0])
                     pipe.zadd(_key(kind, game, None), {ident: score})
                     for bot in set(json.loads(values[1]) if kind == TOURNAMENTS and values[1] else ()):
                         pipe.zadd(_key(kind, None, bot), {ident: score})

@@ -38,7 +38,7 @@ from collections.abc import Callable
 import redis
 from redis.commands.core import Script
 
-from core.store.keys import now_iso, text
+from core.store.keys import members, now_iso, text
 from core.store.lua import args, source
 
 #: openskill's defaults: a new bot's rating before its first rated match
@@ -168,22 +168,22 @@ class Ratings:
 
         Ties (same ordinal) share a rank and the next rank is skipped.
         """
-        keys = [text(i) for i in self.r.zrevrange(f"ladder:{game}", 0, -1)]
+        keys = members(self.r.zrevrange(f"ladder:{game}", 0, -1))
         if not keys:
             return []
         # the bots' own records are theirs (core/store/bots.py)
         bots = self.bot_records(list(dict.fromkeys(entrant_version(k)[0] for k in keys)))
         ratings = self.r.hmget(f"rating:{game}", keys)
         out: list[dict] = []
-        for key, rating in zip(keys, ratings, strict=True):
+        for key, stored_rating in zip(keys, ratings, strict=True):
             bot_id, version = entrant_version(key)
             bot = bots.get(bot_id) or {}
             name, matches, wins, faults = (bot.get(k) for k in ("name", "matches", "wins", "faults"))
             rated_matches, rated_wins = (int(bot.get(k) or 0) for k in ("rated_matches", "rated_wins"))
-            if (name is None or bot.get("retired") or bot.get("ladder") is False or rating is None
+            if (name is None or bot.get("retired") or bot.get("ladder") is False or stored_rating is None
                     or version != int(bot.get("version") or 1)):
                 continue
-            stored = json.loads(rating)
+            stored = json.loads(stored_rating)
             rating = rating_dict(stored["mu"], stored["sigma"])
             if out and out[-1]["rating"]["ordinal"] == rating["ordinal"]:
                 rank = out[-1]["rank"]

@@ -105,9 +105,9 @@ class Versions:
                 for b, v in zip(match["seats"], match_versions(match), strict=True)]
 
     def _as_version(self, bot: dict, version: int | None) -> dict:
-        if not is_older(bot, version):
+        if version is None or not is_older(bot, version):
             return as_version(bot, version, None)
-        return as_version(bot, version, self.r.hget(versions_key(bot["id"]), int(version)))
+        return as_version(bot, version, self.r.hget(versions_key(bot["id"]), version))
 
 
 def is_older(bot: dict, version: int | None) -> bool:
@@ -119,11 +119,11 @@ def is_older(bot: dict, version: int | None) -> bool:
 def as_version(bot: dict, version: int | None, old: bytes | str | None) -> dict:
     """The bot's record (its latest) as `version` is reached: `old`, its entry in
     `versions_key` (None for the latest version, or one unknown: then the latest)."""
-    if old is None or not is_older(bot, version):
+    if old is None or version is None or not is_older(bot, version):
         return {**bot, "version": version_of(bot)}
-    old = json.loads(old)
+    record = json.loads(old)
     out = {k: v for k, v in bot.items() if k not in REACHED_BY}
-    out.update({k: old[k] for k in REACHED_BY if k in old})
+    out.update({k: record[k] for k in REACHED_BY if k in record})
     return {**out, "version": int(version)}
 
 
