@@ -79,7 +79,8 @@ def run_match(match_id: str, step: int | None = None) -> str:
         if match is not None and match["status"] == "queued" and due_twin(store, match) not in (None, match_id):
             store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
             return "waiting"
-    return MatchRunner(store, match_id, CONTINUATION_WAIT_S if step is not None else 0.0).run()
+        return MatchRunner(store, match_id, match=match).run()
+    return MatchRunner(store, match_id, CONTINUATION_WAIT_S).run()
 
 
 def tournament_match_id(tid: str, index: int) -> str:

@@ -121,12 +121,15 @@ class Context:
 
 
 class MatchRunner:
-    def __init__(self, store, match_id: str, wait_s: float = 0.0) -> None:
+    def __init__(self, store, match_id: str, wait_s: float = 0.0, match: dict | None = None) -> None:
         self.store = store
         self.match_id = match_id
         #: how long to wait for the match's lock if another runner holds it: a continuation waits
         #: for the run that asked, which lets go of it right after publishing its decision
         self.wait_s = wait_s
+        #: the match's record as its job read it before the lock (`get_match`), if it did: all of
+        #: it but its status stays true, and the run reads its status again once the lock is held
+        self.known = match
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -147,7 +150,7 @@ class MatchRunner:
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)
         else:
-            match = self.store.get_match(self.match_id)
+            match = self.known or self.store.get_match(self.match_id)
         if match is None:
             return "missing"
         if match["status"] in ("finished", "aborted"):
@@ -173,10 +176,10 @@ class MatchRunner:
         if self.start.started is not None:  # taken, and started, with its reads (`start_run`)
             (full, attempts), changed = self.start.started
             if changed:
-                self.store.match_started(self.match_id)
+                self.store.match_started(self.match_id, match)
         else:
             full, attempts = self.store.take_slots_and_start(
-                self.match_id, [b for b in self.seat_bots if b is not None])
+                self.match_id, [b for b in self.seat_bots if b is not None], match)
         if full is not None:
             log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
                      full.get("max_concurrent"))

@@ -29,7 +29,7 @@ def guest_key(bot_id: str, account_id: str) -> str:
 class Guests:
     r: redis.Redis
     script: Callable[[str], Script]
-    get_tournament: Callable[[str], dict | None]
+    tournament_owner: Callable[[str], str | None]
     get_comparison: Callable[[str], dict | None]
 
     def started_by(self, match: dict) -> str | None:
@@ -39,7 +39,7 @@ class Guests:
         if match.get("owner"):
             return match["owner"]
         if match.get("tournament"):
-            return (self.get_tournament(match["tournament"]) or {}).get("owner")
+            return self.tournament_owner(match["tournament"])
         if match.get("comparison"):
             return (self.get_comparison(match["comparison"]) or {}).get("owner")
         return None

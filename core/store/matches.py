@@ -389,24 +389,29 @@ class Matches:
             self.match_started(match_id)
         return int(attempts)
 
-    def take_slots_and_start(self, match_id: str, bots: list[dict]) -> tuple[dict | None, int]:
+    def take_slots_and_start(self, match_id: str, bots: list[dict], match: dict | None = None) -> tuple[dict | None, int]:
         """`take_slots` (core/store/slots.py), then, if they are taken, `start_match`, in one step
         (a match runner's start, one round trip): (None, the number of starts, this one
-        included) or (the first full bot, 0: the match waits in its queue, not started)."""
+        included) or (the first full bot, 0: the match waits in its queue, not started).
+        `match`: its record if the caller holds it (`match_started`)."""
         slotted, keys, argv = slots_step(match_id, bots)
         full, attempts, changed = self.script(START_WITH_SLOTS_LUA)(
             keys=[*keys, f"match:{match_id}"], args=[*argv, json.dumps(now_iso())])
         if full:
             return slotted[int(full) - 1], 0
         if changed:
-            self.match_started(match_id)
+            self.match_started(match_id, match)
         return None, int(attempts)
 
-    def match_started(self, match_id: str) -> None:
+    def match_started(self, match_id: str, match: dict | None = None) -> None:
         """What follows the start step that marked the match running: it leaves its owner's
-        queued matches, and its watchers are told."""
-        key = f"match:{match_id}"
-        owner, tournament = (json.loads(v) if v else None for v in self.r.hmget(key, "owner", "tournament"))
+        queued matches, and its watchers are told. `match`: its record if the caller holds it
+        (its owner and tournament never change), else they are read."""
+        if match is not None:
+            owner, tournament = match.get("owner"), match.get("tournament")
+        else:
+            owner, tournament = (json.loads(v) if v else None
+                                 for v in self.r.hmget(f"match:{match_id}", "owner", "tournament"))
         with self.r.pipeline() as pipe:
             if owner:
                 pipe.srem(queued_key(owner), match_id)

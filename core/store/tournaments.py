@@ -93,6 +93,11 @@ class Tournaments:
         raw = self.r.hgetall(f"tournament:{tid}")
         return load_fields(raw) if raw else None
 
+    def tournament_owner(self, tid: str) -> str | None:
+        """The account that made the tournament (None: the admin's), read alone."""
+        raw = self.r.hget(f"tournament:{tid}", "owner")
+        return json.loads(raw) if raw else None
+
     def tournament_statuses(self, tids: list[str]) -> dict[str, str | None]:
         """tournament id -> status (None if missing), in one round trip."""
         pipe = self.r.pipeline(transaction=False)
