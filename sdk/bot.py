@@ -9,9 +9,7 @@ unless the bot wants the whole decision (its clock, its deadline).
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.util
 import inspect
 import os
 import sys
@@ -129,6 +127,9 @@ def _is_path(name: str) -> bool:
 
 def _load_file(path: str) -> ModuleType:
     """The Python file at `path` as a module (loaded once per process)."""
+    import hashlib  # local play's path alone: not on the import of every bot
+    import importlib.util
+
     full = os.path.realpath(path)
     if not os.path.isfile(full):
         raise ValueError(f"no such file: {path}")

@@ -8,7 +8,6 @@ the referee all read them from here.
 from __future__ import annotations
 
 import math
-import statistics
 import time
 from dataclasses import dataclass
 from typing import ClassVar
@@ -112,6 +111,8 @@ def seat_times(log: list[dict], seats: int, move_ms: int, bank_ms: int | None,
     """Each seat's time in a match, from its log: `{"latency_ms": {"p50", "max"}, "bank_ms"}`
     (the latencies the referee charged its decisions, None before the first; the bank left,
     None for a match from before the bank). `own`: the seats' own clocks (`seat_clocks`)."""
+    import statistics  # here: the referee imports this module, a hosted bot's start pays each import
+
     clocks = seat_clocks(seats, move_ms, bank_ms or 0, own)
     charged: list[list[int]] = [[] for _ in range(seats)]
     for entry in log:

@@ -15,8 +15,6 @@ module holds what they share, so the two hosts judge messages identically:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import threading
 import time
@@ -48,6 +46,9 @@ def sign(body: bytes, secret: str) -> str:
     The key is the secret's UTF-8 bytes and the message the exact body, so a
     bot checks the bytes it received, before any JSON parsing.
     """
+    import hashlib  # webhook bots alone sign: a hosted bot's start does not load OpenSSL
+    import hmac
+
     digest = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
     return "sha256=" + digest
 
@@ -56,6 +57,8 @@ def signature_ok(body: bytes, header: str | None, secret: str) -> bool:
     """Whether `header` is the referee's signature of `body` (constant time)."""
     if not header:
         return False
+    import hmac
+
     return hmac.compare_digest(sign(body, secret).encode("ascii"),
                                header.strip().encode("utf-8", "surrogateescape"))
 
