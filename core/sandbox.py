@@ -219,7 +219,8 @@ def sandbox_uid() -> int | None:
     raise SandboxError("this process has 1024 sandboxes running")
 
 
-def _free_uid(uid: int | None) -> None:
+def free_uid(uid: int | None) -> None:
+    """Give back a uid `sandbox_uid` handed out, once its sandbox has ended."""
     with _uids_lock:
         _uids_used.discard(uid)
 
@@ -277,7 +278,7 @@ class Sandbox:
                 user=self.uid, group=self.uid, extra_groups=[] if self.uid is not None else None)
         except OSError as exc:
             os.close(info_r)
-            _free_uid(self.uid)
+            free_uid(self.uid)
             raise SandboxError(f"cannot run bubblewrap: {exc}") from None
         finally:
             os.close(info_w)
@@ -405,7 +406,7 @@ class Sandbox:
                     pass
             proc.wait()
         if self.uid is not None:
-            _free_uid(self.uid)
+            free_uid(self.uid)
             self.uid = None
 
 
