@@ -141,23 +141,30 @@ def expand(store, t: dict) -> list[str]:
     for group in twin_groups(schedule, t["seed"]):
         for index in group:
             twins[index] = [tournament_match_id(tid, i) for i in group]
-    to_run = []
-    for index, planned in enumerate(schedule.matches):
-        mid = tournament_match_id(tid, index)
-        match = store.get_match(mid)
-        if match is None:
-            match = store.create_match(
-                t["game"], list(planned.bots), planned.seed, t["options"],
-                move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
-                time_bank_ms=t.get("time_bank_ms"),
-                tournament_id=tid, rated=bool(t.get("rated")), match_id=mid, twins=twins.get(index),
-                versions=[(t.get("versions") or {}).get(b) for b in planned.bots])
-        if mid not in listed:
-            store.add_tournament_match(tid, mid)
-        if match["status"] not in OVER:
-            to_run.append(match)
+    ids = [tournament_match_id(tid, index) for index in range(len(schedule.matches))]
+    # one read of every match's status (a retried expansion finds those created), then the missing
+    # ones created and listed in a few round trips: their places in creation order reserved at once
+    statuses = {mid: None if m is None else m["status"]
+                for mid, m in zip(ids, store.get_matches(ids, ("status",)), strict=True)}
+    missing = [index for index, mid in enumerate(ids) if statuses[mid] is None]
+    first = store.reserve_match_seqs(len(missing)) if missing else 0
+    for start in range(0, len(missing), 500):
+        with store.r.pipeline() as pipe:
+            for n, index in enumerate(missing[start:start + 500], start=first + start):
+                planned = schedule.matches[index]
+                store.create_match(
+                    t["game"], list(planned.bots), planned.seed, t["options"],
+                    move_timeout_ms=t["move_timeout_ms"], max_faults=t["max_faults"],
+                    time_bank_ms=t.get("time_bank_ms"),
+                    tournament_id=tid, rated=bool(t.get("rated")), match_id=ids[index], twins=twins.get(index),
+                    versions=[(t.get("versions") or {}).get(b) for b in planned.bots], pipe=pipe, seq=n)
+                statuses[ids[index]] = "queued"
+            pipe.execute()
+    store.add_tournament_matches(tid, [mid for mid in ids if mid not in listed])
     # of each deal's twins only the one due now: the next is enqueued when it ends
-    to_run = [m["id"] for m in to_run if due_twin(store, m) in (None, m["id"])]
+    to_run = [mid for index, mid in enumerate(ids) if statuses[mid] not in OVER
+              and due_twin(store, {"id": mid, "twins": twins.get(index)},
+                           {twin: statuses[twin] for twin in twins.get(index) or ()}) in (None, mid)]
     if store.tournament_stop(tid)[0] in ("aborting", "aborted"):
         to_run = []
     store.enqueue("match", to_run)

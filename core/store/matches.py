@@ -144,7 +144,7 @@ class Matches:
                      twins: list[str] | None = None, comparison: tuple[str, int] | None = None,
                      versions: list[int | None] | None = None,
                      seat_clocks: list[dict | None] | None = None, kind: str | None = None,
-                     pairing: str | None = None, pipe=None) -> dict:
+                     pairing: str | None = None, pipe=None, seq: int | None = None) -> dict:
         """Store a new match, status "queued" (the caller enqueues its job).
 
         `owner` is the account that asked for it: its queued matches count
@@ -157,6 +157,7 @@ class Matches:
         `seat_clocks` gives seats a clock of their own (sdk/clock.py `seat_clocks`). `kind`
         "ladder" and `pairing` mark a match of the ladder (core/store/ladder.py). With `pipe`
         the match is written on that transaction (the caller executes it), not on its own.
+        `seq` is its place in creation order if the caller reserved it (`reserve_match_seqs`).
         """
         match_id = match_id or new_id("m")
         versions = list(versions or [None] * len(seats))
@@ -181,7 +182,8 @@ class Matches:
             match["kind"] = kind
         if pairing:
             match["pairing"] = pairing
-        seq = self.r.incr("matches:seq")
+        if seq is None:
+            seq = self.r.incr("matches:seq")
         own = pipe is None
         if own:
             pipe = self.r.pipeline()
@@ -195,6 +197,10 @@ class Matches:
         if own:
             pipe.execute()
         return match
+
+    def reserve_match_seqs(self, n: int) -> int:
+        """Reserve `n` consecutive places in creation order (`create_match`'s `seq`): the first."""
+        return int(self.r.incrby("matches:seq", n)) - n + 1
 
     def bot_match_page(self, bot_id: str, limit: int, before: int | None = None) -> tuple[list[str], int | None]:
         """The bot's match ids, newest first, created before position `before`; and the

@@ -167,6 +167,11 @@ class Tournaments:
     def add_tournament_match(self, tid: str, match_id: str) -> None:
         self.r.rpush(f"tournament:{tid}:matches", match_id)
 
+    def add_tournament_matches(self, tid: str, match_ids: list[str], pipe=None) -> None:
+        """Append these to the tournament's matches (on `pipe` if given, which the caller executes)."""
+        if match_ids:
+            (pipe or self.r).rpush(f"tournament:{tid}:matches", *match_ids)
+
     def tournament_matches(self, tid: str) -> list[str]:
         return [text(m) for m in self.r.lrange(f"tournament:{tid}:matches", 0, -1)]
 
