@@ -1,7 +1,8 @@
 """A remote bot's answer to a published decision, judged into the log entry that settles its turn.
 
     entry = answered(store, decision, ms, action=..., failure=None)
-    store.settle(match_id, entry)   # appended at most once; the match's next run enqueued
+    play_on.settle(store, match_id, entry)   # appended at most once; the next turn published,
+                                            # or the match's next run enqueued (core/play_on.py)
 
 The API judges a polling bot's answer with it, a dispatcher's caller a
 webhook's, a dispatcher's clock a deadline that passed (`timed_out`): the

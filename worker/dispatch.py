@@ -94,7 +94,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import redis
 
-from core import eventloop
+from core import eventloop, play_on
 from core.answers import answered, timed_out
 from core.calls import NotMade
 from core.store import Store
@@ -308,7 +308,7 @@ class Dispatcher:
             if store.call_lost(match_id, turn):  # its dispatcher died: once more, on us
                 log.warning("the webhook call of match %s turn %d was lost: made again", match_id, turn)
                 return
-        if store.settle(match_id, timed_out(record["decision"]), record):
+        if play_on.settle(store, match_id, timed_out(record["decision"]), record):
             if record["kind"] == "polling":
                 store.note_late(now_ms() - record["deadline_at"])
             log.info("match %s turn %d: timeout", match_id, turn)
@@ -579,7 +579,7 @@ class Dispatcher:
                                reply.debug))
             except Exception:  # one answer that cannot be judged now: the deadline's backstop settles it
                 log.exception("judging the answer of match %s turn %s failed", call.match, call.turn)
-        landed = store.settle_all([(call.match, entry, call.record, debug) for call, entry, debug in judged])
+        landed = play_on.settle_all(store, [(call.match, entry, call.record, debug) for call, entry, debug in judged])
         for (call, entry, _), settled in zip(judged, landed, strict=True):
             if settled and fault_kind(entry.get("fault") or "") == "timeout":
                 store.note_late(now_ms() - call.called_at - int(call.record["decision"]["deadline_ms"]))

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import redis
 
 from core.conclusion import end_match, match_concluded
+from core.play_on import decision_for, new_referee
 from core.store.bots import guest_share, is_paused
 from core.store.runs import read_run, start_run
 from sdk.clock import elapsed_ms
@@ -246,11 +247,7 @@ class MatchRunner:
             self.flush()
 
     def decision(self) -> dict:
-        decision = self.ref.decision(self.match_id)
-        if self.match.get("time_bank_ms") is None:  # a match from before the bank: as it was sent
-            decision.pop("clock")
-            decision.pop("last_latency_ms")
-        return decision
+        return decision_for(self.ref, self.match, self.match_id)
 
     def ask_remote(self, driver: Driver) -> tuple[dict, dict] | None:
         """The remote seat's decision to publish as the run ends (`Store.end_run_asking`): (the
@@ -334,9 +331,7 @@ class MatchRunner:
                     self.ref.record(entry)
                     self.last_entry = entry
                 return
-        self.ref = MatchReferee(match["game"], len(match["seats"]), match["seed"], match["options"],
-                                match["max_faults"], match["move_timeout_ms"], match.get("time_bank_ms") or 0,
-                                match.get("seat_clocks"))
+        self.ref = new_referee(match)
         self.last_entry = None
         if start is not None and start.since == 0:
             self.catch_up(start.log)

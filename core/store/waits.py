@@ -4,8 +4,9 @@ Keys:
     match:{id}:waiting      hash: "record" (JSON {"turn", "seat", "bot", "version", "kind", "queue",
                             "sent_at", "deadline_at", "account", "decision"}, epoch ms; `deadline_at`
                             is `sent_at` plus the decision's `deadline_ms`; the decision comes last:
-                            `prepare_call` reads the fields before it), "called_at" (epoch
-                            ms, a webhook call under way), "called_again" (it was lost once);
+                            `prepare_call` reads the fields before it), "turn" (the record's: no turn
+                            is published twice), "called_at" (epoch ms, a webhook call under
+                            way), "called_again" (it was lost once);
                             from the first remote decision to the match's end: the match holds
                             its bots' slots while it has it
     waits:deadlines[:Q]     sorted set "{match}:{turn}" by when the dispatcher's clock must
@@ -437,13 +438,16 @@ class Waits:
         (`end_run_asking`). The waiting record."""
         return self.end_run_asking(match_id, decision["turn"], (decision, bot))
 
-    def end_run_asking(self, match_id: str, turn: int, ask: tuple[dict, dict] | None) -> dict | None:
-        """A run of the match ends asking for `turn`, in one step (lua/end_run_asking.lua):
-        `ask`'s decision (decision, bot) published — pending for a polling bot or a call to make
-        for a webhook, the turn's deadline set, the waiting record written — unless `ask` is None
-        (a run before this one published it); and the run's clean end (its count of attempts is 0
-        again). The decision is encoded once, for the waiting record and the pending decision
-        alike. The waiting record written, or None."""
+    def end_run_asking(self, match_id: str, turn: int, ask: tuple[dict, dict] | None,
+                       run_ends: bool = True) -> dict | None:
+        """Publish `turn`, a remote bot's, in one step (lua/end_run_asking.lua): `ask`'s decision
+        (decision, bot) pending for a polling bot or a call to make for a webhook, the turn's
+        deadline set, the waiting record written — unless `ask` is None (a run before this one
+        published it). A turn is published once, and only on a log of exactly `turn` entries of a
+        match not over: whoever publishes it second (a run and the settler of the turn before,
+        core/play_on.py) publishes nothing. `run_ends`: a run of the match ends here (its count
+        of attempts is 0 again). The decision is encoded once, for the waiting record and the
+        pending decision alike. The waiting record written, or None."""
         member = _member(match_id, turn)
         kind, record, record_json, judge_at, item, lists = "", None, "", 0, "", ["", ""]
         if ask is not None:
@@ -465,9 +469,10 @@ class Waits:
                 judge_at, item = deadline_at + CALL_SLACK_MS, call_item(match_id, turn)
                 lists = [calls_key(self.queue), ""]
         published = self.script(source("end_run_asking"))(
-            keys=[waiting_key(match_id), deadlines_key(self.queue), *lists, f"match:{match_id}"],
-            args=[args(kind=kind, record=record_json, judge_at=judge_at, member=member, item=item)])
-        return record if int(published) else None
+            keys=[waiting_key(match_id), deadlines_key(self.queue), *lists, f"match:{match_id}", log_key(match_id)],
+            args=[args(kind=kind, turn=turn, record=record_json, judge_at=judge_at, member=member, item=item,
+                       run_ends=run_ends)])
+        return record if int(published) and record is not None else None
 
     def waiting_on(self, match_id: str) -> dict | None:
         """The match's last remote turn asked (its record, with `called_at` if a call started), or None."""
@@ -640,23 +645,31 @@ class Waits:
         already settled or the match is over (nothing kept, nothing enqueued): exactly one
         continuation per turn. `record`: the turn's `waiting_on`, if read already. Should the
         caller die between the append and the enqueue, the recovery sweep finds the match
-        settled, idle and not queued, and enqueues that run (worker/recovery.py)."""
+        settled, idle and not queued, and enqueues that run (worker/recovery.py). The API and
+        the dispatchers settle through core/play_on.py, which publishes the next turn itself
+        when it is another remote bot's."""
         return self.settle_all([(match_id, entry, record or self.waiting_on(match_id) or {}, debug)])[0]
 
-    def settle_all(self, turns: list[tuple[str, dict, dict, str | None]]) -> list[bool]:
+    def settle_all(self, turns: list[tuple[str, dict, dict, str | None]], enqueue: bool = True) -> list[bool]:
         """`settle` of each (match, entry, record, debug): the appends in one round trip, then the
-        continuations of those that landed enqueued together. What landed."""
+        continuations of those that landed enqueued together (unless not `enqueue`: the caller
+        goes on, core/play_on.py). What landed."""
         if not turns:
             return []
         calls = [self._settling(match_id, entry, record, debug) for match_id, entry, record, debug in turns]
         landed = [bool(int(got)) for got in self._scripts_at_once(source("settle"), calls)]
-        by_queue: dict[str, list[tuple[str, int]]] = {}
-        for (match_id, entry, record, _), done in zip(turns, landed, strict=True):
-            if done:
-                by_queue.setdefault(record.get("queue") or self.queue, []).append((match_id, int(entry["turn"]) + 1))
-        for queue, runs in by_queue.items():
-            enqueue_jobs(self.r, "match", [m for m, _ in runs], queue, [k for _, k in runs])
+        if enqueue:
+            self.enqueue_runs([(match_id, int(entry["turn"]) + 1, record.get("queue") or self.queue)
+                               for (match_id, entry, record, _), done in zip(turns, landed, strict=True) if done])
         return landed
+
+    def enqueue_runs(self, runs: list[tuple[str, int, str]]) -> None:
+        """Enqueue the runs continuing these (match, log length, queue), each queue's together."""
+        by_queue: dict[str, list[tuple[str, int]]] = {}
+        for match_id, length, queue in runs:
+            by_queue.setdefault(queue, []).append((match_id, length))
+        for queue, on_it in by_queue.items():
+            enqueue_jobs(self.r, "match", [m for m, _ in on_it], queue, [k for _, k in on_it])
 
     def _scripts_at_once(self, script_source: str, calls: list[tuple[list, list]]) -> list:
         """The script run with each (keys, args) in one round trip, by its SHA (a pipeline of

@@ -38,6 +38,7 @@ from flask import Response, current_app, g, jsonify
 from flask_smorest import Blueprint
 from marshmallow import validate
 
+from core import play_on
 from core.answers import answered
 from core.store.bots import SEEN_EVERY_MS, Credential, NotCredited
 from core.store.decisions import polls_key as bot_polls_key
@@ -308,7 +309,7 @@ def settle_answer(s, record: dict, match_id: str, *, action=None, failure: str |
     ms = max(0, now_ms() - int(record["sent_at"])) if "sent_at" in record else None
     entry = answered(s, record["decision"], ms, action=action, failure=failure)
     same_turn = waiting if waiting and waiting.get("turn") == turn else None
-    if not s.settle(match_id, entry, record=same_turn, debug=debug):
+    if not play_on.settle(s, match_id, entry, record=same_turn, debug=debug):
         fail(409, "not_pending", f"turn {turn} of match {match_id} has already been played")
     kind = fault_kind(entry["fault"]) if "fault" in entry else None
     played = f"played {json.dumps(entry['action'], ensure_ascii=False)}{for_you}"

@@ -199,21 +199,21 @@ def test_a_decision_goes_out_as_stored(store):
 
     _, a, b = two_bots(store)
     m = store.create_match("toy-high", [a["id"], b["id"]], 1, {})
-    decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 3,
+    decision = {"type": "turn", "protocol": 1, "match_id": m["id"], "game": "toy-high", "turn": 0,
                 "seat": 0, "view": {"s": "a,\"sent_at\":1}"}, "legal_actions": [{"card": "1"}],
                 "deadline_ms": 5000, "clock": {"move_ms": 5000, "bank_ms": 0}, "last_latency_ms": None}
     store.await_answer(m["id"], decision, a)
-    field = f"{m['id']}:3".encode()
+    field = f"{m['id']}:0".encode()
     stored = store.r.hget(f"bot:{a['id']}:decisions", field)
     turn, deadline, text = record_parts(field, stored)
-    assert (turn, deadline, json.loads(text)) == (3, json.loads(stored)["deadline_at"], decision)
+    assert (turn, deadline, json.loads(text)) == (0, json.loads(stored)["deadline_at"], decision)
     other = json.dumps({"sent_at": 1, "deadline_at": 2, "decision": decision}).encode()  # not pend's shape
-    assert record_parts(field, other) == (3, 2, json.dumps(decision, separators=(",", ":")).encode())
+    assert record_parts(field, other) == (0, 2, json.dumps(decision, separators=(",", ":")).encode())
     cred = store.credential(store.bot_secret(a["id"]))
-    pending, raw = store.answer_reads(cred, m["id"], 3, waiting_key(m["id"]))
+    pending, raw = store.answer_reads(cred, m["id"], 0, waiting_key(m["id"]))
     assert pending and waiting_record(raw) == store.waiting_on(m["id"])
     assert waiting_record(raw)["decision"] == decision  # the same decision as the bot's record: one is decoded
-    assert store.answer_reads(cred, m["id"], 2, waiting_key(m["id"]))[0] is False
+    assert store.answer_reads(cred, m["id"], 1, waiting_key(m["id"]))[0] is False
 
 
 def test_a_poll_takes_places_unless_a_live_decision_is_pending(store):

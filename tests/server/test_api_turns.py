@@ -34,10 +34,12 @@ def test_long_poll_returns_when_a_turn_is_published(api, running):
     def worker_side():
         published["decision"], _ = publish_next(api.store, mid)
 
-    threading.Timer(0.5, worker_side).start()
+    timer = threading.Timer(0.5, worker_side)
+    timer.start()
     start = time.monotonic()
     body = api.ok(api.get("/bots/me/turns", token=a["secret"], params={"wait": 30}), 200)
     elapsed = time.monotonic() - start
+    timer.join()  # the poll may answer before the publishing thread has noted what it published
     assert body == {"turns": [published["decision"]]}
     assert 0.4 < elapsed < 20  # it waited, and was woken: a 30 s wait ends no sooner than 24 s
     # still pending until answered: returned again without waiting (bounds for a busy machine)
@@ -94,23 +96,47 @@ def test_long_poll_needs_the_bot_secret_and_a_wait_up_to_30(api, running):
     assert api.get("/bots/me/turns", token=a["secret"], params={"wait": -1}).status_code == 422
 
 
-def test_answer_is_appended_and_enqueues_the_matchs_next_run(api, running):
-
+def test_answer_is_appended_and_the_next_remote_turn_published_with_it(api, running):
+    """The answer lands once; the next seat is a polling bot's, so the API publishes its turn
+    itself (core/play_on.py) and no run of the match is enqueued."""
     from core.store.jobs import job_id
 
-    mid, a, _ = running
+    mid, a, b = running
     decision, bot_id = publish_next(api.store, mid)
     assert bot_id == a["id"]
     action = decision["legal_actions"][-1]
     body = api.ok(api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"]), 200)
     assert body == {"match_id": mid, "turn": 0, "action": action}
-    assert job_id("match", mid, 1) in api.store.queued_job_ids()  # the match's next run
+    assert job_id("match", mid, 1) not in api.store.queued_job_ids()
     [entry] = api.store.match_log(mid)
     assert {k: v for k, v in entry.items() if k != "ms"} == {"turn": 0, "seat": 0, "action": action}
     assert 0 <= entry["ms"] < 60_000  # charged from the decision's publication to the answer
     assert api.store.pending_decisions(a["id"]) == []
+    state = api.store.replay(mid)
+    [published] = api.ok(api.get("/bots/me/turns", token=b["secret"]), 200)["turns"]
+    assert (published["turn"], published["seat"]) == (1, state.to_act)
+    assert published["view"] == state.view(state.to_act) and published["legal_actions"] == state.legal_actions()
+    assert api.store.waiting_on(mid)["turn"] == 1
     r = api.post(f"/matches/{mid}/turns/0", {"action": action}, token=a["secret"])
     assert r.status_code == 409 and error_code(r) == "not_pending"
+
+
+def test_an_answer_before_an_in_process_bots_turn_enqueues_the_matchs_next_run(api, owner):
+    """The next seat is an in-process bot's: a worker must ask it, so the match's next run is
+    enqueued (an RQ job) and nothing is published."""
+    from core.store.jobs import job_id
+
+    token, a, _ = owner
+    house = api.store.create_bot(a["owner"],
+                                 "house-random", "toy-high", "python",
+                                 entrypoint="example_bots.random:RandomBot")[0]
+    mid = api.match(token, "toy-high", [a["id"], house["id"]], seed=3)["id"]
+    api.store.set_match_status(mid, "running")
+    decision, bot_id = publish_next(api.store, mid)
+    assert bot_id == a["id"]
+    api.ok(api.post(f"/matches/{mid}/turns/0", {"action": decision["legal_actions"][0]}, token=a["secret"]), 200)
+    assert job_id("match", mid, 1) in api.store.queued_job_ids()
+    assert api.store.waiting_on(mid)["turn"] == 0  # nothing more published
 
 
 def test_an_answer_settles_from_the_bots_own_record_when_the_waiting_one_is_not_that_turns(api, running):
@@ -271,15 +297,13 @@ def test_decisions_hold_only_the_seats_own_view_over_whole_matches(api, game):
         api.store.set_match_status(mid, "running")
         state = api.store.replay(mid)
         turn = 0
+        publish_next(api.store, mid)  # the match's first run asks its first seat; the API the rest
         while not state.is_over:
             seat = state.to_act
             bot_id = seat_bots[seat]
-            decision = {"type": "turn", "protocol": 1, "match_id": mid, "game": game, "turn": turn,
-                        "seat": seat, "view": state.view(seat), "legal_actions": state.legal_actions(),
-                        "deadline_ms": 2000}
-            api.store.await_answer(mid, decision, {"id": bot_id, "kind": "polling"})
             got = api.ok(api.get("/bots/me/turns", token=secret_of[bot_id]), 200)["turns"]
-            assert got == [decision]
+            assert len(got) == 1 and (got[0]["turn"], got[0]["seat"]) == (turn, seat)
+            assert got[0]["view"] == state.view(seat) and got[0]["legal_actions"] == state.legal_actions()
             # the other bots are sent nothing of it (at big tables, two of them in turn)
             others = [b for b in seat_bots if b != bot_id]
             if len(others) > 2:

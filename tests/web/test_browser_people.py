@@ -17,6 +17,7 @@ import random
 import pytest
 
 import games
+from tests.waiting import wait_until
 from tests.web.conftest import SHOTS
 
 HEURISTICS = {
@@ -319,8 +320,8 @@ def test_every_decision_kind_is_offered_to_click(api, page, game):
             picked[kind] = len(left)
         else:
             choice.click()
-        page.wait_for_function("() => !document.querySelector('#table [data-action]')",
-                               timeout=30_000)  # sent, and accepted
+        # sent, and accepted (the person's next turn, if it is theirs again, is published at once)
+        wait_until(lambda mid=mid, n=len(actions): s.log_length(mid) > n, 30, "the click's entry")
         assert s.match_log(mid)[len(actions)]["action"] == chosen and "fault" not in s.match_log(mid)[len(actions)]
     if game == "double-carre":  # the pairs to take or discard, picked card by card
         assert picked == {"take": 1, "discard": 1}

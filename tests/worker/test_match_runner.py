@@ -540,8 +540,9 @@ def test_a_continuation_waits_for_the_lock_the_run_that_asked_still_holds(store)
 def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
     """`end_run_asking`: a polling decision pending as it always was stored (the same bytes), a webhook's
     call queued, the waiting record, the deadline and the run's clean end in one step; a decision
-    published already is not published again."""
+    published already is not published again, nor one of a turn the log is not at."""
     from core.store.decisions import decisions_key
+    from core.store.matches import log_key
     from core.store.waits import CALL_SLACK_MS, call_item, calls_key, deadlines_key, waiting_key
 
     poll = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")[0]
@@ -558,8 +559,12 @@ def test_a_run_ends_asking_in_one_step_with_the_bytes_the_readers_expect(store):
     assert store.r.hget(waiting_key(mid), "record") == json.dumps(record, separators=(",", ":")).encode()
     assert store.r.zscore(deadlines_key(store.queue), f"{mid}:0") == record["deadline_at"]
 
+    assert store.end_run_asking(mid, 1, ({**decision, "turn": 1}, hook)) is None  # the log holds no turn 0
+    store.r.rpush(log_key(mid), json.dumps({"turn": 0, "seat": 0, "action": 1}))
+    assert store.end_run_asking(mid, 0, (decision, poll)) is None  # turn 0 is published already
     record = store.end_run_asking(mid, 1, ({**decision, "turn": 1}, hook))
     assert store.r.lrange(calls_key(store.queue), 0, -1) == [call_item(mid, 1).encode()]
+    assert store.end_run_asking(mid, 1, ({**decision, "turn": 1}, hook), run_ends=False) is None  # again: no
     assert store.r.zscore(deadlines_key(store.queue), f"{mid}:1") == record["deadline_at"] + CALL_SLACK_MS
     assert store.waiting_on(mid) == record and record["version"] == 2 and record["account"] == "acct_test"
 

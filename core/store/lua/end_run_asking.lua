@@ -1,28 +1,40 @@
--- A run of a match ends asking a remote bot (core/store/waits.py `end_run_asking`): the decision
--- published, unless a run before this one published it — the match's waiting record, the turn's
--- deadline, and a pending decision for a polling bot (its long-polls woken) or a call to make
--- for a webhook — and the run's clean end: the count of runs started without ending, which
--- aborts a crash loop (core/store/matches.py `start_match`), starts again.
+-- A remote bot's turn published (core/store/waits.py `end_run_asking`), by the run of the match
+-- that reached it or by the settler of the turn before it (core/play_on.py): the match's waiting
+-- record, the turn's deadline, and a pending decision for a polling bot (its long-polls woken)
+-- or a call to make for a webhook. A turn is published once: only on a log of exactly `turn`
+-- entries, of a match not over, whose waiting record is for an earlier turn. A run's end also
+-- starts again the count of runs started without ending, which aborts a crash loop
+-- (core/store/matches.py `start_match`).
 -- KEYS: the waiting hash, the deadlines, the polling bot's decisions or the calls, the polling
--- bot's wake channel, the match hash.
--- args: kind ("polling", "webhook", or "" when the decision is published already), record (the
--- waiting record's JSON), judge_at (when the clock judges the turn, epoch ms), member
--- ("{match}:{turn}"), item (the pending decision's record, or the call to queue).
--- 1, or 0 if the match is archived (over: nothing is published).
-local waiting_key, deadlines, list_key, wake, match_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+-- bot's wake channel, the match hash, the log.
+-- args: kind ("polling", "webhook", or "" when the decision is published already), turn, record
+-- (the waiting record's JSON), judge_at (when the clock judges the turn, epoch ms), member
+-- ("{match}:{turn}"), item (the pending decision's record, or the call to queue), run_ends (a
+-- run of the match ends here).
+-- 1 if the turn was published (or `kind` is ""), 0 if it was not: the match is over or
+-- archived, its log is not `turn` entries long, or the turn is published already.
+local waiting_key, deadlines, list_key, wake, match_key, log_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local args = cjson.decode(ARGV[1])
 
 if redis.call('HEXISTS', match_key, 'archived') == 1 then return 0 end
+local published = 1
 if args.kind ~= '' then
-  redis.call('DEL', waiting_key)
-  redis.call('HSET', waiting_key, 'record', args.record)
-  redis.call('ZADD', deadlines, args.judge_at, args.member)
-  if args.kind == 'polling' then
-    redis.call('HSET', list_key, args.member, args.item)
-    redis.call('PUBLISH', wake, args.member)
+  local status = redis.call('HGET', match_key, 'status')
+  local asked = tonumber(redis.call('HGET', waiting_key, 'turn') or '-1')
+  if not status or status == '"finished"' or status == '"aborted"'
+     or redis.call('LLEN', log_key) ~= args.turn or asked >= args.turn then
+    published = 0
   else
-    redis.call('RPUSH', list_key, args.item)
+    redis.call('DEL', waiting_key)
+    redis.call('HSET', waiting_key, 'record', args.record, 'turn', args.turn)
+    redis.call('ZADD', deadlines, args.judge_at, args.member)
+    if args.kind == 'polling' then
+      redis.call('HSET', list_key, args.member, args.item)
+      redis.call('PUBLISH', wake, args.member)
+    else
+      redis.call('RPUSH', list_key, args.item)
+    end
   end
 end
-redis.call('HSET', match_key, 'attempts', 0)
-return 1
+if args.run_ends then redis.call('HSET', match_key, 'attempts', 0) end
+return published
