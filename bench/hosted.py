@@ -23,7 +23,8 @@ load, then min / median / max over the rounds:
    seeded order, every rotation of each deal), played by 2 worker processes
    each running the platform's match runner on the embedded Redis, timed
    from when both are ready; with the CPU a match cost (the workers', the
-   sandboxes'). Target: hosted >= 0.5x the in-process rate.
+   sandboxes'), and the ratio of those CPU costs. Target: hosted >= 0.5x the
+   in-process rate.
 """
 
 from __future__ import annotations
@@ -291,7 +292,7 @@ def main() -> int:
 
     print(f"3. ladder of {args.game}: {BOTS} bots, {args.matches} matches a round on {WORKERS} worker processes "
           "(matches/s; CPU a match: workers + sandboxes, ms)")
-    ratios = []
+    ratios, cpu_ratios = [], []
     with EmbeddedRedis() as server:
         for r in range(args.rounds):
             inproc, in_cpu, _ = ladder_round("in-process", server.url, args.game, heuristic_code, heuristic_entry,
@@ -299,10 +300,14 @@ def main() -> int:
             hosted_rate, workers_cpu, boxes_cpu = ladder_round("hosted", server.url, args.game, heuristic_code,
                                                                heuristic_entry, args.matches, r + 1)
             ratios.append(hosted_rate / inproc)
+            cpu_ratios.append(in_cpu / (workers_cpu + boxes_cpu))
             print(f"   round {r + 1}: in-process {inproc:.2f} ({in_cpu:.0f} ms)  hosted {hosted_rate:.2f} "
-                  f"({workers_cpu:.0f} + {boxes_cpu:.0f} ms)  ratio {ratios[-1]:.2f}  ({load()})")
+                  f"({workers_cpu:.0f} + {boxes_cpu:.0f} ms)  ratio {ratios[-1]:.2f}, by CPU {cpu_ratios[-1]:.2f}  "
+                  f"({load()})")
     print(f"   hosted / in-process: {spread(ratios)}  target >= 0.5: "
           f"{'MET' if statistics.median(ratios) >= 0.5 else 'NOT MET'}")
+    print(f"   by the CPU a match cost (the rate of a machine the bench has to itself, Redis aside): "
+          f"{spread(cpu_ratios)}")
     return 0
 
 
