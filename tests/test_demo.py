@@ -12,7 +12,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -107,7 +106,10 @@ def test_ctrl_c_stops_the_demo_cleanly():
         lines.append(line)
         if "scheduled" in line:
             break
-    time.sleep(1.0)  # into the tournaments
+    api = re.search(r"referee API at (http://127\.0\.0\.1:\d+/api/v1)", "".join(lines)).group(1)
+    wait_until(lambda: any(requests.get(f"{api}/tournaments/{t['id']}", timeout=10).json()["progress"]["done"]
+                           for t in requests.get(f"{api}/tournaments", timeout=10).json()["tournaments"]),
+               120, "a match of the demo's tournaments played")  # into the tournaments
     demo.send_signal(signal.SIGINT)
     out, _ = demo.communicate(timeout=60)
     out = "".join(lines) + out

@@ -32,7 +32,7 @@ def test_an_admin_stops_a_running_match_and_its_worker_stops_playing(api, worker
     assert stopped["result"] is None
     wait_for(lambda: not api.store.lease_held("match", mid))  # its runner let go
     length = api.store.log_length(mid)
-    time.sleep(0.3)
+    wait_for(lambda: ("match", mid) not in api.store.active_jobs())  # its job ran to its end: no run is left
     assert api.store.log_length(mid) == length  # and plays no more
     assert api.post(f"/matches/{mid}/abort", token=ADMIN_TOKEN).status_code == 409
     for bot in bots:  # an aborted match counts for nobody
