@@ -152,7 +152,7 @@ def test_each_redis_key_lives_where_docs_architecture_says():
 
 
 #: product modules whose Redis scripts are still inline strings, not yet files of core/store/lua/
-INLINE_LUA_LEFT = {"core/store/matches.py", "core/store/runs.py", "core/store/slots.py", "core/store/waits.py"}
+INLINE_LUA_LEFT = {"core/store/matches.py", "core/store/runs.py", "core/store/slots.py"}
 
 
 def product_files() -> list[Path]:

@@ -75,17 +75,6 @@ UNSENT_CHECK_MS = 10_000
 #: a dispatcher's caller not heard of for this long is dead: its taken calls go back in the queue
 CALLER_TTL_MS = 5000
 
-#: KEYS[1] the deadlines; ARGV[1] now, ARGV[2] how many. Claimed by removal, so of several
-#: dispatchers' clocks exactly one judges each deadline. The claimed members, and the earliest
-#: deadline left (its score, or nil): a clock's look is one round trip.
-CLAIM_DUE_LUA = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {due, first[2] or false}
-"""
-
-
 def waiting_key(match_id: str) -> str:
     return f"match:{match_id}:waiting"
 
@@ -123,179 +112,7 @@ def call_item(match_id: str, turn: int) -> str:
     return json.dumps({"match": match_id, "turn": turn})
 
 
-#: The start step: `waiting_key`, `deadlines_key`, `taken_key`, `share_key` (the account's share),
-#: `now`, `lease` (when the call's lease ends: its deadline plus `CALL_SLACK_MS`), `member`, `item`
-#: and `share` (the account's most calls in flight; 0: no share kept) set before it, and `started`
-#: declared, the turn known to be pending. The call is sent now (`started` "sent": it leaves the taken list, its clock
-#: starts), or its account has its share in flight ("over": it stays taken).
-START_STEP = """
-started = 'sent'
-if share > 0 then
-  redis.call('ZREMRANGEBYSCORE', share_key, '-inf', now)
-  if not redis.call('ZSCORE', share_key, member) and redis.call('ZCARD', share_key) >= share then
-    started = 'over'
-  else
-    redis.call('ZADD', share_key, lease, member)
-  end
-end
-if started == 'sent' then
-  redis.call('LREM', taken_key, 1, item)
-  redis.call('HSET', waiting_key, 'called_at', now)
-  redis.call('ZADD', deadlines_key, lease, member)
-end
-"""
-
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken, KEYS[5] the account's share;
-#: ARGV[1] turn, ARGV[2] now, ARGV[3] when its lease ends, ARGV[4] the member, ARGV[5] the item,
-#: ARGV[6] the account's most calls in flight (0: no share kept). "gone" if the turn is no longer
-#: pending (the call leaves the taken list), else the start step's "sent" or "over" (`start_call`).
-START_CALL_LUA = """
-local waiting_key, deadlines_key, taken_key, share_key = KEYS[1], KEYS[3], KEYS[4], KEYS[5]
-local now, lease, member, item, share = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
-local started
-if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', waiting_key, 'record') == 0 then
-  redis.call('LREM', taken_key, 1, item)
-  return 'gone'
-end
-""" + START_STEP + "return started\n"
-
-#: A taken call learns all it needs (`prepare_call`, `take_prepared_call`): `waiting_key`, `log_key`,
-#: `deadlines_key`, `taken_key`, `turn` (a number), `now`, `member`, `item`, `start` (true to start
-#: the call), `share` (the account's most calls in flight), `share_before` and `share_after` (what
-#: comes before and after the account in its share's key), `slack` (`CALL_SLACK_MS`) and
-#: `versions_after` (what follows `bot:{id}` in its versions' key) set before it, and `prepared`
-#: declared. `prepared` is then {"gone"} (it leaves the taken list) if its turn is no longer a
-#: pending webhook call; else {how its start went ("sent" or "over", or "read" if not asked), the
-#: waiting record, the bot's `url`, `owner` and `version` (JSON, or false), the pinned version's
-#: entry in the bot's versions (or false: the latest), the account}. The bot's key is read where
-#: its record names it (core/store/bots.py's `bot:{id}`). Nothing is written before what can fail.
-PREPARE_STEP = """
-local raw = redis.call('HGET', waiting_key, 'record')
-local record = false
-if raw then  -- the fields before the decision (its last, and the bulk) are all this needs to read
-  local cut = string.find(raw, '"decision":', 1, true)
-  local ok, head = pcall(cjson.decode, cut and (string.gsub(string.sub(raw, 1, cut - 1), ',$', '')) .. '}' or raw)
-  record = ok and type(head) == 'table' and head.deadline_at and head or cjson.decode(raw)
-end
-if not record or record.turn ~= turn or record.kind ~= 'webhook' or redis.call('LLEN', log_key) > turn then
-  redis.call('LREM', taken_key, 1, item)
-  prepared = {'gone'}
-else
-  local bot_key = 'bot:' .. record.bot
-  local fields = redis.call('HMGET', bot_key, 'url', 'owner', 'version')
-  local old = false
-  if type(record.version) == 'number' and record.version ~= tonumber(fields[3] or '1') then
-    old = redis.call('HGET', bot_key .. versions_after, record.version)
-  end
-  local account = record.account
-  if type(account) ~= 'string' or account == '' then
-    account = fields[2] and cjson.decode(fields[2])
-    if type(account) ~= 'string' or account == '' then account = record.bot end
-  end
-  local started = 'read'
-  if start then
-    local share_key = share_before .. account .. share_after
-    local lease = tonumber(now) + (record.deadline_at - record.sent_at) + slack  -- its deadline_ms
-""" + START_STEP + """  end
-  prepared = {started, raw, fields[1], fields[2], fields[3], old, account}
-end
-"""
-
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] taken; ARGV[1] turn, ARGV[2] now,
-#: ARGV[3] the member, ARGV[4] the item, ARGV[5] "1" to start the call, ARGV[6] the account's most
-#: calls in flight, ARGV[7] and ARGV[8] what comes before and after the account in its share's key,
-#: ARGV[9] `CALL_SLACK_MS`, ARGV[10] what follows `bot:{id}` in its versions' key: the prepare
-#: step's `prepared` (`prepare_call`).
-PREPARE_CALL_LUA = """
-local waiting_key, log_key, deadlines_key, taken_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local turn, now, member, item, start = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1'
-local share, share_before, share_after, slack, versions_after = tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10]
-local prepared
-""" + PREPARE_STEP + "return prepared\n"
-
-#: KEYS[1] the caller's fresh call, KEYS[2] its taken list, KEYS[3] the deadlines; ARGV[1] the
-#: account's most calls in flight, ARGV[2] and ARGV[3] what comes before and after the account in
-#: its share's key, ARGV[4] `CALL_SLACK_MS`, ARGV[5] what follows `bot:{id}` in its versions' key,
-#: ARGV[6] and ARGV[7] what comes before and after a match's id in its waiting key, ARGV[8] and
-#: ARGV[9] in its log key. The call `take_prepared_call`'s BLMOVE just moved to the fresh list goes
-#: on to the taken list and, if it names a turn, is prepared and started now (Redis's clock: the
-#: BLMOVE before it may have waited): false if there was none; else {the item} (not a turn's
-#: call, or its preparation failed: nothing written), or {the item, now, the prepare step's
-#: `prepared`}.
-TAKE_CALL_LUA = """
-local item = redis.call('RPOPLPUSH', KEYS[1], KEYS[2])
-if not item then return false end
-local decoded, call = pcall(cjson.decode, item)
-if not decoded or type(call) ~= 'table' or call.notice or type(call.match) ~= 'string'
-   or type(call.turn) ~= 'number' or call.turn ~= math.floor(call.turn) then
-  return {item}
-end
-local match, turn = call.match, call.turn
-local waiting_key, log_key = ARGV[6] .. match .. ARGV[7], ARGV[8] .. match .. ARGV[9]
-local deadlines_key, taken_key, member = KEYS[3], KEYS[2], match .. ':' .. string.format('%d', turn)
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local start, share, share_before, share_after = true, tonumber(ARGV[1]), ARGV[2], ARGV[3]
-local slack, versions_after = tonumber(ARGV[4]), ARGV[5]
-local prepared
-if not pcall(function()
-""" + PREPARE_STEP + """end) then return {item} end
-return {item, now, prepared}
-"""
-
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] deadlines, KEYS[4] calls, KEYS[5] the account's share;
-#: ARGV[1] turn, ARGV[2] check at, ARGV[3] the member, ARGV[4] the item. A call the platform could
-#: not make goes back in the queue (and gives back its account's share).
-UNSTART_CALL_LUA = """
-redis.call('ZREM', KEYS[5], ARGV[3])
-if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0 then
-  return 0
-end
-redis.call('HDEL', KEYS[1], 'called_at')
-redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
-redis.call('RPUSH', KEYS[4], ARGV[4])
-return 1
-"""
-
-#: KEYS[1] the dead caller's taken list, KEYS[2] the calls, KEYS[3] the callers, KEYS[4] its fresh
-#: call; ARGV[1] the caller.
-RECOVER_LUA = """
-local n = 0
-for _, list in ipairs({KEYS[4], KEYS[1]}) do
-  while redis.call('RPOPLPUSH', list, KEYS[2]) do n = n + 1 end
-end
-redis.call('SREM', KEYS[3], ARGV[1])
-return n
-"""
-
-#: KEYS[1] waiting, KEYS[2] log, KEYS[3] calls, KEYS[4..] every caller's taken and fresh lists; ARGV[1] turn,
-#: ARGV[2] the item. A call not sent, pending, and in no list was lost: queued again (1).
-FIND_CALL_LUA = """
-if redis.call('LLEN', KEYS[2]) > tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'record') == 0
-   or redis.call('HEXISTS', KEYS[1], 'called_at') == 1 then
-  return 0
-end
-for i = 3, #KEYS do
-  if redis.call('LPOS', KEYS[i], ARGV[2]) then return 0 end
-end
-redis.call('RPUSH', KEYS[3], ARGV[2])
-return 1
-"""
-
-
-#: KEYS[2i-1] a call's log, KEYS[2i] its waiting hash; ARGV[i] its turn. The (1-based) indices of
-#: the calls whose turn is no longer pending: settled (the log is longer), or the match over (no
-#: waiting record). `calls_over`.
-CALLS_OVER_LUA = """
-local over = {}
-for i = 1, #ARGV do
-  if redis.call('LLEN', KEYS[2 * i - 1]) > tonumber(ARGV[i]) or redis.call('HEXISTS', KEYS[2 * i], 'record') == 0 then
-    over[#over + 1] = i
-  end
-end
-return over
-"""
-#: calls looked at by one `CALLS_OVER_LUA` (Redis runs nothing else meanwhile: a chunk stays short)
+#: calls looked at by one run of lua/calls_over.lua (Redis runs nothing else meanwhile: a chunk stays short)
 CALLS_OVER_CHUNK = 500
 
 
@@ -474,6 +291,12 @@ class Waits:
                        run_ends=run_ends)])
         return record if int(published) and record is not None else None
 
+    def _call_settings(self, share: int) -> dict:
+        """lua/lib/prepare_call.lua's settings of this queue's calls: the account's `share`, and
+        where the keys it builds put an account's or a bot's id."""
+        return {"share": share, "share_around": share_key(self.queue, "\0").split("\0"),
+                "slack": CALL_SLACK_MS, "versions_after": versions_key("").removeprefix("bot:")}
+
     def waiting_on(self, match_id: str) -> dict | None:
         """The match's last remote turn asked (its record, with `called_at` if a call started), or None."""
         return waiting_record(self.r.hgetall(waiting_key(match_id)))
@@ -486,10 +309,11 @@ class Waits:
         longer pending (it leaves the list too); "over" if `account` has `share` calls in
         flight already, over every dispatcher (it stays taken, to be tried again)."""
         lease = called_at + int(deadline_ms) + CALL_SLACK_MS
-        got = self.script(START_CALL_LUA)(
+        got = self.script(source("start_call"))(
             keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller),
                   share_key(self.queue, account or "-")],
-            args=[turn, called_at, lease, _member(match_id, turn), item, share if account else 0])
+            args=[args(turn=turn, now=called_at, lease=lease, member=_member(match_id, turn), item=text(item),
+                       share=share if account else 0)])
         return text(got)
 
     def prepare_call(self, match_id: str, turn: int, item: str | bytes, caller: str, start: bool = True,
@@ -500,42 +324,38 @@ class Waits:
         `share`), in one round trip. None (and the call leaves `caller`'s taken list) if its
         turn is no longer a pending webhook call."""
         now = now_ms() if now is None else now
-        before, _, after = share_key(self.queue, "\0").partition("\0")
-        got = self.script(PREPARE_CALL_LUA)(
+        got = self.script(source("prepare_call"))(
             keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), taken_key(self.queue, caller)],
-            args=[turn, now, _member(match_id, turn), item, "1" if start else "0", share, before, after, CALL_SLACK_MS,
-                  versions_key("").removeprefix("bot:")])
+            args=[args(turn=turn, now=now, member=_member(match_id, turn), item=text(item), start=start,
+                       **self._call_settings(share))])
         return _prepared(got, now)
 
     def take_prepared_call(self, timeout_s: float, caller: str, share: int = 0,
                            wait: bool = True) -> tuple[bytes, PreparedCall | None | bool] | None:
         """`take_call` and, if the call names a turn, its `prepare_call` with its start (with the
         account's `share`) at once, in one round trip: the BLMOVE to `caller`'s fresh list and
-        `TAKE_CALL_LUA` after it are sent together in one pipeline (Redis runs the script right after
+        lua/take_call.lua after it are sent together in one pipeline (Redis runs the script right after
         the BLMOVE, even one that blocked). None if no call came within `timeout_s`; else (its queued bytes, its
         `PreparedCall`, or None if its turn is over (it left the taken list), or False if it was
         not prepared: not a turn's call, or its preparation failed — it is taken, nothing else).
         `wait=False` takes only what a failed round trip left in the fresh list, if anything."""
-        before, _, after = share_key(self.queue, "\0").partition("\0")
-        waiting_before, _, waiting_after = waiting_key("\0").partition("\0")
-        log_before, _, log_after = log_key("\0").partition("\0")
         keys = [fresh_key(self.queue, caller), taken_key(self.queue, caller), deadlines_key(self.queue)]
-        args = [share, before, after, CALL_SLACK_MS, versions_key("").removeprefix("bot:"), waiting_before,
-                waiting_after, log_before, log_after]
-        script = self.script(TAKE_CALL_LUA)
+        named = [args(waiting_around=waiting_key("\0").split("\0"), log_around=log_key("\0").split("\0"),
+                      **self._call_settings(share))]
+        script = self.script(source("take_call"))
         if wait:
             pipe = self.r.pipeline(transaction=False)
             pipe.blmove(calls_key(self.queue), keys[0], timeout_s, "LEFT", "LEFT")
-            pipe.evalsha(script.sha, len(keys), *keys, *args)
+            pipe.evalsha(script.sha, len(keys), *keys, *named)
             moved, got = pipe.execute(raise_on_error=False)
             if isinstance(moved, Exception):
                 raise moved
             if isinstance(got, NoScriptError):  # Redis lost it (a restart): loaded, run alone
-                got = script(keys, args)
+                got = script(keys, named)
             elif isinstance(got, Exception):
                 raise got
         else:
-            got = script(keys, args)
+            got = script(keys, named)
         if not got:
             return None
         if len(got) == 1:
@@ -557,10 +377,11 @@ class Waits:
         """A call the platform could not make (no socket, the dispatcher stopping): not the
         bot's — back in the queue, its clock not started, its account's share given back.
         False if the turn is over."""
-        return bool(self.script(UNSTART_CALL_LUA)(
+        return bool(self.script(source("unstart_call"))(
             keys=[waiting_key(match_id), log_key(match_id), deadlines_key(self.queue), calls_key(self.queue),
                   share_key(self.queue, account or "-")],
-            args=[turn, now_ms() + UNSENT_CHECK_MS, _member(match_id, turn), call_item(match_id, turn)]))
+            args=[args(turn=turn, check_at=now_ms() + UNSENT_CHECK_MS, member=_member(match_id, turn),
+                       item=call_item(match_id, turn))]))
 
     def call_lost(self, match_id: str, turn: int) -> bool:
         """A webhook call started long ago never ended (its dispatcher died): queue it once
@@ -582,10 +403,10 @@ class Waits:
         """A webhook call not sent yet that is in no list (neither queued nor taken by any
         caller) was lost: queue it again (True). Never the bot's timeout."""
         callers = [c.decode() if isinstance(c, bytes) else c for c in self.r.smembers(callers_key(self.queue))]
-        return bool(self.script(FIND_CALL_LUA)(
+        return bool(self.script(source("find_call"))(
             keys=[waiting_key(match_id), log_key(match_id), calls_key(self.queue),
                   *[key(self.queue, c) for c in callers for key in (taken_key, fresh_key)]],
-            args=[turn, call_item(match_id, turn)]))
+            args=[args(turn=turn, item=call_item(match_id, turn))]))
 
     def calls_over(self, calls: list[tuple[str, int]]) -> set[tuple[str, int]]:
         """Of these (match, turn), the ones no longer pending (settled, or the match over): one
@@ -595,7 +416,7 @@ class Waits:
         for start in range(0, len(calls), CALLS_OVER_CHUNK):
             chunk = calls[start:start + CALLS_OVER_CHUNK]
             keys = [key for match_id, _ in chunk for key in (log_key(match_id), waiting_key(match_id))]
-            for index in self.script(CALLS_OVER_LUA)(keys=keys, args=[turn for _, turn in chunk]):
+            for index in self.script(source("calls_over"))(keys=keys, args=[args(turns=[turn for _, turn in chunk])]):
                 over.add(chunk[int(index) - 1])
         return over
 
@@ -626,17 +447,19 @@ class Waits:
             caller = raw.decode() if isinstance(raw, bytes) else raw
             if caller == alive or self.r.exists(caller_key(self.queue, caller)):
                 continue
-            moved += int(self.script(RECOVER_LUA)(
-                keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue),
-                      fresh_key(self.queue, caller)], args=[caller]))
+            moved += self._recover(caller)
         return moved
 
     def caller_gone(self, caller: str) -> int:
         """A caller stops: the calls it took and did not send go back in the queue; how many."""
         self.r.delete(caller_key(self.queue, caller))
-        return int(self.script(RECOVER_LUA)(
+        return self._recover(caller)
+
+    def _recover(self, caller: str) -> int:
+        """lua/recover_callers.lua for `caller`: its calls back in the queue; how many."""
+        return int(self.script(source("recover_callers"))(
             keys=[taken_key(self.queue, caller), calls_key(self.queue), callers_key(self.queue),
-                  fresh_key(self.queue, caller)], args=[caller]))
+                  fresh_key(self.queue, caller)], args=[args(caller=caller)]))
 
     def settle(self, match_id: str, entry: dict, record: dict | None = None, debug: str | None = None) -> bool:
         """Append the entry that ends a remote turn (an answer, a fault, a timeout) and, if it
@@ -724,8 +547,8 @@ class Waits:
                            limit: int = 200) -> tuple[list[tuple[str, int]], int | None]:
         """`claim_due`, and when the earliest deadline left falls (`next_deadline`), in one
         round trip: what a clock's tick needs."""
-        due, first = self.script(CLAIM_DUE_LUA)(keys=[deadlines_key(self.queue)],
-                                                args=[now_ms() if now is None else now, limit])
+        due, first = self.script(source("claim_due"))(keys=[deadlines_key(self.queue)],
+                                                      args=[args(now=now_ms() if now is None else now, limit=limit)])
         out = []
         for member in due:
             match_id, _, turn = text(member).rpartition(":")

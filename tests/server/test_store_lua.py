@@ -280,3 +280,32 @@ def test_answer_reads_says_whether_the_turn_is_pending_and_reads_the_hash(store)
     assert run(store, "answer_reads", keys, credential=CREDENTIAL, field="m1:3") == [0, [b"record", b"r"]]
     assert run(store, "answer_reads", keys, credential={**CREDENTIAL, "nonce": '"n0"'}, field="m1:2") \
         == b"not credited"
+
+
+def test_unstart_call_queues_a_pending_call_again_and_gives_its_share_back(store):
+    keys = ["t:waiting", "t:log", "t:deadlines", "t:calls", "t:share"]
+    store.r.hset("t:waiting", mapping={"record": "{}", "called_at": 5})
+    store.r.zadd("t:share", {"m:3": 10})
+    assert run(store, "unstart_call", keys, turn=3, check_at=99, member="m:3", item="call") == 1
+    assert store.r.hgetall("t:waiting") == {b"record": b"{}"} and store.r.zscore("t:deadlines", "m:3") == 99
+    assert store.r.lrange("t:calls", 0, -1) == [b"call"] and store.r.zcard("t:share") == 0
+    store.r.rpush("t:log", *range(4))  # settled: only the share is given back
+    store.r.zadd("t:share", {"m:3": 10})
+    assert run(store, "unstart_call", keys, turn=3, check_at=99, member="m:3", item="call") == 0
+    assert store.r.llen("t:calls") == 1 and store.r.zcard("t:share") == 0
+
+
+def test_recover_callers_puts_a_callers_fresh_and_taken_calls_back(store):
+    store.r.rpush("t:taken", "a", "b")
+    store.r.rpush("t:fresh", "c")
+    store.r.sadd("t:callers", "x", "y")
+    assert run(store, "recover_callers", ["t:taken", "t:calls", "t:callers", "t:fresh"], caller="x") == 3
+    assert sorted(store.r.lrange("t:calls", 0, -1)) == [b"a", b"b", b"c"]
+    assert store.r.smembers("t:callers") == {b"y"} and not store.r.exists("t:taken", "t:fresh")
+
+
+def test_claim_due_claims_each_due_deadline_once_and_says_the_next(store):
+    store.r.zadd("t:deadlines", {"m:1": 10, "m:2": 20, "m:3": 30})
+    assert run(store, "claim_due", ["t:deadlines"], now=20, limit=1) == [[b"m:1"], b"20"]
+    assert run(store, "claim_due", ["t:deadlines"], now=20, limit=5) == [[b"m:2"], b"30"]
+    assert run(store, "claim_due", ["t:deadlines"], now=40, limit=5) == [[b"m:3"], None]
