@@ -259,6 +259,7 @@ class Sandbox:
         self.uid: int | None = None
         self.started_s: float | None = None  # how long its start took, wall time
         self._buffer = b""
+        self._stat: int | None = None  # /proc/<pid>/stat, open for the process's life: read twice a decision
 
     @property
     def alive(self) -> bool:
@@ -288,9 +289,11 @@ class Sandbox:
             os.close(info_r)
         try:
             self.pid = int(json.loads(info)["child-pid"])
-        except (ValueError, KeyError, TypeError):
+            self._stat = os.open(f"/proc/{self.pid}/stat", os.O_RDONLY)
+        except (ValueError, KeyError, TypeError, OSError):
             self.kill()
             raise SandboxError("bubblewrap could not build the sandbox (are user namespaces allowed?)") from None
+        os.set_blocking(self.proc.stdin.fileno(), False)  # `_write_all` gives up at its deadline
         line = self._read_line(began + START_S)
         self.started_s = time.monotonic() - began
         report = _parse(line)
@@ -304,15 +307,15 @@ class Sandbox:
 
     def cpu_seconds(self) -> float:
         """CPU time its process has used: every thread's (the kernel's per-process CPU clock,
-        clock_getcpuclockid's id for the pid), plus the children it reaped (/proc's ticks)."""
+        clock_getcpuclockid's id for the pid), plus the children it reaped (/proc's ticks, read
+        from the file kept open since the start: the process's own, whatever pid comes next)."""
         pid = self.pid
-        if pid is None:  # not started: nothing used
+        if pid is None or self._stat is None:  # not started: nothing used
             return 0.0
         clock = ((~pid) << 3) | 2  # CPUCLOCK_SCHED of the process `pid` (Linux's ABI, as glibc builds it)
         try:
             own = time.clock_gettime(clock)
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = f.read().rpartition(b")")[2].split()
+            fields = os.pread(self._stat, 4096, 0).rpartition(b")")[2].split()
         except OSError:
             return 0.0
         return own + (int(fields[13]) + int(fields[14])) * TICK_S
@@ -405,6 +408,9 @@ class Sandbox:
                 except OSError:
                     pass
             proc.wait()
+        if self._stat is not None:
+            os.close(self._stat)
+            self._stat = None
         if self.uid is not None:
             free_uid(self.uid)
             self.uid = None
@@ -441,20 +447,20 @@ def _read_all(fd: int, until: float) -> bytes:
 
 
 def _write_all(stream, data: bytes, until: float) -> None:
-    """Write `data` to the pipe `stream` by `until` (TimeoutError: the bot stopped reading)."""
+    """Write `data` to the non-blocking pipe `stream` (as `Sandbox.start` leaves it) by `until`
+    (TimeoutError: the bot stopped reading). A decision usually fits the pipe: one write."""
     fd = stream.fileno()
-    os.set_blocking(fd, False)
     view = memoryview(data)
     while view:
+        try:
+            view = view[os.write(fd, view):]
+            continue
+        except BlockingIOError:
+            pass
         left = until - time.monotonic()
         if left <= 0:
             raise TimeoutError
-        _, ready, _ = select.select([], [fd], [], left)
-        if ready:
-            try:
-                view = view[os.write(fd, view):]
-            except BlockingIOError:
-                pass
+        select.select([], [fd], [], left)
 
 
 # -- the probe at registration --------------------------------------------------------

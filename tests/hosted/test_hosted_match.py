@@ -64,6 +64,32 @@ def test_time_is_cpu_time_a_sleeping_bot_is_charged_little_a_spinning_one_times_
     assert not any("fault" in e for e in log if e["seat"] == 1)
 
 
+def test_the_cpu_of_a_child_it_forked_and_reaped_is_charged_to_its_decision(store):
+    forks = """
+    import os
+    import time
+    from sdk import Bot
+
+    class MyBot(Bot):
+        def act(self, view, legal_actions):
+            if not getattr(self, "forked", False):
+                self.forked = True
+                child = os.fork()
+                if child == 0:
+                    end = time.process_time() + 0.3
+                    while time.process_time() < end:
+                        pass
+                    os._exit(0)
+                os.waitpid(child, 0)
+            return legal_actions[0]
+    """
+    match, log = play(store, forks)
+    mine = [e for e in log if e["seat"] == 0]
+    assert not any("fault" in e for e in mine), mine
+    assert mine[0]["ms"] >= 250, [e["ms"] for e in mine]
+    assert max(e["ms"] for e in mine[1:]) < 250, [e["ms"] for e in mine]
+
+
 def test_a_bot_that_dies_is_restarted_once_then_forfeits(store):
     dies = """
     import os
