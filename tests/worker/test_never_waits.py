@@ -201,7 +201,7 @@ def test_the_sweep_leaves_a_waiting_match_alone_and_restarts_a_settled_one_whose
 
 @pytest.mark.slow
 def test_one_worker_process_referees_many_remote_matches_at_once(api, redis_url):
-    """With one worker process, webhook bots thinking 0.3 s are asked in several matches at
+    """With one worker process, webhook bots thinking 0.15 s are asked in several matches at
     once (before, a worker held each match for all its turns: one at a time)."""
     from worker.pool import WorkerPool
 
@@ -213,7 +213,7 @@ def test_one_worker_process_referees_many_remote_matches_at_once(api, redis_url)
             port = free_port()
             bot = api.bot(token, f"thinker{i}", GAME, kind="webhook", url=f"http://127.0.0.1:{port}/",
                           max_concurrent=4)
-            servers.append(sdk.serve(Thinker(0.3, counter), port=port, secret=bot["secret"], block=False, threads=6))
+            servers.append(sdk.serve(Thinker(0.15, counter), port=port, secret=bot["secret"], block=False, threads=6))
             bots.append(bot["id"])
         OUTPUT.mkdir(exist_ok=True)
         with WorkerPool(redis_url, n=1, sweep_every_s=0.5, log_path=str(OUTPUT / "worker-one.log")):
