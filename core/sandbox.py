@@ -293,7 +293,7 @@ class Sandbox:
         except (ValueError, KeyError, TypeError, OSError):
             self.kill()
             raise SandboxError("bubblewrap could not build the sandbox (are user namespaces allowed?)") from None
-        os.set_blocking(self.proc.stdin.fileno(), False)  # `_write_all` gives up at its deadline
+        os.set_blocking(self._pipes()[0].fileno(), False)  # `_write_all` gives up at its deadline
         line = self._read_line(began + START_S)
         self.started_s = time.monotonic() - began
         report = _parse(line)
