@@ -41,14 +41,16 @@ OVER = ("finished", "aborted")
 
 def end_match(store: Store, match_id: str, status: str, result: dict | None = None, *,
               reason: str | None = None, records: Sequence[dict] = (),
-              announce: Callable[[], None] | None = None, match: dict | None = None) -> bool:
+              announce: Callable[[], None] | None = None, match: dict | None = None,
+              chain: list[str] | None = None) -> bool:
     """End a match and do everything that follows; True only for the call that ended it.
 
     `announce` runs once, for the call that ended it, between the transaction and
     the follow-ups (the runner's `match_over` notices). Repeating a call changes
     nothing stored but repeats the follow-ups, which are idempotent. `match` is the
     match's record if the caller holds it (its runner): what the follow-ups read of it
-    never changes but its status, so the call that ended it reads it no more.
+    never changes but its status, so the call that ended it reads it no more. `chain`:
+    the caller runs the deal's next rotation itself (`match_concluded`).
     """
     ended = store.conclude_match(match_id, status, result, reason=reason, records=records,
                                  twins=None if match is None else match.get("twins") or [])
@@ -59,7 +61,7 @@ def end_match(store: Store, match_id: str, status: str, result: dict | None = No
     else:
         match = store.get_match(match_id)
     if match is not None and match["status"] in OVER:
-        match_concluded(store, match)
+        match_concluded(store, match, chain)
     return ended
 
 
@@ -83,11 +85,15 @@ def due_twin(store: Store, match: dict, statuses: dict[str, str | None] | None =
     return None
 
 
-def match_concluded(store: Store, match: dict) -> None:
+def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -> None:
     """After a match's end: the ratings and its ladder pairing, its comparison, its tournament's
     end, its waiting record, slots and next twin, the archive once its deal is over; last, it is
     no longer active. Repeatable. (A tournament's standings in play are computed from its
-    tallies when read, which the conclusion's transaction counted.)"""
+    tallies when read, which the conclusion's transaction counted.)
+
+    With `chain` (a match's runner: worker/jobs.py `run_match`), the deal's next rotation is
+    not queued but counted active and appended to it: the caller's job runs it next, sparing
+    a job's bookkeeping; should that process die first, the recovery sweep queues it."""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
     if match.get("pairing"):  # a ladder deal whose last twin ended leaves play (counted once)
@@ -102,8 +108,13 @@ def match_concluded(store: Store, match: dict) -> None:
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
     statuses = twin_statuses(store, match)
     following = due_twin(store, match, statuses)  # the next rotation of this deal
+    if following is not None and chain is not None and following not in woken:
+        store.keep_active("match", following)
+        chain.append(following)
+    elif following is not None and following not in woken:
+        woken = woken + [following]
     # their first runs; repeated by a retry, a run finds the match locked or where the first left it
-    store.enqueue("match", woken + [following] if following is not None and following not in woken else woken)
+    store.enqueue("match", woken)
     if archive_if_settled(store, match, statuses):  # else another process is archiving it: the sweep looks again
         store.job_done("match", match["id"])
 

@@ -72,15 +72,23 @@ def run_match(match_id: str, step: int | None = None) -> str:
     """A run of the match: its first (`step` None), or the one continuing it from a log of `step`
     entries. A duplicate or stale run is harmless: it waits for or finds the match's lock taken
     ("busy"), or finds the log moved on and goes on from there — to a remote turn already
-    published ("waiting"), or the end."""
+    published ("waiting"), or the end. A match that ends here is followed, in this job, by its
+    deal's next rotation's first run (`match_concluded`'s chain), and so on to the deal's last:
+    one job a deal played in-process, each rotation still a match of its own (its lock, its
+    log, its end), the job no longer than its deal."""
     store = store_for()
+    chain: list[str] = []
     if step is None:
         match = store.get_match(match_id)
         if match is not None and match["status"] == "queued" and due_twin(store, match) not in (None, match_id):
             store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
             return "waiting"
-        return MatchRunner(store, match_id, match=match).run()
-    return MatchRunner(store, match_id, CONTINUATION_WAIT_S).run()
+        status = MatchRunner(store, match_id, match=match, chain=chain).run()
+    else:
+        status = MatchRunner(store, match_id, CONTINUATION_WAIT_S, chain=chain).run()
+    while chain:  # the deal's next rotation, counted active and not queued: run here
+        status = MatchRunner(store, chain.pop(), chain=chain).run()
+    return status
 
 
 def tournament_match_id(tid: str, index: int) -> str:

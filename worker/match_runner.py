@@ -122,7 +122,8 @@ class Context:
 
 
 class MatchRunner:
-    def __init__(self, store, match_id: str, wait_s: float = 0.0, match: dict | None = None) -> None:
+    def __init__(self, store, match_id: str, wait_s: float = 0.0, match: dict | None = None,
+                 chain: list[str] | None = None) -> None:
         self.store = store
         self.match_id = match_id
         #: how long to wait for the match's lock if another runner holds it: a continuation waits
@@ -131,6 +132,8 @@ class MatchRunner:
         #: the match's record as its job read it before the lock (`get_match`), if it did: all of
         #: it but its status stays true, and the run reads its status again once the lock is held
         self.known = match
+        #: where its end puts the deal's next rotation for this job to run next (core/conclusion.py)
+        self.chain = chain
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -369,7 +372,8 @@ class MatchRunner:
                     log.warning("match_over of match %s failed", self.match_id, exc_info=True)
 
         # another runner may have ended it: then only what follows is done (again)
-        end_match(self.store, self.match_id, "finished", result, records=records, announce=announce, match=match)
+        end_match(self.store, self.match_id, "finished", result, records=records, announce=announce, match=match,
+                  chain=self.chain)
         return "finished"
 
     def abort(self, match: dict, reason: str) -> None:

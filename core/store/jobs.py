@@ -216,6 +216,11 @@ class Jobs:
         replies = pipe.execute()
         return [(status, bool(held)) for status, held in zip(replies[::2], replies[1::2], strict=True)]
 
+    def keep_active(self, kind: str, ident: str) -> None:
+        """Count `kind` `ident` active without queueing its job: the caller runs it now, in its
+        own job; should it die first, the recovery sweep queues it (worker/recovery.py)."""
+        self.r.sadd(active_key(self.queue), f"{kind}:{ident}")
+
     def job_done(self, kind: str, ident: str) -> None:
         self.r.srem(active_key(self.queue), f"{kind}:{ident}")
 

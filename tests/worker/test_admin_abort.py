@@ -101,7 +101,7 @@ def test_a_stop_whose_follow_ups_died_with_their_process_is_finished_by_the_swee
     assert store.take_slots(mid, store.seat_bots(store.get_match(mid))) is None
     assert all(store.playing(b) == [mid] for b in bots)
     with monkeypatch.context() as m:  # the API process dies right after the transaction
-        m.setattr(conclusion, "match_concluded", lambda store, match: None)
+        m.setattr(conclusion, "match_concluded", lambda store, match, chain=None: None)
         assert conclusion.end_match(store, mid, "aborted", reason="stopped by the admin")
     assert ("match", mid) in store.active_jobs() and store.playing(bots[0]) == [mid]
     recovery.sweep(store)

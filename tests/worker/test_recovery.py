@@ -9,12 +9,12 @@ its runner.
 from __future__ import annotations
 
 import pytest
-from rq import Queue
+from rq import Queue, SimpleWorker
 
 from core import conclusion
 from core.store import Store, secret_key
 from core.store.jobs import QUEUE, enqueue_job, job_id, lease_key
-from worker import recovery
+from worker import jobs, recovery
 from worker.match_runner import MatchRunner
 
 
@@ -86,7 +86,7 @@ def test_a_match_concluded_by_a_runner_that_died_is_followed_up(store, monkeypat
     pop_like_a_worker(store)
     runner = MatchRunner(store, match["id"])
     with monkeypatch.context() as m:  # the runner dies right after the conclusion's transaction
-        m.setattr(conclusion, "match_concluded", lambda store, match: None)
+        m.setattr(conclusion, "match_concluded", lambda store, match, chain=None: None)
         assert runner.run() == "finished"
     assert store.get_tournament(t["id"])["status"] == "running" and store.rating_events("double-carre")
 
@@ -95,6 +95,31 @@ def test_a_match_concluded_by_a_runner_that_died_is_followed_up(store, monkeypat
     assert [row["matches"] for row in store.standings(t["id"])] == [1, 1]
     assert store.rating_events("double-carre") == [] and len(store.rankings("double-carre")) == 2
     assert store.active_jobs() == []
+
+
+def test_a_deal_played_in_process_is_one_job(store):
+    bots = python_bots(store)
+    t = store.create_tournament("double-carre", bots, seats=2, deals=2, duplicate=True, seed=1, options={})
+    enqueue_job(store.r, "tournament", t["id"])
+    worker = SimpleWorker([Queue(QUEUE, connection=store.r)], connection=store.r)
+    worker.work(burst=True, max_jobs=3)  # the expansion, then one job for each deal's two rotations
+    assert store.get_tournament(t["id"])["status"] == "finished"
+    assert store.tournament_progress(t["id"]) == {"done": 4, "total": 4}
+    assert store.active_jobs() == [] and queued_ids(store) == []
+
+
+def test_a_rotation_its_deal_left_to_a_job_that_died_is_enqueued_again(store):
+    bots = python_bots(store)
+    t = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=True, seed=1, options={})
+    (first,) = jobs.expand(store, t)
+    chain: list[str] = []
+    assert MatchRunner(store, first, chain=chain).run() == "finished"
+    (following,) = chain  # the deal's next rotation, for this job to run next: active, not queued
+    assert following != first and queued_ids(store) == [job_id("match", first)]
+    assert ("match", following) in store.active_jobs()
+    # the job dies here, before running it: the sweep queues it
+    assert recovery.sweep(store) == [("match", following)]
+    assert queued_ids(store)[-1] == job_id("match", following)
 
 
 def test_a_tournament_whose_expansion_died_is_expanded_again(store):
