@@ -161,11 +161,25 @@ def package_dirs() -> dict[str, str]:
     return out
 
 
+def compile_packages(python: str, folders: list[str]) -> None:
+    """Write the bytecode of `folders` for the interpreter `python` where it is missing or stale.
+    A sandbox reads them read-only and never writes bytecode, so without it every start compiles
+    them again (a worker run with PYTHONDONTWRITEBYTECODE never writes it either). Best effort:
+    a folder this process may not write keeps what its installer compiled (pip does)."""
+    try:
+        subprocess.run([python, "-I", "-m", "compileall", "-qq", *folders], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=START_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+
 @functools.lru_cache(maxsize=1)
 def _layout() -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
     python = interpreter()
     binds, hidden = _runtime(python)
-    return python, tuple(binds), tuple(hidden), tuple(package_dirs().items())
+    packages = package_dirs()
+    compile_packages(python, list(packages.values()))
+    return python, tuple(binds), tuple(hidden), tuple(packages.items())
 
 
 def command(code_dir: str | None, entrypoint: str | None, info_fd: int, limit_memory: int) -> list[str]:
