@@ -19,8 +19,12 @@ COPY example_bots ./example_bots
 COPY cardarena ./cardarena
 # the rules pages: the wheel installs them (pyproject's data-files) for /games/<game>/rules
 COPY docs/rules ./docs/rules
+# then the standard library's bytecode, which the base image deletes: a hosted bot's sandbox reads
+# the runtime read-only, so each start would compile json, typing, logging... again (pip compiles
+# what it installs)
 RUN pip install --no-cache-dir -r requirements/production.txt \
     && pip install --no-cache-dir --no-deps . \
+    && python -m compileall -q -x '/(site-packages|tests?|idle_test)/' "$(python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')" \
     && useradd --create-home --uid 10001 cardarena \
     && mkdir -p /var/lib/cardarena/archive /var/lib/cardarena/code \
     && chown cardarena /var/lib/cardarena/archive /var/lib/cardarena/code
