@@ -67,8 +67,9 @@ def test_openapi_document_describes_every_endpoint(api):
 
 
 @pytest.mark.slow
-def test_no_input_makes_a_server_error(live_schema, api):
-    """Positive and negative cases for every operation, each sent over HTTP.
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.name.lower())
+def test_no_input_makes_a_server_error(live_schema, api, mode):
+    """Positive (then negative, a test each) cases for every operation, each sent over HTTP.
 
     Driven with hypothesis directly (schemathesis' pytest plugin does not run
     under this pytest version); `not_a_server_error` is schemathesis' own check.
@@ -86,15 +87,17 @@ def test_no_input_makes_a_server_error(live_schema, api):
     for operation in operations:
         credential = secret if "/turns" in operation.path else ADMIN_TOKEN if operation.path.endswith("/abort") \
             else token
-        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-            try:
-                fuzz(operation, mode, {"Authorization": f"Bearer {credential}"}, seen)()
-            except Unsatisfiable:
-                # nothing to get wrong in a request without parameters or body
-                assert mode is GenerationMode.NEGATIVE, operation.label
+        try:
+            fuzz(operation, mode, {"Authorization": f"Bearer {credential}"}, seen)()
+        except Unsatisfiable:
+            # nothing to get wrong in a request without parameters or body
+            assert mode is GenerationMode.NEGATIVE, operation.label
     print("statuses", sorted(seen.items()))
-    assert sum(seen.values()) > 100 and not any(code >= 500 for code in seen)
-    assert any(200 <= code < 300 for code in seen) and 422 in seen
+    assert sum(seen.values()) > 50 and not any(code >= 500 for code in seen)
+    if mode is GenerationMode.POSITIVE:
+        assert any(200 <= code < 300 for code in seen)
+    else:
+        assert 422 in seen
 
 
 def fuzz(operation, mode, headers: dict, seen: dict[int, int]):
