@@ -151,17 +151,13 @@ def test_each_redis_key_lives_where_docs_architecture_says():
             assert seen.setdefault(key, module) == module, f"{key} is listed under two modules"
 
 
-#: product modules whose Redis scripts are still inline strings, not yet files of core/store/lua/
-INLINE_LUA_LEFT = {"core/store/matches.py", "core/store/runs.py", "core/store/slots.py"}
-
-
 def product_files() -> list[Path]:
     return sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
 
 
 def test_redis_scripts_live_only_in_core_store_lua():
     inline = {str(path.relative_to(ROOT)) for path in product_files() if "redis.call" in path.read_text()}
-    assert inline == INLINE_LUA_LEFT
+    assert inline == set()
 
 
 #: redis-py's command methods (`hget`, `zadd`, ...), less the names lists, dicts, sets and strings

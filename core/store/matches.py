@@ -57,7 +57,7 @@ from core.store.jobs import lease_key, mark_active
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from core.store.lua import args, source
 from core.store.ratings import entrant, queue_for_rating
-from core.store.slots import SLOTS_STEP, slots_step
+from core.store.slots import slots_step
 from core.store.versions import match_versions
 from sdk.clock import DEFAULT_TIME
 from sdk.standings import once_per_bot
@@ -78,31 +78,6 @@ ARCHIVE_LEASE_MS = 60_000
 
 class ArchiveBusy(Exception):
     """Another process is archiving the match now (it holds `lease:archive:{id}`): try later."""
-
-
-#: The start step: `match_key` the match hash, `started_at` now (JSON), set before it. One
-#: step, so a match an admin stopped meanwhile is never marked running again. It leaves
-#: `attempts` (runs started, this one included) and `changed` (1 if it was marked running now).
-START_STEP = """
-local attempts = redis.call('HINCRBY', match_key, 'attempts', 1)
-local status = redis.call('HGET', match_key, 'status')
-local changed = 0
-if status ~= '"finished"' and status ~= '"aborted"' and status ~= '"running"' then
-  redis.call('HSET', match_key, 'status', '"running"')
-  local started = redis.call('HGET', match_key, 'started')
-  if not started or started == 'null' then redis.call('HSET', match_key, 'started', started_at) end
-  changed = 1
-end
-"""
-#: KEYS[1] the match hash; ARGV[1] now (JSON): the start step alone (`start_match`)
-START_LUA = "local match_key, started_at = KEYS[1], ARGV[1]\n" + START_STEP + "return {attempts, changed}\n"
-#: core/store/slots.py's slots step, then, only if the slots are taken, the start step
-#: (`take_slots_and_start`): KEYS and ARGV the slots step's, then the match hash and now (JSON)
-#: last. {full, attempts, changed}: {i, 0, 0} when bot i is full (the match is not started).
-START_WITH_SLOTS_LUA = ("local n = (#KEYS - 2) / 2\n" + SLOTS_STEP
-                        + "if full > 0 then return {full, 0, 0} end\n"
-                        + "local match_key, started_at = KEYS[#KEYS], ARGV[#ARGV]\n" + START_STEP
-                        + "return {0, attempts, changed}\n")
 
 
 def log_key(match_id: str) -> str:
@@ -390,7 +365,8 @@ class Matches:
         (an admin may stop it between the runner's read and this call: "aborted" must stay),
         and the number of times a runner has started it, this one included (a crash loop is
         cut short)."""
-        attempts, changed = self.script(START_LUA)(keys=[f"match:{match_id}"], args=[json.dumps(now_iso())])
+        attempts, changed = self.script(source("start_match"))(keys=[f"match:{match_id}"],
+                                                               args=[args(started_at=json.dumps(now_iso()))])
         if changed:  # a match's next runs (one per remote decision) change nothing anyone watches
             self.match_started(match_id)
         return int(attempts)
@@ -400,9 +376,9 @@ class Matches:
         (a match runner's start, one round trip): (None, the number of starts, this one
         included) or (the first full bot, 0: the match waits in its queue, not started).
         `match`: its record if the caller holds it (`match_started`)."""
-        slotted, keys, argv = slots_step(match_id, bots)
-        full, attempts, changed = self.script(START_WITH_SLOTS_LUA)(
-            keys=[*keys, f"match:{match_id}"], args=[*argv, json.dumps(now_iso())])
+        slotted, keys, slots = slots_step(match_id, bots)
+        full, attempts, changed = self.script(source("take_slots_and_start"))(
+            keys=[f"match:{match_id}", *keys], args=[args(slots=slots, started_at=json.dumps(now_iso()))])
         if full:
             return slotted[int(full) - 1], 0
         if changed:

@@ -19,65 +19,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from core.store.bots import RUNNER_FIELDS, read_runner_record, runner_record
-from core.store.jobs import lease_key
-from core.store.keys import load_fields, now_iso
-from core.store.matches import ARCHIVED, START_STEP, log_key
-from core.store.slots import SLOTS_STEP, slots_step
+from core.store.keys import load_fields, now_iso, text
+from core.store.lua import args, source
+from core.store.matches import ARCHIVED, log_key
+from core.store.slots import slots_step
 from core.store.waits import waiting_head, waiting_key
-
-#: A continuation's start (`start_run`): KEYS and ARGV core/store/slots.py's slots step's first
-#: (its `n` bots: ARGV[#ARGV]), then KEYS the match hash, its log, its waiting hash, its lease and
-#: each seat's bot, ARGV now (JSON: matches.py's start step's `started_at`), the log's first entry
-#: to read, a lease token to take the lease with ('' when it is held already) and its ttl ms, and
-#: each seat's bot's stamp as this process last read it ('' for none: `start_run`'s `_read_bots`).
-#: The lease taken (else {'busy'}: another runner has the match); the reads — the match's status
-#: and archived mark, each bot's fields (its stamp first; only {} when its stamp is the one given:
-#: the bot's fields are those this process holds), the log from that entry, the waiting hash cut
-#: before its decision (`waiting_head`) — then, only if the match is neither missing nor over nor
-#: archived, the slots step and, if the slots are taken, the start step. {status, archived, bots,
-#: entries, waiting, full, attempts, changed}: full -1 when the steps did not run.
-START_RUN_LUA = """
-local n = tonumber(ARGV[#ARGV])
-local k, a = 2 * n + 1, 3 + 2 * n
-local match_key, started_at = KEYS[k + 1], ARGV[a + 1]
-if ARGV[a + 3] ~= '' and not redis.call('SET', KEYS[k + 4], ARGV[a + 3], 'NX', 'PX', ARGV[a + 4]) then
-  return {'busy'}
-end
-local seated = #KEYS - k - 4
-local fields = {""" + ", ".join(f"'{f}'" for f in RUNNER_FIELDS) + """}
-local read = redis.call('HMGET', match_key, 'status', '""" + ARCHIVED + """')
-local status, archived = read[1], read[2]
-local bots = {}
-for i = 1, seated do
-  local values, parts = redis.call('HMGET', KEYS[k + 4 + i], unpack(fields)), {}
-  for j = 1, #fields do
-    local v = values[j] or ''
-    parts[j] = (values[j] and #v or '-') .. ':' .. v
-  end
-  local stamp = redis.sha1hex(table.concat(parts))
-  if stamp == ARGV[a + 4 + i] then
-    bots[i] = {}
-  else
-    table.insert(values, 1, stamp)
-    bots[i] = values
-  end
-end
-local entries = redis.call('LRANGE', KEYS[k + 2], ARGV[a + 2], -1)
-local waiting = redis.call('HGET', KEYS[k + 3], 'record')
-if waiting then
-  local at = string.find(waiting, ',"decision":', 1, true)
-  if at then waiting = string.sub(waiting, 1, at - 1) .. '}' end
-else
-  waiting = ''
-end
-if not status or archived or status == '"finished"' or status == '"aborted"' then
-  return {status, archived, bots, entries, waiting, -1, 0, 0}
-end
-""" + SLOTS_STEP + """
-if full > 0 then return {status, archived, bots, entries, waiting, full, 0, 0} end
-""" + START_STEP + """
-return {status, archived, bots, entries, waiting, 0, attempts, changed}
-"""
 
 
 @dataclass
@@ -139,12 +85,13 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
     the start, made only if the match is neither over nor archived (`RunStart.started`). None if
     there is no such match. The match's lock is held: nothing else moves it meanwhile."""
     bot_ids = list(dict.fromkeys(match["seats"]))
-    slotted, keys, args = slots_step(match_id, [b for b in seat_bots if b is not None])
+    slotted, slot_keys, slots = slots_step(match_id, [b for b in seat_bots if b is not None])
     held = [_read_bots.get(b) for b in bot_ids]  # (stamp, record) as this process last read each
-    raw = store.script(START_RUN_LUA)(
-        keys=[*keys, f"match:{match_id}", log_key(match_id), waiting_key(match_id), lease_key("match", match_id),
-              *(f"bot:{b}" for b in bot_ids)],
-        args=[*args, f'"{now_iso()}"', since, "", 0, *(h[0] if h else "" for h in held), len(slotted)])
+    raw = store.script(source("start_run"))(
+        keys=[f"match:{match_id}", log_key(match_id), waiting_key(match_id), *(f"bot:{b}" for b in bot_ids),
+              *slot_keys],
+        args=[args(bots=len(bot_ids), fields=RUNNER_FIELDS, stamps=[text(h[0]) if h else "" for h in held],
+                   since=since, slots=slots, started_at=f'"{now_iso()}"')])
     status, archived, bots, entries, waiting, full, attempts, changed = raw
     if status is None:
         return None
@@ -161,14 +108,14 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
 
 
 #: bot id -> (its `RUNNER_FIELDS`' stamp, its record) as this process's last `start_run` read it,
-#: least recently read first: `START_RUN_LUA` sends a bot's fields only when their stamp changed
+#: least recently read first: lua/start_run.lua sends a bot's fields only when their stamp changed
 _read_bots: OrderedDict[str, tuple[bytes, dict | None]] = OrderedDict()
 #: bots whose record a process keeps so (a few hundred bytes each)
 BOTS_KEPT = 1024
 
 
 def _bot_read(bot_id: str, values: list, held: tuple[bytes, dict | None] | None) -> dict | None:
-    """A bot's record from `START_RUN_LUA`'s reply: [stamp, *fields] as read, or [] if its stamp
+    """A bot's record from lua/start_run.lua's reply: [stamp, *fields] as read, or [] if its stamp
     was `held`'s (the record kept then, a copy: the caller may change it); None if no such bot."""
     if values:
         held = (values[0], runner_record(values[1:]))

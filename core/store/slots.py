@@ -46,54 +46,6 @@ from core.store.lua import args, source
 #: bots (a sandboxed process per match: an author's bot is in at most its max_concurrent at once)
 SLOTTED = ("webhook", "polling", "hosted")
 
-#: The slots step: KEYS[1..n] each bot's playing set, KEYS[n+1..2n] each bot's waiting set,
-#: KEYS[2n+1] `slots:waiting`; ARGV: the match id, the prefix of a match's lease key, now (s),
-#: then each bot's cap and id; `n` set before it. A cap is the bot's max_concurrent, or for a bot
-#: the match is a guest of, "max_concurrent/guest share" (its guest matches are in the playing
-#: set's `:guests` set). A slot is free again when its match
-#: has neither a lease (a runner on it) nor a waiting record (between runs, a remote bot's turn
-#: pending: core/store/waits.py `waiting_key`). It leaves `full` 0 when the slots are taken;
-#: else the 1-based index of the first full bot, the match having joined its queue in the same
-#: step (so a release can never slip between the check and the wait and leave it waiting for
-#: nothing).
-SLOTS_STEP = """
-local match = ARGV[1]
-local full = 0
-for i = 1, n do
-  if redis.call('SISMEMBER', KEYS[i], match) == 0 then
-    for _, other in ipairs(redis.call('SMEMBERS', KEYS[i])) do
-      if redis.call('EXISTS', ARGV[2] .. other) == 0
-          and redis.call('EXISTS', 'match:' .. other .. ':waiting') == 0 then
-        redis.call('SREM', KEYS[i], other)
-      end
-    end
-    local cap, share = string.match(ARGV[2 + 2 * i], '^(%d+)/(%d+)$')
-    cap = tonumber(cap or ARGV[2 + 2 * i])
-    local guests = KEYS[i] .. ':guests'
-    for _, other in ipairs(redis.call('SMEMBERS', guests)) do
-      if redis.call('SISMEMBER', KEYS[i], other) == 0 then redis.call('SREM', guests, other) end
-    end
-    if redis.call('SCARD', KEYS[i]) >= cap or (share and redis.call('SCARD', guests) >= tonumber(share)) then
-      redis.call('ZADD', KEYS[n + i], 'NX', ARGV[3], match)
-      redis.call('SADD', KEYS[2 * n + 1], ARGV[3 + 2 * i])
-      full = i
-      break
-    end
-  end
-end
-if full == 0 then
-  for i = 1, n do
-    redis.call('SADD', KEYS[i], match)
-    if string.find(ARGV[2 + 2 * i], '/', 1, true) then redis.call('SADD', KEYS[i] .. ':guests', match) end
-    redis.call('ZREM', KEYS[n + i], match)
-  end
-end
-"""
-#: the slots step alone (`take_slots`): 0 when the slots are taken, else the first full bot's index
-TAKE_SLOTS_LUA = "local n = (#KEYS - 1) / 2\n" + SLOTS_STEP + "return full\n"
-
-
-
 class Slots:
     r: redis.Redis
     script: Callable[[str], Script]
@@ -106,10 +58,10 @@ class Slots:
         """Take one slot of each slotted bot among `bots` (records, seats in order) for the
         match, all or none: None when taken, else the first full bot (the match now waits
         in its queue; `release_slots` of one of its matches wakes it)."""
-        slotted, keys, argv = slots_step(match_id, bots)
+        slotted, keys, slots = slots_step(match_id, bots)
         if not slotted:
             return None
-        full = self.script(TAKE_SLOTS_LUA)(keys=keys, args=argv)
+        full = self.script(source("take_slots"))(keys=keys, args=[args(**slots)])
         return slotted[int(full) - 1] if full else None
 
     def release_slots(self, match_id: str, bot_ids: list[str]) -> list[str]:
@@ -184,17 +136,26 @@ class Slots:
 
 
 WAITING_BOTS = "slots:waiting"
+#: what comes before and after a match's id in its waiting hash's key (core/store/waits.py
+#: `waiting_key`, which imports what imports this module): a match holding it is between runs
+MATCH_WAITING_AROUND = ["match:", ":waiting"]
 
 
-def slots_step(match_id: str, bots: list[dict]) -> tuple[list[dict], list[str], list]:
-    """The slotted bots among `bots` (records, each once), and `SLOTS_STEP`'s keys and arguments."""
+def slots_step(match_id: str, bots: list[dict]) -> tuple[list[dict], list[str], dict]:
+    """The slotted bots among `bots` (records, each once), and lua/lib/take_slots.lua's keys and
+    slots: a bot's cap is its max_concurrent, and for a bot the match is a guest of (its
+    `guest_share` set) its guest share too."""
     slotted = list({b["id"]: b for b in bots if b.get("kind") in SLOTTED}.values())
     keys = [playing_key(b["id"]) for b in slotted] + [waiting_key(b["id"]) for b in slotted] + [WAITING_BOTS]
-    args: list = [match_id, lease_key("match", ""), time.time()]
+    entries = []
     for bot in slotted:
-        cap = int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT)
-        args += [cap if bot.get("guest_share") is None else f"{cap}/{int(bot['guest_share'])}", bot["id"]]
-    return slotted, keys, args
+        entry = {"id": bot["id"], "cap": int(bot.get("max_concurrent") or DEFAULT_MAX_CONCURRENT)}
+        if bot.get("guest_share") is not None:
+            entry["share"] = int(bot["guest_share"])
+        entries.append(entry)
+    slots = {"match": match_id, "lease_prefix": lease_key("match", ""), "now": time.time(), "bots": entries,
+             "waiting_around": MATCH_WAITING_AROUND}
+    return slotted, keys, slots
 
 
 def playing_key(bot_id: str) -> str:
@@ -206,5 +167,6 @@ def waiting_key(bot_id: str) -> str:
 
 
 def guests_key(bot_id: str) -> str:
-    """The guest matches among those holding the bot's slots (`SLOTS_STEP` names it from the playing set's)."""
+    """The guest matches among those holding the bot's slots (lua/lib/take_slots.lua names it from the
+    playing set's)."""
     return f"{playing_key(bot_id)}:guests"

@@ -143,14 +143,13 @@ def waiting_record(raw: dict) -> dict | None:
 
 
 def waiting_head(raw: bytes | str | None) -> dict | None:
-    """A waiting record's fields before its decision (`turn`, `deadline_at`, …: what a run asks of
-    it), from its stored JSON whole or already cut there (core/store/runs.py's start step cuts it in
-    Redis): the decision, the record's bulk, is neither sent nor decoded. None for no record."""
+    """A waiting record's fields but its decision (`turn`, `deadline_at`, …: what a run asks of
+    it), from its stored JSON. None for no record."""
     if not raw:
         return None
-    source = raw.decode() if isinstance(raw, bytes) else raw
-    at = source.find("," + _DECISION_FIELD)
-    return json.loads(source[:at] + "}" if at > 0 else source)
+    record = json.loads(raw)
+    record.pop("decision", None)
+    return record
 
 
 def waiting_record_and_body(raw: bytes) -> tuple[dict, bytes | None]:

@@ -309,3 +309,10 @@ def test_claim_due_claims_each_due_deadline_once_and_says_the_next(store):
     assert run(store, "claim_due", ["t:deadlines"], now=20, limit=1) == [[b"m:1"], b"20"]
     assert run(store, "claim_due", ["t:deadlines"], now=20, limit=5) == [[b"m:2"], b"30"]
     assert run(store, "claim_due", ["t:deadlines"], now=40, limit=5) == [[b"m:3"], None]
+
+
+def test_the_slots_step_names_a_matchs_waiting_hash_as_waits_does():
+    from core.store.slots import MATCH_WAITING_AROUND
+    from core.store.waits import waiting_key
+
+    assert waiting_key("\0").split("\0") == MATCH_WAITING_AROUND

@@ -578,9 +578,11 @@ def test_a_continuation_is_sent_a_bots_fields_only_when_they_changed(store):
     """`start_run` gives each seat's bot as it is now: its fields come in the step's answer only
     when their stamp is not the one this process holds (the same fields: the record read before),
     so a bot changed or deleted between two runs is seen at the next."""
-    from core.store.jobs import lease_key
+    from core.store.bots import RUNNER_FIELDS
+    from core.store.keys import text
+    from core.store.lua import args, source
     from core.store.matches import log_key
-    from core.store.runs import START_RUN_LUA, _read_bots, start_run
+    from core.store.runs import _read_bots, start_run
     from core.store.slots import slots_step
     from core.store.waits import waiting_key
 
@@ -590,11 +592,12 @@ def test_a_continuation_is_sent_a_bots_fields_only_when_they_changed(store):
     first = start_run(store, mid["id"], mid, 0, bots).bots[poll["id"]]
     assert first["kind"] == "polling" and first["max_concurrent"] == 4
     stamp = _read_bots[poll["id"]][0]
-    _, keys, args = slots_step(mid["id"], [])
-    keys = [*keys, f"match:{mid['id']}", log_key(mid["id"]), waiting_key(mid["id"]), lease_key("match", mid["id"]),
-            f"bot:{poll['id']}"]
+    _, slot_keys, slots = slots_step(mid["id"], [])
+    keys = [f"match:{mid['id']}", log_key(mid["id"]), waiting_key(mid["id"]), f"bot:{poll['id']}", *slot_keys]
     for held, sent in ((stamp, []), ("", [stamp]), ("0" * 40, [stamp])):
-        raw = store.script(START_RUN_LUA)(keys=keys, args=[*args, '"now"', 0, "", 0, held, 0])
+        raw = store.script(source("start_run"))(keys=keys, args=[args(
+            bots=1, fields=RUNNER_FIELDS, stamps=[text(held)], since=0, slots=slots,
+            started_at='"now"')])
         assert raw[2][0][:1] == sent  # nothing but a stamp it does not hold
     assert start_run(store, mid["id"], mid, 0, bots).bots[poll["id"]] == first
 
