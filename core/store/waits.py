@@ -286,8 +286,7 @@ class Waits:
                 lists = [calls_key(self.queue), ""]
         published = self.script(source("end_run_asking"))(
             keys=[waiting_key(match_id), deadlines_key(self.queue), *lists, f"match:{match_id}", log_key(match_id)],
-            args=[args(kind=kind, turn=turn, record=record_json, judge_at=judge_at, member=member, item=item,
-                       run_ends=run_ends)])
+            args=[args(kind=kind, turn=turn, judge_at=judge_at, member=member, run_ends=run_ends), record_json, item])
         return record if int(published) and record is not None else None
 
     def _call_settings(self, share: int) -> dict:

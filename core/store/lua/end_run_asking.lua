@@ -7,14 +7,15 @@
 -- (core/store/matches.py `start_match`).
 -- KEYS: the waiting hash, the deadlines, the polling bot's decisions or the calls, the polling
 -- bot's wake channel, the match hash, the log.
--- args: kind ("polling", "webhook", or "" when the decision is published already), turn, record
--- (the waiting record's JSON), judge_at (when the clock judges the turn, epoch ms), member
--- ("{match}:{turn}"), item (the pending decision's record, or the call to queue), run_ends (a
--- run of the match ends here).
+-- args: kind ("polling", "webhook", or "" when the decision is published already), turn, judge_at
+-- (when the clock judges the turn, epoch ms), member ("{match}:{turn}"), run_ends (a run of the
+-- match ends here); ARGV[2] the waiting record's JSON and ARGV[3] the pending decision's record
+-- or the call to queue, outside the JSON table: they hold the decision, the bulk, as JSON text
+-- already, which is stored as it is.
 -- 1 if the turn was published (or `kind` is ""), 0 if it was not: the match is over or
 -- archived, its log is not `turn` entries long, or the turn is published already.
 local waiting_key, deadlines, list_key, wake, match_key, log_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local args = cjson.decode(ARGV[1])
+local args, record, item = cjson.decode(ARGV[1]), ARGV[2], ARGV[3]
 
 if redis.call('HEXISTS', match_key, 'archived') == 1 then return 0 end
 local published = 1
@@ -26,13 +27,13 @@ if args.kind ~= '' then
     published = 0
   else
     redis.call('DEL', waiting_key)
-    redis.call('HSET', waiting_key, 'record', args.record, 'turn', args.turn)
+    redis.call('HSET', waiting_key, 'record', record, 'turn', args.turn)
     redis.call('ZADD', deadlines, args.judge_at, args.member)
     if args.kind == 'polling' then
-      redis.call('HSET', list_key, args.member, args.item)
+      redis.call('HSET', list_key, args.member, item)
       redis.call('PUBLISH', wake, args.member)
     else
-      redis.call('RPUSH', list_key, args.item)
+      redis.call('RPUSH', list_key, item)
     end
   end
 end
