@@ -12,6 +12,11 @@ the first itself (`play_on`) and enqueues the match's next run (an RQ job, core/
 for the second, so a match between remote bots costs a worker no job per decision, only its
 first run and its end.
 
+A settling process keeps the referee of each match it published a turn of (`MATCHES_KEPT`, the least
+recently used dropped): the log only grows, so the next turn it settles records only the entries
+past it — after checking that the log's entry before them is the one it recorded last (else it
+replays the log).
+
 Nothing is lost if the settler dies between settling and publishing: the match is active, settled
 and not waiting, so the recovery sweep enqueues its next run (worker/recovery.py). Nothing is
 published twice: a turn is published only on a log of exactly that many entries whose waiting
@@ -25,6 +30,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from core.store.runs import read_run
 from sdk.referee import MatchReferee
@@ -33,8 +39,8 @@ log = logging.getLogger("cardarena.play_on")
 
 #: the kinds of bot whose turn is published rather than asked in a worker
 REMOTE_KINDS = ("webhook", "polling")
-#: match records a settling process keeps (nothing in them but the status changes while the
-#: match is on, and the status is read again each time)
+#: matches whose referee a settling process keeps between their turns (the state after the log's
+#: entries so far: the log only grows, so the next turn records only the entries past it)
 MATCHES_KEPT = 1024
 
 
@@ -67,14 +73,23 @@ def play_on(store, match_id: str, length: int, queue: str) -> bool:
 
 
 def _publish_next(store, match_id: str, length: int) -> bool:
-    match = _kept_match(store, match_id)
-    if match is None:
+    kept = _take_kept(match_id)
+    match = kept.match if kept is not None else store.get_match(match_id)
+    if match is None or match.get("status") in ("finished", "aborted"):
         return False
-    start = read_run(store, match_id, match["seats"], 0, match)
-    if start is None or start.match["status"] != "running" or len(start.log) != length:
+    since = kept.ref.turn - 1 if kept is not None and 0 < kept.ref.turn <= length else 0
+    start = read_run(store, match_id, match["seats"], since, match)
+    if start is None or start.match["status"] != "running" or since + len(start.log) != length:
         return False
-    ref = new_referee(start.match)
-    for entry in start.log:
+    if kept is not None and since and start.log[0] == kept.last:  # the referee this process kept: only the entries past it
+        ref, entries = kept.ref, start.log[1:]
+    else:
+        if since:  # not the log it recorded: from the start
+            start = read_run(store, match_id, match["seats"], 0, match)
+            if start is None or len(start.log) != length:
+                return False
+        ref, entries = new_referee(start.match), start.log
+    for entry in entries:
         ref.record(entry)
     if ref.is_over or ref.forfeited():
         return False
@@ -84,6 +99,7 @@ def _publish_next(store, match_id: str, length: int) -> bool:
     if bot is None or bot.get("kind") not in REMOTE_KINDS:
         return False
     store.end_run_asking(match_id, ref.turn, (decision_for(ref, start.match, match_id), bot), run_ends=False)
+    _keep(match_id, _Kept(match, ref, start.log[-1]))
     return True  # published, or by another first: either way not this one's to run
 
 
@@ -104,21 +120,28 @@ def decision_for(ref: MatchReferee, match: dict, match_id: str) -> dict:
     return decision
 
 
-_matches: OrderedDict[str, dict] = OrderedDict()
-_matches_lock = threading.Lock()  # a dispatcher settles on two threads (its callers', its clock's)
+@dataclass
+class _Kept:
+    """A referee a settling process keeps between the turns of a match it publishes."""
+
+    match: dict  # its record: nothing in it but the status changes while it plays (read again)
+    ref: MatchReferee
+    last: dict  # the last entry it recorded, the log's entry `ref.turn - 1`, or it is not used
 
 
-def _kept_match(store, match_id: str) -> dict | None:
-    """The match's record, as this process read it last (a read the first time)."""
-    with _matches_lock:
-        match = _matches.get(match_id)
-    if match is None:
-        match = store.get_match(match_id)
-        if match is None or match.get("status") != "running":
-            return match
-    with _matches_lock:
-        _matches[match_id] = match
-        _matches.move_to_end(match_id)
-        while len(_matches) > MATCHES_KEPT:
-            _matches.popitem(last=False)
-    return match
+#: match id -> the referee kept, least recently used first
+_kept: OrderedDict[str, _Kept] = OrderedDict()
+_kept_lock = threading.Lock()  # a dispatcher settles on two threads (its callers', its clock's)
+
+
+def _take_kept(match_id: str) -> _Kept | None:
+    """The match's kept referee, taken: no other thread of this process uses it meanwhile."""
+    with _kept_lock:
+        return _kept.pop(match_id, None)
+
+
+def _keep(match_id: str, kept: _Kept) -> None:
+    with _kept_lock:
+        _kept[match_id] = kept
+        while len(_kept) > MATCHES_KEPT:
+            _kept.popitem(last=False)

@@ -110,3 +110,27 @@ def test_a_match_over_is_not_gone_on(store):
     store.set_match_status(mid, "aborted")
     assert not play_on.settle(store, mid, entry)
     assert store.waiting_on(mid)["turn"] == 0
+
+
+def test_the_settler_goes_on_from_the_referee_it_kept_and_replays_a_log_it_did_not_record(store):
+    """The referee kept after a publication serves the match's next turn; one whose last entry is
+    not the log's (another process published in between, say) is not used: the log is replayed."""
+    mid = polling_match(store)
+    assert play_on.settle(store, mid, answer(store, mid))
+    assert play_on._kept[mid].ref.turn == 1
+    assert play_on.settle(store, mid, answer(store, mid))
+    kept = play_on._kept[mid]
+    assert kept.ref.turn == 2 and kept.last == store.match_log(mid)[1]
+    log = store.match_log(mid)
+    stale = play_on.new_referee(kept.match)  # a referee that played another action at turn 1
+    stale.record(log[0])
+    other = [a for a in stale.state.legal_actions() if a != log[1]["action"]][0]
+    diverged = {**log[1], "action": other}
+    stale.record(diverged)
+    play_on._kept[mid] = play_on._Kept(kept.match, stale, diverged)
+    assert play_on.settle(store, mid, answer(store, mid))
+    state = store.replay(mid)
+    waiting = store.waiting_on(mid)
+    assert waiting["turn"] == 3 and waiting["decision"]["view"] == state.view(state.to_act)
+    kept = play_on._kept[mid]
+    assert kept.ref.turn == 3 and all(kept.ref.state.view(seat) == state.view(seat) for seat in (None, 0, 1))
