@@ -32,6 +32,7 @@ from core.ratings import update_ratings
 from core.store import Store
 from core.store.comparisons import OVER as COMPARISON_OVER
 from core.store.matches import ArchiveBusy
+from core.store.runs import read_end
 from sdk.standings import standings_from_tallies
 
 log = logging.getLogger("cardarena.worker")
@@ -101,12 +102,14 @@ def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -
     if match.get("comparison"):  # its deal's statistic, the test's decision, the next deal
         comparison_match_concluded(store, match)
         stop_if_decided(store, match["comparison"])
+    read = read_end(store, match)  # its waiting record, its deal's statuses, its tournament's end
     tid = match.get("tournament")
     if tid:
-        finish_tournament_if_complete(store, tid)
-    store.forget_wait(match["id"])  # no turn of it pending any more: its call and deadline go
+        finish_tournament_if_complete(store, tid, read.tournament_due)
+    if read.waiting is not None:  # a turn of it pending: its call and deadline go
+        store.forget_wait(match["id"])
     woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
-    statuses = twin_statuses(store, match)
+    statuses = read.twins
     following = due_twin(store, match, statuses)  # the next rotation of this deal
     if following is not None and chain is not None and following not in woken:
         store.keep_active("match", following)
@@ -166,10 +169,10 @@ def save_standings(store: Store, tid: str) -> None:
     store.save_standings(tid, standings_from_tallies(store.tournament_tallies(tid)))
 
 
-def finish_tournament_if_complete(store: Store, tid: str) -> bool:
+def finish_tournament_if_complete(store: Store, tid: str, due: bool | None = None) -> bool:
     """Once every match of the tournament is over: its standings saved, then "finished" (one
-    read at each of its matches' ends until then)."""
-    if not store.tournament_due_to_finish(tid):
+    read at each of its matches' ends until then; `due`: that read made already)."""
+    if not (store.tournament_due_to_finish(tid) if due is None else due):
         return False
     save_standings(store, tid)
     store.set_tournament(tid, status="finished")

@@ -1,7 +1,8 @@
-"""A match's run as it starts: what it reads, in one round trip.
+"""A match's run as it starts, and its follow-ups as it ends: what they read, in one round trip.
 
     read_run(store, match_id, seats, since[, match])
     start_run(store, match_id, match, since, seat_bots)
+    read_end(store, match)
 
 No keys of its own: it reads, on one pipeline, what core/store/matches.py
 (the match's status or record, its log), core/store/bots.py (each seat's bot,
@@ -9,7 +10,10 @@ No keys of its own: it reads, on one pipeline, what core/store/matches.py
 decoded by their functions, in one round trip rather than one per store; a continuation (worker/match_runner.py, its referee kept) reads
 only the match's status, as nothing else of a match changes while it runs,
 and takes its slots and starts (core/store/slots.py's and matches.py's steps)
-in the same step (`start_run`): one round trip, not three.
+in the same step (`start_run`): one round trip, not three. As a match ends, what
+its follow-ups read — its waiting record, its deal's statuses and whether its
+tournament (core/store/tournaments.py) is to finish — is one round trip too
+(`read_end`), not three.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from core.store.keys import load_fields, now_iso, text
 from core.store.lua import args, source
 from core.store.matches import ARCHIVED, log_key
 from core.store.slots import slots_step
-from core.store.waits import waiting_head, waiting_key
+from core.store.tournaments import due_from, read_due
+from core.store.waits import waiting_head, waiting_key, waiting_record
 
 
 @dataclass
@@ -124,3 +129,31 @@ def _bot_read(bot_id: str, values: list, held: tuple[bytes, dict | None] | None)
     while len(_read_bots) > BOTS_KEPT:
         _read_bots.popitem(last=False)
     return None if held[1] is None else dict(held[1])
+
+
+@dataclass
+class EndRead:
+    """What the follow-ups of a match's end read (core/conclusion.py `match_concluded`)."""
+
+    #: the match's waiting record (core/store/waits.py `waiting_on`): a remote turn still pending
+    waiting: dict | None
+    #: the status of each rotation of its deal (itself alone without twins), in playing order
+    twins: dict[str, str | None]
+    #: its tournament is to finish now (core/store/tournaments.py `tournament_due_to_finish`)
+    tournament_due: bool
+
+
+def read_end(store, match: dict) -> EndRead:
+    """The match's waiting record, its deal's statuses and whether its tournament is to finish,
+    in one round trip (no transaction: each is a read the follow-ups made on its own before)."""
+    group = list(match.get("twins") or [match["id"]])
+    tid = match.get("tournament")
+    pipe = store.r.pipeline(transaction=False)
+    pipe.hgetall(waiting_key(match["id"]))
+    for mid in group:
+        pipe.hget(f"match:{mid}", "status")  # kept in Redis once archived (matches.py `KEPT`)
+    if tid:
+        read_due(pipe, tid)
+    waiting, *rest = pipe.execute()
+    statuses = {mid: json.loads(raw) if raw else None for mid, raw in zip(group, rest[:len(group)], strict=True)}
+    return EndRead(waiting_record(waiting), statuses, due_from(*rest[len(group):]) if tid else False)

@@ -52,6 +52,22 @@ def bot_tournaments_key(bot_id: str) -> str:
     return f"tournaments:bot:{bot_id}"
 
 
+def read_due(pipe, tid: str) -> None:
+    """Queue on `pipe` the reads `due_from` decides from (two replies)."""
+    pipe.hmget(f"tournament:{tid}", "status", "total")
+    pipe.scard(f"tournament:{tid}:done")
+
+
+def due_from(status_total, done) -> bool:
+    """From `read_due`'s replies: the tournament is "queued" or "running" and all its scheduled
+    matches are over."""
+    status, total = status_total
+    if status is None or json.loads(status) not in ("queued", "running"):
+        return False
+    total = json.loads(total) if total else 0
+    return bool(total) and int(done) >= int(total)
+
+
 class Tournaments:
     r: redis.Redis
     script: Callable[[str], Script]
@@ -236,15 +252,11 @@ class Tournaments:
 
     def tournament_due_to_finish(self, tid: str) -> bool:
         """The tournament is "running" (or "queued") and every scheduled match is over: in
-        one round trip, the check each of its matches' ends makes."""
+        one round trip, the check each of its matches' ends makes (core/store/runs.py
+        `read_end` makes it beside the end's other reads)."""
         pipe = self.r.pipeline(transaction=False)
-        pipe.hmget(f"tournament:{tid}", "status", "total")
-        pipe.scard(f"tournament:{tid}:done")
-        (status, total), done = pipe.execute()
-        if status is None or json.loads(status) not in ("queued", "running"):
-            return False
-        total = json.loads(total) if total else 0
-        return bool(total) and int(done) >= int(total)
+        read_due(pipe, tid)
+        return due_from(*pipe.execute())
 
     def save_standings(self, tid: str, standings: list[dict]) -> None:
         pipe = self.r.pipeline()
