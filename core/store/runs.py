@@ -124,6 +124,7 @@ def _bot_read(bot_id: str, values: list, held: tuple[bytes, dict | None] | None)
     was `held`'s (the record kept then, a copy: the caller may change it); None if no such bot."""
     if values:
         held = (values[0], runner_record(values[1:]))
+    assert held is not None, "start_run.lua sends [] only for a stamp this process held"
     _read_bots.pop(bot_id, None)
     _read_bots[bot_id] = held  # the most recently read last
     while len(_read_bots) > BOTS_KEPT:
