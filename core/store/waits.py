@@ -248,10 +248,10 @@ class Waits:
     append_entry: Callable[[str, dict], bool]
     archived_document: Callable[[str], dict]
 
-    def await_answer(self, match_id: str, decision: dict, bot: dict) -> dict:
+    def await_answer(self, match_id: str, decision: dict, bot: dict) -> dict | None:
         """Ask a remote bot: `decision` becomes pending for a polling bot, or a call to make for
         a webhook; the turn's deadline is set; the run that asks ended cleanly
-        (`end_run_asking`). The waiting record."""
+        (`end_run_asking`). The waiting record, or None if the turn was published already."""
         return self.end_run_asking(match_id, decision["turn"], (decision, bot))
 
     def end_run_asking(self, match_id: str, turn: int, ask: tuple[dict, dict] | None,
@@ -343,7 +343,7 @@ class Waits:
         script = self.script(source("take_call"))
         if wait:
             pipe = self.r.pipeline(transaction=False)
-            pipe.blmove(calls_key(self.queue), keys[0], timeout_s, "LEFT", "LEFT")
+            pipe.execute_command("BLMOVE", calls_key(self.queue), keys[0], "LEFT", "LEFT", timeout_s)  # see take_call
             pipe.evalsha(script.sha, len(keys), *keys, *named)
             moved, got = pipe.execute(raise_on_error=False)
             if isinstance(moved, Exception):
@@ -423,12 +423,14 @@ class Waits:
         """The next webhook call to make (its queued bytes: JSON), waiting up to `timeout_s`;
         None if there was none. Moved atomically to `caller`'s taken list until it is sent
         (`call_started`) or dropped (`call_dropped`)."""
-        return self.r.blmove(calls_key(self.queue), taken_key(self.queue, caller or "-"), timeout_s,
-                             "LEFT", "LEFT")
+        # BLMOVE as a command: it waits fractions of a second, which redis-py's `blmove` (typed
+        # for whole seconds) does not declare
+        return self.r.execute_command("BLMOVE", calls_key(self.queue), taken_key(self.queue, caller or "-"), "LEFT",
+                                      "LEFT", timeout_s)
 
     def call_dropped(self, caller: str, item: bytes) -> None:
         """A taken call that is not to be made (its turn is over), or a notice sent."""
-        self.r.lrem(taken_key(self.queue, caller), 1, item)
+        self.r.lrem(taken_key(self.queue, caller), 1, text(item))  # JSON: ASCII, the same bytes
 
     def caller_beat(self, caller: str) -> None:
         """`caller` is alive (and may hold taken calls) for `CALLER_TTL_MS` more."""
