@@ -46,6 +46,7 @@ import json
 from collections.abc import Callable, Sequence
 
 import redis
+from redis.client import Pipeline
 from redis.commands.core import Script
 
 import games
@@ -54,7 +55,7 @@ from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
 from core.store.jobs import lease_key, mark_active
-from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
+from core.store.keys import dump_fields, load_fields, members, new_id, now_iso, scored, text
 from core.store.lua import args, source
 from core.store.ratings import entrant, queue_for_rating
 from core.store.slots import slots_step
@@ -110,6 +111,9 @@ class Matches:
     script: Callable[[str], Script]
     queue: str
     current_versions: Callable[[list[str]], list[int]]
+    take_leases: Callable[..., dict[str, str | None]]  # core/store/jobs.py (its ttl_ms has a default)
+    release_leases: Callable[[str, dict[str, str]], None]
+    count_tournament_match: Callable[[Pipeline, str, str, list[list[dict]]], None]  # core/store/tournaments.py
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms, max_faults: int = DEFAULT_TIME.max_faults,
@@ -135,13 +139,13 @@ class Matches:
         `seq` is its place in creation order if the caller reserved it (`reserve_match_seqs`).
         """
         match_id = match_id or new_id("m")
-        versions = list(versions or [None] * len(seats))
-        if None in versions:  # the bots' latest, read now (one round trip)
+        given = list(versions or [None] * len(seats))
+        if None in given:  # the bots' latest, read now (one round trip)
             latest = self.current_versions(list(seats))
-            versions = [n if v is None else v for v, n in zip(versions, latest, strict=True)]
-        versions = [int(v) for v in versions]
+            given = [n if v is None else v for v, n in zip(given, latest, strict=True)]
+        pinned = [int(v) for v in given if v is not None]  # each seat's: none is left unknown
         match = {
-            "id": match_id, "game": game, "seats": list(seats), "versions": versions, "seed": seed,
+            "id": match_id, "game": game, "seats": list(seats), "versions": pinned, "seed": seed,
             "options": options or {}, "status": "queued",
             "move_timeout_ms": move_timeout_ms, "max_faults": max_faults, "time_bank_ms": time_bank_ms,
             "tournament": tournament_id, "rated": bool(rated), "owner": owner,
@@ -181,9 +185,9 @@ class Matches:
         """The bot's match ids, newest first, created before position `before`; and the
         position to continue from (None at the end)."""
         top = f"({before}" if before is not None else "+inf"
-        found = self.r.zrevrangebyscore(bot_matches_key(bot_id), top, "-inf", start=0, num=limit + 1,
-                                        withscores=True)
-        ids = [text(m) for m, _ in found[:limit]]
+        found = scored(self.r.zrevrangebyscore(bot_matches_key(bot_id), top, "-inf", start=0, num=limit + 1,
+                                               withscores=True))
+        ids = [m for m, _ in found[:limit]]
         more = len(found) > limit
         return ids, int(found[limit - 1][1]) if more else None
 
@@ -264,18 +268,18 @@ class Matches:
             return 0
         done, start = 0, 0
         while True:
-            found = self.r.zrange("matches", start, start + batch - 1, withscores=True)
+            found = scored(self.r.zrange("matches", start, start + batch - 1, withscores=True))
             if not found:
                 break
             start += len(found)
             pipe = self.r.pipeline(transaction=False)
             for match_id, _ in found:
-                pipe.hget(f"match:{text(match_id)}", "seats")
+                pipe.hget(f"match:{match_id}", "seats")
             seats = pipe.execute()
             pipe = self.r.pipeline(transaction=False)
             for (match_id, score), raw in zip(found, seats, strict=True):
                 for bot_id in set(json.loads(raw) if raw else []):
-                    pipe.zadd(bot_matches_key(bot_id), {text(match_id): score})
+                    pipe.zadd(bot_matches_key(bot_id), {match_id: score})
                     done += 1
             pipe.execute()
         self.r.set("matches:bot_index", 1)
@@ -296,7 +300,7 @@ class Matches:
         raw = self.r.hget(f"match:{match_id}", "status")
         return json.loads(raw) if raw else None
 
-    def redis_or_archived(self, match_id: str, read) -> tuple[object, dict | None]:
+    def redis_or_archived(self, match_id: str, read: Callable[[Pipeline], object]) -> tuple[object, dict | None]:
         """`read(pipe)`'s reply, or the match's archived document if it is archived.
 
         One round trip: the read, then the archived mark. `archive_match` deletes the
@@ -313,7 +317,10 @@ class Matches:
 
     def log_length(self, match_id: str) -> int:
         length, doc = self.redis_or_archived(match_id, lambda pipe: pipe.llen(log_key(match_id)))
-        return len(doc["log"]) if doc is not None else int(length)
+        if doc is not None:
+            return len(doc["log"])
+        assert isinstance(length, int)  # LLEN's reply
+        return length
 
     def append_entry(self, match_id: str, entry: dict) -> bool:
         """Append `entry` iff the log holds exactly `entry["turn"]` entries (atomic)."""
@@ -333,6 +340,7 @@ class Matches:
         raw, doc = self.redis_or_archived(match_id, lambda pipe: pipe.lrange(log_key(match_id), turn, -1))
         if doc is not None:
             return doc["log"][turn:]
+        assert isinstance(raw, list)  # LRANGE's reply
         return [json.loads(e) for e in raw]
 
     def replay(self, match_id: str, upto: int | None = None) -> games.State:
@@ -517,7 +525,7 @@ class Matches:
             return 0
         done, start = 0, 0
         while True:
-            ids = [text(m) for m in self.r.zrange("matches", start, start + batch - 1)]
+            ids = members(self.r.zrange("matches", start, start + batch - 1))
             if not ids:
                 return done
             start += len(ids)
@@ -584,7 +592,7 @@ class Matches:
                             counted = [(t, json.loads(e[1]) if e[1] else []) for t, e in zip(others, ends, strict=True)] + counted
                         else:
                             counted = []  # the deal is not over: this twin waits for the last one
-                    fields = {"status": status, "finished": now_iso(), "result": result}
+                    fields: dict[str, object] = {"status": status, "finished": now_iso(), "result": result}
                     if reason is not None:
                         fields["reason"] = reason
                     if others and finished:
@@ -599,6 +607,7 @@ class Matches:
                             count_result(pipe, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
                     deal = [mid for mid, seat_records in counted if seat_records]  # records: finished
                     if deal and rated:  # the deal's finished rotations, rated as one (core/ratings.py)
+                        assert game is not None, "a match has its game"
                         queue_for_rating(pipe, game, deal)
                     if tournament:  # the deal's rotations in the order they were played
                         self.count_tournament_match(pipe, tournament, match_id,
