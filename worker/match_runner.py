@@ -63,7 +63,7 @@ from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
 from sdk.standings import seat_records
 from sdk.watchdog import Watchdog, watchdog
-from worker.drivers import Driver, Reply, driver_for
+from worker.drivers import Driver, Remote, Reply, driver_for
 from worker.locks import TTL_MS, Held
 
 log = logging.getLogger("cardarena.worker")
@@ -122,6 +122,9 @@ class Context:
 
 
 class MatchRunner:
+    #: the last entry its referee recorded (played or read from the log); None before the first
+    last_entry: dict | None
+
     def __init__(self, store, match_id: str, wait_s: float = 0.0, match: dict | None = None,
                  chain: list[str] | None = None) -> None:
         self.store = store
@@ -150,7 +153,7 @@ class MatchRunner:
         self.start = None  # what the run read as it started (`read_run`)
         if kept is not None:  # a continuation: its reads, slots and start in one step
             self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots)
-            match = self.start and self.start.match
+            match = self.start.match if self.start is not None else None
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)
         else:
@@ -228,6 +231,7 @@ class MatchRunner:
         or publish a remote seat's decision and end the run (`Asked`)."""
         ref = self.ref
         seat = ref.to_act
+        assert seat is not None  # the match is on
         forfeited = ref.forfeited()
         remote = drivers[seat].remote and not forfeited
         if forfeited:
@@ -235,7 +239,9 @@ class MatchRunner:
         elif remote:
             if self.buffer and not self.flush():
                 return  # another runner had written this stretch: go on from its log
-            raise Asked(ref.turn, self.ask_remote(drivers[seat]))
+            driver = drivers[seat]
+            assert isinstance(driver, Remote)  # a remote seat's driver (`driver_for`)
+            raise Asked(ref.turn, self.ask_remote(driver))
         else:
             decision = self.decision()
             began = time.monotonic()
@@ -252,7 +258,7 @@ class MatchRunner:
     def decision(self) -> dict:
         return decision_for(self.ref, self.match, self.match_id)
 
-    def ask_remote(self, driver: Driver) -> tuple[dict, dict] | None:
+    def ask_remote(self, driver: Remote) -> tuple[dict, dict] | None:
         """The remote seat's decision to publish as the run ends (`Store.end_run_asking`): (the
         decision, its bot); None if a run before this one published it (it died after asking):
         that answer, or the deadline, settles the turn."""
