@@ -15,7 +15,12 @@ for another's, so two matches can never wait on each other — a bot in two
 tournaments with one slot plays them in turn. A match that finds a bot full
 waits in that bot's queue and its job ends: no worker waits for a slot. The
 slots of a match are given back when it ends (`release_slots`), which wakes
-the matches waiting for those bots. A match keeps its slots between its runs
+the oldest match waiting for each of those bots — one slot freed, one match
+woken; a woken match that finds another of its bots full waits for that one
+and passes the wake-up on to the oldest match waiting for each of its other
+bots with a slot free (`pass_wake`), so a freed slot is not left idle behind
+a match that cannot use it, and the recovery sweep wakes what a dead worker
+dropped (`wake_stalled`). A match keeps its slots between its runs
 (a remote bot's turn pending, or settled and its next run queued: it has a
 waiting record); a slot whose match has neither that nor a lease (its worker
 died mid-run) is free again, its match taking it back when it resumes.
@@ -65,20 +70,39 @@ class Slots:
         return slotted[int(full) - 1] if full else None
 
     def release_slots(self, match_id: str, bot_ids: list[str]) -> list[str]:
-        """Give the match's slots back; the matches that waited for these bots, to enqueue again
-        (they try again; one that still finds a bot full waits again). One round trip."""
-        return self._release_and_wake(match_id, bot_ids)
+        """Give the match's slots back; the oldest match waiting for each of these bots, taken
+        off its queue, to enqueue again: one slot each freed, one match each woken (it tries
+        again; one that finds another bot full waits for that one and passes the wake-up on:
+        `pass_wake`). One round trip."""
+        return self._release_and_wake(match_id, bot_ids, each=1)
 
     def waiting_for(self, bot_ids: list[str]) -> list[str]:
         """The matches waiting for any of these bots, oldest first, taken off their queues."""
         return self._release_and_wake(None, bot_ids)
 
-    def _release_and_wake(self, match_id: str | None, bot_ids: list[str]) -> list[str]:
+    def pass_wake(self, match_id: str, bots: list[dict], full: dict) -> list[str]:
+        """The match found `full` full and waits for it now: for each other slotted bot among
+        `bots` (records) that has a slot free, the oldest match waiting for it, taken off its
+        queue, to enqueue: the wake-up that reached this match goes on to one that may use the
+        slot. One round trip."""
+        others = [b for b in slots_step(match_id, bots)[0] if b["id"] != full["id"]]
+        if not others:
+            return []
+        keys = [playing_key(b["id"]) for b in others] + [waiting_key(b["id"]) for b in others] + [WAITING_BOTS]
+        entries = [{"id": b["id"], "cap": int(b.get("max_concurrent") or DEFAULT_MAX_CONCURRENT)} for b in others]
+        woken = self.script(source("pass_wake"))(keys=keys, args=[args(match=match_id, bots=entries)])
+        return [text(m) for m in woken]
+
+    def _release_and_wake(self, match_id: str | None, bot_ids: list[str], each: int | None = None) -> list[str]:
         bots = list(dict.fromkeys(bot_ids))
         if not bots:
             return []
         keys = [playing_key(b) for b in bots] + [waiting_key(b) for b in bots] + [WAITING_BOTS]
-        named = {"bots": bots} if match_id is None else {"match": match_id, "bots": bots}
+        named: dict = {"bots": bots}
+        if match_id is not None:
+            named["match"] = match_id
+        if each is not None:
+            named["each"] = each
         woken = self.script(source("release_and_wake"))(keys=keys, args=[args(**named)])
         return list(dict.fromkeys(text(m) for m in woken))
 

@@ -104,8 +104,9 @@ def test_max_concurrent_is_validated_and_changed_by_its_owner(api):
 
 
 def test_a_match_gives_its_slots_back_and_wakes_its_waiters_in_one_step(redis_client):
-    """`release_slots`: the match leaves its bots' playing sets, and the matches waiting for any of
-    them leave their queues, each bot's oldest first, each once (one Lua step)."""
+    """`release_slots`: the match leaves its bots' playing sets, and the oldest match waiting for
+    each of them leaves its queue, each once (one Lua step); the others wait on (`waiting_for`
+    takes them all)."""
     from core.store import Store, secret_key
     from core.store.slots import WAITING_BOTS, playing_key, waiting_key
 
@@ -116,7 +117,31 @@ def test_a_match_gives_its_slots_back_and_wakes_its_waiters_in_one_step(redis_cl
     assert store.take_slots("m2", [a, b]) == a
     assert store.take_slots("m3", [b]) == b
     assert store.take_slots("m4", [a]) == a
-    assert store.release_slots("m1", ["b_a", "b_b", "b_a"]) == ["m2", "m4", "m3"]
-    assert not redis_client.exists(playing_key("b_a"), playing_key("b_b"), waiting_key("b_a"), waiting_key("b_b"))
-    assert not redis_client.exists(WAITING_BOTS)
+    assert store.release_slots("m1", ["b_a", "b_b", "b_a"]) == ["m2", "m3"]
+    assert not redis_client.exists(playing_key("b_a"), playing_key("b_b"), waiting_key("b_b"))
+    assert redis_client.smembers(WAITING_BOTS) == {b"b_a"}  # m4 still waits for a
+    assert store.waiting_for(["b_a"]) == ["m4"] and not redis_client.exists(WAITING_BOTS, waiting_key("b_a"))
     assert store.release_slots("m1", ["b_a", "b_b"]) == [] and store.waiting_for([]) == []
+
+
+def test_a_woken_match_that_finds_another_bot_full_passes_the_wake_up_on(redis_client):
+    """`pass_wake`: a match woken by a's free slot finds b full and waits for b; the oldest match
+    waiting for a, which has a slot free, is woken instead — never the match itself, and never
+    for a bot with no slot free."""
+    from core.store import Store, secret_key
+    from core.store.slots import WAITING_BOTS, waiting_key
+
+    store = Store(redis_client, secret_key(redis_client))
+    a, b, c = ({"id": f"b_{x}", "kind": "polling", "max_concurrent": 1} for x in "abc")
+    for live, bots in (("m1", [a]), ("m2", [b])):
+        assert store.take_slots(live, bots) is None
+        redis_client.set(f"lease:match:{live}", "runner")
+    assert store.take_slots("m3", [a, c]) == a and store.take_slots("m4", [a, c]) == a  # both wait for a
+    assert store.release_slots("m1", ["b_a"]) == ["m3"]  # a is free: m3 woken, m4 waits on
+    assert store.take_slots("m5", [a, b]) == b  # a newcomer finds b full: it waits for b
+    assert store.pass_wake("m5", [a, b], b) == ["m4"]  # a's slot goes to the match waiting for it
+    assert store.take_slots("m4", [a, c]) is None
+    assert store.take_slots("m6", [c, b]) == b
+    assert store.pass_wake("m6", [c, b], b) == []  # c is taken by m4: nobody to wake
+    assert redis_client.zrange(waiting_key("b_b"), 0, -1) == [b"m5", b"m6"]
+    assert redis_client.smembers(WAITING_BOTS) == {b"b_b"}

@@ -1,8 +1,9 @@
--- A match's slots given back and the matches waiting for its bots taken off their queues, in
--- one step (core/store/slots.py `release_slots`, `waiting_for`).
+-- A match's slots given back and matches waiting for its bots taken off their queues, in one step
+-- (core/store/slots.py `release_slots`, `waiting_for`).
 -- KEYS[1..n] each bot's playing set, KEYS[n+1..2n] its waiting queue, KEYS[2n+1] the bots with
 -- waiting matches; args: match (the id giving its slots back, absent for none), bots (their ids,
--- n of them). The ids taken off, each bot's oldest first.
+-- n of them), each (how many to take off each bot's queue, its oldest first: absent for all).
+-- The ids taken off.
 local args = cjson.decode(ARGV[1])
 local n = #args.bots
 local waiting_bots = KEYS[2 * n + 1]
@@ -13,8 +14,9 @@ for i, bot in ipairs(args.bots) do
     redis.call('SREM', playing, args.match)
     redis.call('SREM', playing .. ':guests', args.match)
   end
-  for _, id in ipairs(redis.call('ZRANGE', waiting, 0, -1)) do table.insert(woken, id) end
-  redis.call('DEL', waiting)
-  redis.call('SREM', waiting_bots, bot)
+  local taken = redis.call('ZRANGE', waiting, 0, args.each and args.each - 1 or -1)
+  for _, id in ipairs(taken) do table.insert(woken, id) end
+  if #taken > 0 then redis.call('ZREM', waiting, unpack(taken)) end
+  if redis.call('ZCARD', waiting) == 0 then redis.call('SREM', waiting_bots, bot) end
 end
 return woken
