@@ -90,7 +90,8 @@ import socket
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Literal
 
 import redis
 
@@ -99,7 +100,7 @@ from core.answers import answered, timed_out
 from core.calls import NotMade
 from core.store import Store
 from core.store.keys import now_ms
-from core.store.waits import CALL_SLACK_MS, UNSENT_CHECK_MS
+from core.store.waits import CALL_SLACK_MS, UNSENT_CHECK_MS, PreparedCall
 from sdk.clock import TimeRules
 from sdk.faults import fault_kind
 from worker.drivers.webhook import MATCH_OVER_S, WebhookDriver, shows_alive
@@ -148,6 +149,17 @@ class _Call:
 
     __slots__ = ("raw", "item", "match", "turn", "account", "bot", "secret", "record", "body", "task", "sent",
                  "called_at")
+    #: the account whose share it takes, the bot it calls and its secret: known once it is prepared
+    account: str | None
+    bot: dict | None
+    secret: str | None
+    #: a turn's call: its waiting record and the decision's JSON (`Store.prepare_call`)
+    record: dict | None
+    body: bytes | None
+    #: its handling on the loop, once it arrived there
+    task: asyncio.Task | None
+    #: when it was started (epoch ms), once it is
+    called_at: int | None
 
     def __init__(self, raw: bytes, item: dict) -> None:
         self.raw, self.item = raw, item
@@ -191,7 +203,7 @@ class Dispatcher:
         self.store_threads: ThreadPoolExecutor | None = None
         # the taker's, the settler's and the clock's own stores: each on a connection of its own
         self.taker_store = self.settler_store = self.clock_store = store
-        self.maintainer = None
+        self.maintainer: Future[None] | None = None
 
     # -- life ------------------------------------------------------------------
     def start(self) -> Dispatcher:
@@ -247,6 +259,7 @@ class Dispatcher:
         for thread in self.threads:
             if thread.name == "dispatch-settler":
                 thread.join(timeout=5)
+        assert self.store_threads is not None  # made with the loop
         self.store_threads.shutdown(wait=False, cancel_futures=True)
         self._close_own_stores()
 
@@ -338,9 +351,10 @@ class Dispatcher:
             raw, prepared = taken
             call = _Call(raw, _item(raw))
             ready, started = self._ready(call, prepared)
+            assert self.loop is not None  # made before the taker starts
             self.loop.call_soon_threadsafe(self._arrive, call, ready, started)
 
-    def _ready(self, call: _Call, prepared) -> tuple[bool | None, str | None]:
+    def _ready(self, call: _Call, prepared: PreparedCall | Literal[False] | None) -> tuple[bool | None, str | None]:
         """On the taker's thread, in the same wake-up as the take: the call as its take prepared
         and started it in Redis (if its account had room over every dispatcher), its share then
         held here too; else (a notice, or a preparation that failed) prepared here. (prepared:
@@ -363,6 +377,7 @@ class Dispatcher:
         self.calls_held[call.raw] = call
         if started == "sent":
             call.sent = True
+        assert self.loop is not None  # it runs on the loop
         call.task = self.loop.create_task(self._handle(call, ready, started))
 
     def _done(self, call: _Call, busy: bool = True) -> None:
@@ -420,6 +435,7 @@ class Dispatcher:
         if not ready:
             self._done(call)
             return
+        assert call.account is not None  # prepared
         if started is None and not self._hold(call.account):
             self._wait(call)
             self._unbusy()  # it waits, costing nothing; a finishing call of its account starts it
@@ -427,6 +443,7 @@ class Dispatcher:
         await self._make(call, started)
 
     def _wait(self, call: _Call, first: bool = False) -> None:
+        assert call.account is not None  # prepared
         queue = self.waiting.setdefault(call.account, collections.deque())
         if first:
             queue.appendleft(call)
@@ -460,7 +477,7 @@ class Dispatcher:
         """Whether the queued item names a turn (a match and a turn number): else nothing to call."""
         return isinstance(call.match, str) and isinstance(call.turn, int)
 
-    def _fill(self, call: _Call, prepared) -> None:
+    def _fill(self, call: _Call, prepared: PreparedCall) -> None:
         """The call as `Store.prepare_call` found it: its turn's record, its bot as the version the
         match pinned is reached (its own URL: core/store/versions.py), the body, the account."""
         call.record, call.bot, call.account, call.body = prepared.record, prepared.bot, prepared.account, prepared.body
@@ -481,6 +498,7 @@ class Dispatcher:
 
     def _start(self, call: _Call) -> str:
         """Start the call in Redis (`Store.start_call`): "sent", "over" or "gone"."""
+        assert call.record is not None  # a turn's call, prepared
         call.called_at = now_ms()
         return self.store.start_call(call.match, call.turn, call.called_at, int(call.record["decision"]["deadline_ms"]),
                                      self.caller, call.raw, call.account, self.per_account)
@@ -488,6 +506,7 @@ class Dispatcher:
     async def _make(self, call: _Call, started: str | None = None) -> None:
         """Make the call, its account's share held here (`_hold`), and settle its turn;
         `started`: how its start in Redis went, if it was tried already."""
+        assert call.account is not None  # prepared
         ended = "done"
         try:
             if call.item.get("notice"):
@@ -519,6 +538,7 @@ class Dispatcher:
             call = queue.popleft()
             with self.lock:
                 self.busy += 1
+            assert self.loop is not None  # a call waits only where the callers run
             call.task = self.loop.create_task(self._make(call))
         if queue is not None and not queue:
             del self.waiting[account]
@@ -527,6 +547,7 @@ class Dispatcher:
         """Send the call (started in Redis already if `started` says so) and hand its answer to
         the settler: "settling"; "over" if its account's share (over every dispatcher) is in
         flight already (then it was not sent, and waits); "done" if it was not made."""
+        assert call.record is not None  # a turn's call, prepared
         store, decision = self.store, call.record["decision"]
         if started is None:
             started = await self._off(self._start, call)
@@ -534,6 +555,7 @@ class Dispatcher:
             call.sent = False
             return "over" if started == "over" else "done"  # or settled meanwhile (the match is over)
         call.sent = True
+        assert call.bot is not None and call.secret is not None  # prepared
         driver = WebhookDriver(call.bot, call.secret, store=store)
         began = time.monotonic()
         try:
@@ -588,7 +610,9 @@ class Dispatcher:
         """On the settler's thread: an answered call ends — its bot's liveness noted (a good
         answer at most once a second a bot: `SEEN_EVERY_S`), its share given back here, and its
         account's waiting calls started on the loop, if it has any."""
+        assert call.account is not None  # answered: prepared
         try:
+            assert call.bot is not None  # answered: prepared
             alive, bot_id, now = shows_alive(driver.outcome), call.bot["id"], time.monotonic()
             if not (alive and now - self.seen.get(bot_id, -SEEN_EVERY_S) < SEEN_EVERY_S):  # else: seen a
                 driver.note(driver.outcome)  # moment ago by this dispatcher, and no failure noted since
@@ -602,10 +626,12 @@ class Dispatcher:
             self._release(call.account)
             self._unbusy()
             if call.account in self.waiting:
+                assert self.loop is not None  # a call waits only where the callers run
                 self.loop.call_soon_threadsafe(self._start_waiting, call.account)
 
     async def _notify(self, call: _Call) -> None:
         try:
+            assert call.bot is not None and call.secret is not None  # prepared
             await WebhookDriver(call.bot, call.secret).post_async(call.item["message"], MATCH_OVER_S)
         except Exception:  # best effort: the match is over whatever the bot does
             pass
@@ -640,6 +666,7 @@ class Dispatcher:
         for call in held:
             if (call.match, call.turn) not in over:
                 continue
+            assert call.account is not None  # prepared, with its record
             queue = self.waiting.get(call.account)
             if queue is not None and call in queue:
                 queue.remove(call)

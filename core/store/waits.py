@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import redis
 from redis.commands.core import Script
@@ -329,7 +329,7 @@ class Waits:
         return _prepared(got, now)
 
     def take_prepared_call(self, timeout_s: float, caller: str, share: int = 0,
-                           wait: bool = True) -> tuple[bytes, PreparedCall | None | bool] | None:
+                           wait: bool = True) -> tuple[bytes, PreparedCall | Literal[False] | None] | None:
         """`take_call` and, if the call names a turn, its `prepare_call` with its start (with the
         account's `share`) at once, in one round trip: the BLMOVE to `caller`'s fresh list and
         lua/take_call.lua after it are sent together in one pipeline (Redis runs the script right after
