@@ -21,7 +21,7 @@ def test_the_sign_in_page_takes_an_invite_when_sign_up_is_by_invite_only(page, r
         page.fill("#account-name", "ann")
         page.fill("#account-invite", "cai_not-an-invite")
         page.click("#account-form button[type=submit]")
-        page.wait_for_function("document.getElementById('account-error').textContent.length > 0")
+        page.wait_for_function("() => document.getElementById('account-error').textContent.length > 0")
         assert "invite" in page.inner_text("#account-error")
         page.fill("#account-invite", code)
         page.click("#account-form button[type=submit]")
