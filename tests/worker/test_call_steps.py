@@ -12,7 +12,7 @@ import json
 import pytest
 import redis
 
-from core.store import Store, secret_key
+from core.store import Store
 from core.store.debug import debug_key
 from core.store.jobs import job_id
 from core.store.keys import iso_ms, now_ms
@@ -32,11 +32,6 @@ from worker.dispatch import Dispatcher, _Call
 from worker.drivers.webhook import WebhookDriver
 
 URL = "http://127.0.0.1:9/"
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 def taken(store, caller: str = "me") -> bytes:

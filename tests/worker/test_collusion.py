@@ -17,17 +17,11 @@ import statistics
 import pytest
 
 from core import collusion
-from core.store import Store, secret_key
 from tests.worker.ladder_helpers import house_bot, play_pairings
 from worker.matchmaker import Candidate, Matchmaker, choose_tables
 
 GAME = "duck-soup"
 CYCLES = 70
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 @pytest.mark.slow

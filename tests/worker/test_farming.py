@@ -16,7 +16,6 @@ import random
 
 import pytest
 
-from core.store import Store, secret_key
 from tests.worker.ladder_helpers import house_bot, play_pairings
 from worker.matchmaker import Matchmaker
 
@@ -24,11 +23,6 @@ GAME = "duck-soup"
 #: the matchmaker's cycles: enough deals that the ratings settle (with 60, the weakest honest bot,
 #: 3 to 1 over the farmer, ended below it in about 1 run in 6 by chance alone)
 CYCLES = 150
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 @pytest.mark.slow

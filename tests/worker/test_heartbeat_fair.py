@@ -16,7 +16,6 @@ import time
 
 import pytest
 
-from core.store import Store, secret_key
 from tests.worker.test_liveness_order import Loopback
 from worker.heartbeat import PER_ACCOUNT, Heartbeat
 
@@ -72,11 +71,6 @@ class Hanging:
         self.loop.call_soon_threadsafe(self.server.close)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 @pytest.mark.slow

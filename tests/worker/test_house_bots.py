@@ -21,11 +21,6 @@ from worker.matchmaker import Matchmaker
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
-
-
 def house(store, game: str) -> list[dict]:
     return [b for b in store.list_bots(game) if b["owner"] == "admin" and b["name"].startswith("house ")]
 

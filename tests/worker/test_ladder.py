@@ -9,7 +9,6 @@ from collections import Counter
 import pytest
 
 from core.ratings import is_rated, kind_of
-from core.store import Store, secret_key
 from core.store.ladder import ladder_lease
 from sdk.clock import DEFAULT_TIME
 from tests.worker.ladder_helpers import finish, house_bot, play_pairings
@@ -17,11 +16,6 @@ from worker.matchmaker import Candidate, Matchmaker, candidates, choose_tables, 
 from worker.recovery import sweep
 
 GAME = "duck-soup"
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 def test_the_focus_is_the_bot_with_fewest_recent_ladder_matches_then_the_larger_sigma():

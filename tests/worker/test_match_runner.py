@@ -15,7 +15,6 @@ import time
 import pytest
 
 import games
-from core.store import Store, secret_key
 from tests.worker import bots as test_bots
 from tests.worker.bots import ENTRY
 from worker.dispatch import Dispatcher
@@ -24,11 +23,6 @@ from worker.match_runner import MAX_ATTEMPTS, MatchRunner
 GAME = "double-carre"
 SEED = 5  # seat 0 first; all-first-actions play: ranks [1, 2]
 DECISIONS = 12
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,6 @@ import time
 import pytest
 
 import sdk
-from core.store import Store, secret_key
 from core.store.jobs import job_id
 from sdk import Bot
 from tests.live import ADMIN_TOKEN
@@ -32,11 +31,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 def queued(store) -> list[str]:

@@ -11,17 +11,11 @@ import pytest
 
 from core import play_on
 from core.answers import answered, timed_out
-from core.store import Store, secret_key
 from core.store.jobs import job_id
 from worker import recovery
 from worker.match_runner import MatchRunner
 
 GAME = "double-carre"
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 @pytest.fixture(autouse=True)

@@ -15,11 +15,6 @@ from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, RATING_HISTORY_POINTS,
 GAME = "double-carre"
 
 
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
-
-
 def make_bots(store, n: int) -> list[str]:
     return [store.create_bot("acct_test", f"bot{i}", GAME, "python",
                              entrypoint="example_bots.random:RandomBot")[0]["id"] for i in range(n)]

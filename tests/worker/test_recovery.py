@@ -12,15 +12,9 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from core import conclusion
-from core.store import Store, secret_key
 from core.store.jobs import QUEUE, enqueue_job, job_id, lease_key
 from worker import jobs, recovery
 from worker.match_runner import MatchRunner
-
-
-@pytest.fixture()
-def store(redis_client):
-    return Store(redis_client, secret_key(redis_client))
 
 
 @pytest.fixture(autouse=True)
