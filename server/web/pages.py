@@ -179,6 +179,16 @@ def _owns(account: dict | None, bot: dict) -> bool:
     return account is not None and bot.get("owner") == account["id"]
 
 
+def _owned_bot(account: dict | None, bot_id: str, doing: str) -> dict:
+    """The bot a signed-in owner's form changes: 404 if there is none, 403 unless `account` owns it."""
+    bot = store().get_bot(bot_id)
+    if bot is None:
+        abort(404, f"There is no bot {bot_id!r}.")
+    if not _owns(account, bot):
+        abort(403, f"Only the bot's owner may {doing}.")
+    return bot
+
+
 #: the bot page's switch values -> PATCH /bots/{id}'s
 LADDER_VALUES = {"on": True, "off": False}
 
@@ -188,12 +198,7 @@ def switch_bot(bot_id: str):
     """Its owner switches the bot on or off the ladder and chooses whom it accepts matches from
     (the form's `ladder` on|off, `accepts` everyone|owner, `csrf`): checked and stored as
     `PATCH /api/v1/bots/{id}` does (server/api/bots.py `apply_update`), then 303 back to the page."""
-    account = check_csrf()
-    bot = store().get_bot(bot_id)
-    if bot is None:
-        abort(404, f"There is no bot {bot_id!r}.")
-    if not _owns(account, bot):
-        abort(403, "Only the bot's owner may switch it.")
+    bot = _owned_bot(check_csrf(), bot_id, "switch it")
     if bot.get("retired"):
         abort(409, "This bot is retired: there is nothing to switch.")
     form = {}
@@ -215,12 +220,7 @@ def upload_code(bot_id: str):
     `entrypoint`, `csrf`): checked, stored and probed as `POST /api/v1/bots/{id}/versions` does
     (server/api/bots.py `upload_version`), then 303 back to the page, which shows the probe's
     outcome."""
-    account = check_csrf()
-    bot = store().get_bot(bot_id)
-    if bot is None:
-        abort(404, f"There is no bot {bot_id!r}.")
-    if not _owns(account, bot):
-        abort(403, "Only the bot's owner may upload its code.")
+    bot = _owned_bot(check_csrf(), bot_id, "upload its code")
     if bot.get("retired") or bot.get("kind") != "hosted":
         abort(409, "Only an active hosted bot takes uploaded code.")
     upload = request.files.get("code")
