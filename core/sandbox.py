@@ -173,11 +173,35 @@ def compile_packages(python: str, folders: list[str]) -> None:
         pass
 
 
+def _staged(packages: dict[str, str]) -> dict[str, str]:
+    """Copies of `packages` a sandbox's uid can read, for a checkout or environment it cannot
+    reach (under a folder closed to others, as `mktemp -d` makes): one folder of this process's,
+    made by it alone (`mkdtemp`), opened to others for reading, removed as it exits."""
+    import atexit
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="cardarena-packages-")
+    os.chmod(root, 0o755)
+    atexit.register(shutil.rmtree, root, True)
+    staged = {}
+    for name, path in packages.items():
+        copy = os.path.join(root, name)
+        shutil.copytree(path, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        for folder, _, files in os.walk(copy):
+            os.chmod(folder, 0o755)
+            for file in files:
+                os.chmod(os.path.join(folder, file), 0o644)
+        staged[name] = copy
+    return staged
+
+
 @functools.lru_cache(maxsize=1)
 def _layout() -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
     python = interpreter()
     binds, hidden = _runtime(python)
     packages = package_dirs()
+    if os.getuid() == 0 and not all(_reachable_by_others(path) for path in packages.values()):
+        packages = _staged(packages)
     compile_packages(python, list(packages.values()))
     return python, tuple(binds), tuple(hidden), tuple(packages.items())
 
