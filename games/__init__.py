@@ -16,8 +16,9 @@ to know about it (its rules page, how its cards are drawn, its demo settings,
 its example bots, the decisions its views ask and what its result holds), and
 `register(game)` makes it playable everywhere by name — so nothing outside
 `games/` ever spells a game's name. The four games of the project are
-registered from `BUILTIN` on first use; adding a fifth is its own files and
-one line there: the checklist is docs/add-a-game.md, and
+registered from `BUILTIN` on first use, with the modules the environment's
+`CARDARENA_GAMES` names (a game that is not shipped); adding a fifth is its own
+files and one line there: the checklist is docs/add-a-game.md, and
 tests/games/test_conformance.py checks every registered game against what it
 declares.
 """
@@ -25,6 +26,7 @@ declares.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 
 from games.base import RESULT, Decision, Demo, Game, State, canonical
@@ -45,6 +47,7 @@ __all__ = [
     "canonical",
     "get",
     "names",
+    "plugin_modules",
     "register",
     "unregister",
 ]
@@ -57,9 +60,15 @@ BUILTIN: tuple[str, ...] = (
     "games.soupe_gertrude",
 )
 
+#: The environment variable naming more game modules to load beside `BUILTIN` (comma-separated
+#: module names, each defining `GAME`): a game that is not shipped, playable in every process
+#: that sees the variable (the API, the workers, the CLI), as a shipped one is.
+PLUGINS_ENV = "CARDARENA_GAMES"
+
 _GAMES: dict[str, Game] = {}
-_builtin_lock = threading.Lock()
+_builtin_lock = threading.RLock()
 _builtin_loaded = False
+_builtin_loading = False  # a plug-in calling `register` as it is imported finds the lock its own
 
 
 def register(game: Game) -> Game:
@@ -104,16 +113,44 @@ def get(name: str) -> Game:
     return game
 
 
+def plugin_modules() -> list[str]:
+    """The game modules `CARDARENA_GAMES` names beside the shipped ones."""
+    return [name.strip() for name in os.environ.get(PLUGINS_ENV, "").split(",") if name.strip()]
+
+
 def _load_builtin() -> None:
-    """Import and register the project's own games, once (lazily: `import games.rng`
-    alone stays cheap)."""
-    global _builtin_loaded
+    """Import and register the project's own games and those `CARDARENA_GAMES` names, once
+    (lazily: `import games.rng` alone stays cheap)."""
+    global _builtin_loaded, _builtin_loading
     if _builtin_loaded:
         return
     with _builtin_lock:
-        if _builtin_loaded:
+        if _builtin_loaded or _builtin_loading:
             return
-        for module in BUILTIN:
-            game = importlib.import_module(module).GAME
-            _GAMES.setdefault(game.name, game)
+        _builtin_loading = True
+        try:
+            _load_modules()
+        finally:
+            _builtin_loading = False
         _builtin_loaded = True
+
+
+def _load_modules() -> None:
+    for module in BUILTIN:
+        game = importlib.import_module(module).GAME
+        _GAMES.setdefault(game.name, game)
+    for module in plugin_modules():
+        game = _plugin_game(module)
+        existing = _GAMES.setdefault(game.name, game)
+        if existing is not game:
+            raise ValueError(f"{PLUGINS_ENV} names {module}, whose game {game.name!r} is already registered")
+
+
+def _plugin_game(module: str) -> Game:
+    try:
+        game = getattr(importlib.import_module(module), "GAME", None)
+    except ImportError as exc:
+        raise ImportError(f"{PLUGINS_ENV} names {module}, which cannot be imported: {exc}") from exc
+    if not isinstance(game, Game):
+        raise TypeError(f"{PLUGINS_ENV} names {module}, which defines no games.Game called GAME")
+    return game

@@ -10,7 +10,7 @@ Config keys (all optional):
                        core/store/jobs.py `queue_name`)
     RATELIMIT_ENABLED  Flask-Limiter's switch (default on; env CARDARENA_RATE_LIMITS=off turns it off)
     ACCOUNTS_RATE_LIMIT  new accounts from one network (an IPv4 /24, an IPv6 /64: server/signup.py),
-                       in Flask-Limiter's syntax
+                       in Flask-Limiter's syntax ("30 per hour")
     TOKEN_RATE_LIMIT   requests of one identity (below), in Flask-Limiter's syntax
     PROXIES            env CARDARENA_PROXIES: how many reverse proxies stand in front of the API (0);
                        their X-Forwarded-For and -Proto then name the caller (`_trust_proxies`)
@@ -29,6 +29,10 @@ Config keys (all optional):
                        defaults to half of 12,000 connections (server/serve.py)
     LONG_POLLS_PER_BOT long-polls one bot may hold at once (across processes)
     TESTING
+
+Each key of `TUNABLE` may also be set in the environment as CARDARENA_<KEY>
+(CARDARENA_TOKEN_RATE_LIMIT="600 per minute"); a value that does not parse stops the start.
+The games besides the shipped ones come from env CARDARENA_GAMES (`games.PLUGINS_ENV`).
 
 Limits key on the verified identity (`server.auth.identity`): an account,
 a bot, the admin; a missing or made-up credential counts against the address.
@@ -50,7 +54,9 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 
+import games
 from core.jsonsafe import JSONTooComplex, is_json_mimetype, safe_loads
 from core.store import Store, secret_key
 from core.store import schema as data_schema
@@ -85,6 +91,11 @@ DEFAULTS = {
     "JSON_SORT_KEYS": False,
 }
 
+#: the limits an operator may set in the environment as CARDARENA_<KEY>: rate limits in
+#: Flask-Limiter's syntax, counts as whole numbers
+TUNABLE = ("ACCOUNTS_RATE_LIMIT", "SESSIONS_RATE_LIMIT", "PING_RATE_LIMIT", "TOKEN_RATE_LIMIT",
+           "TURN_WASTE_LIMIT", "LONG_POLLS_PER_BOT", "LONG_POLLS_PER_ACCOUNT", "BOTS_PER_ACCOUNT")
+
 
 def build_app(config: dict | None = None) -> Flask:
     app = Flask("server")
@@ -101,10 +112,12 @@ def build_app(config: dict | None = None) -> Flask:
     if os.environ.get("CARDARENA_RATE_LIMITS", "").strip() == "off":  # a bench, or limits kept by a proxy
         app.config["RATELIMIT_ENABLED"] = False
     app.config["PROXIES"] = os.environ.get("CARDARENA_PROXIES", "").strip() or 0
+    app.config.update(tuned_limits(os.environ))
     app.config.update(config or {})
     if app.config["SIGNUP"] not in signup.MODES:
         raise ValueError(f"CARDARENA_SIGNUP is {app.config['SIGNUP']!r}: it is one of {', '.join(signup.MODES)}")
     _trust_proxies(app)
+    games.names()  # a game module CARDARENA_GAMES names that does not load stops the start
     if not app.config.get("REDIS_URL"):
         from core.redis_server import shared_url
 
@@ -142,6 +155,28 @@ def build_app(config: dict | None = None) -> Flask:
 
         gate.install(app)  # the waiting endpoints' work never crowds out the rest
     return app
+
+
+def tuned_limits(environ) -> dict:
+    """The `TUNABLE` limits `environ` sets (CARDARENA_<KEY>), checked: a mistyped limit
+    is a `ValueError` at start, never a limit silently off or a 500 at the first request."""
+    tuned: dict = {}
+    for key in TUNABLE:
+        raw = environ.get("CARDARENA_" + key, "").strip()
+        if not raw:
+            continue
+        if key.endswith("_RATE_LIMIT") or key == "TURN_WASTE_LIMIT":
+            try:
+                parse_many(raw)
+            except ValueError as exc:
+                raise ValueError(f"CARDARENA_{key} is {raw!r}: a rate limit such as \"30 per minute\" "
+                                 f"({exc})") from None
+            tuned[key] = raw
+        elif raw.isdigit() and int(raw) > 0:
+            tuned[key] = int(raw)
+        else:
+            raise ValueError(f"CARDARENA_{key} is {raw!r}: a whole number above 0")
+    return tuned
 
 
 def _trust_proxies(app: Flask) -> None:

@@ -11,6 +11,11 @@ games owe the platform besides.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 import games
@@ -22,6 +27,7 @@ from tests.games.builtin import builtin_names
 from tests.server import toygame
 
 BUILTIN_NAMES = builtin_names()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
@@ -79,3 +85,24 @@ def test_each_game_carries_what_the_platform_needs(name):
 def test_a_game_that_redefines_a_shared_verb_is_refused_when_defined():
     with pytest.raises(TypeError, match="redefines view"):
         type("Leaky", (State,), {"view": lambda self, seat: {}})
+
+
+def games_in_a_process(modules: str) -> subprocess.CompletedProcess:
+    """`games.names()` in a fresh process whose environment names `modules` in CARDARENA_GAMES."""
+    return subprocess.run([sys.executable, "-c", "import games; print(' '.join(games.names()))"],
+                          cwd=ROOT, env={**os.environ, games.PLUGINS_ENV: modules}, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_a_game_module_named_in_the_environment_is_playable_in_every_process_that_sees_it():
+    shown = games_in_a_process(" tests.server.toygame , ")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.split() == sorted([*BUILTIN_NAMES, toygame.NAME])
+    assert games_in_a_process("").stdout.split() == sorted(BUILTIN_NAMES)
+
+
+@pytest.mark.parametrize("module, error", [("tests.server.no_such_game", "cannot be imported"),
+                                           ("games.rng", "defines no games.Game called GAME")])
+def test_a_game_module_that_does_not_load_is_named_in_the_error(module, error):
+    failed = games_in_a_process(module)
+    assert failed.returncode != 0 and f"CARDARENA_GAMES names {module}, which {error}" in failed.stderr

@@ -210,3 +210,21 @@ def test_an_operator_may_turn_the_rate_limits_off_from_the_environment(redis_url
     monkeypatch.setenv("CARDARENA_RATE_LIMITS", "off")
     free = create_app({**config, "RATELIMIT_KEY_PREFIX": "limits-" + secrets.token_hex(4)}).test_client()
     assert [free.get("/api/v1/games").status_code for _ in range(3)] == [200] * 3
+
+
+def test_an_operator_may_set_each_limit_from_the_environment(redis_url, monkeypatch):
+    """CARDARENA_<KEY> for each of `server.app.TUNABLE`: how `cardarena serve` is given its limits."""
+    from server.app import TUNABLE, tuned_limits
+
+    monkeypatch.setenv("CARDARENA_TOKEN_RATE_LIMIT", "2 per minute")
+    monkeypatch.setenv("CARDARENA_BOTS_PER_ACCOUNT", "3")
+    app = create_app({"REDIS_URL": redis_url, "RATELIMIT_KEY_PREFIX": "limits-" + secrets.token_hex(4)})
+    assert (app.config["TOKEN_RATE_LIMIT"], app.config["BOTS_PER_ACCOUNT"]) == ("2 per minute", 3)
+    client = app.test_client()
+    assert [client.get("/api/v1/games").status_code for _ in range(3)] == [200, 200, 429]
+    assert set(tuned_limits({f"CARDARENA_{key}": "7" if key.endswith("ACCOUNT") or key.endswith("BOT")
+                             else "7 per hour" for key in TUNABLE})) == set(TUNABLE)
+    for key, wrong in [("CARDARENA_ACCOUNTS_RATE_LIMIT", "lots"), ("CARDARENA_LONG_POLLS_PER_BOT", "-1"),
+                       ("CARDARENA_TURN_WASTE_LIMIT", "300 per fortnight")]:
+        with pytest.raises(ValueError, match=key):
+            tuned_limits({key: wrong})
