@@ -12,10 +12,10 @@ the ratings and the ladder's pairing, the comparison's deal and decision, the
 tournament's end (its standings saved then; in play they are computed from its
 tallies when read), the match's waiting record (its pending call and deadline
 are cancelled), its bots' slots and the matches waiting for them, the next
-twin, and once its deal is over the archive (`archive_if_settled`).
+twin, and once its deal is over the archive (`archive_when_settled`).
 
 Kill -9 safe: the transaction marks the match active (`jobs:active`) and only
-the last step of `match_concluded` clears it, so a process that dies between
+the last step of `match_concluded` clears it (leaving it due to be archived, in one step), so a process that dies between
 the two leaves the rest to the pool's recovery sweep, which runs
 `match_concluded` again. That is safe because it only ever recomputes things
 or queues runs (a run of a match under way, leased or over does nothing twice:
@@ -31,7 +31,7 @@ from core.comparisons import comparison_match_concluded, in_play
 from core.ratings import update_ratings
 from core.store import Store
 from core.store.comparisons import OVER as COMPARISON_OVER
-from core.store.matches import ArchiveBusy
+from core.store.matches import ARCHIVE_BATCH
 from core.store.runs import read_end
 from sdk.standings import standings_from_tallies
 
@@ -118,27 +118,36 @@ def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -
         woken = woken + [following]
     # their first runs; repeated by a retry, a run finds the match locked or where the first left it
     store.enqueue("match", woken)
-    if archive_if_settled(store, match, statuses):  # else another process is archiving it: the sweep looks again
-        store.job_done("match", match["id"])
+    archive_when_settled(store, match, statuses)  # last: the match is no longer active
 
 
-def archive_if_settled(store: Store, match: dict, statuses: dict[str, str | None] | None = None) -> bool:
-    """Once nothing can change what the match shows, it goes to the archive (Redis keeps
-    its summary: core/store/matches.py `archive_match`): a lone match at once, a twin with
-    its deal's last rotation (until then the last one's end reads the others' records).
-    Its readers answer the same from the archive; that a tournament's or a comparison's
-    match stays private until that is over is decided from their status, not from here.
-    False while another process is archiving one of them (it may die: the caller keeps the
-    match active, so the recovery sweep calls again). `statuses`: its deal's, as
-    `twin_statuses` read them, else read now."""
+def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | None] | None = None) -> None:
+    """Once nothing can change what the match shows, it is due to be archived (Redis then
+    keeps its summary: core/store/matches.py `archive_later`): a lone match at once, a twin
+    with its deal's last rotation (until then the last one's end reads the others' records).
+    The match is counted no longer active in the same step. The matches due are archived a
+    batch at a time: here, by the end that makes a batch due, and by the recovery sweep,
+    which archives whatever is due. Its readers answer the same from the archive; that a
+    tournament's or a comparison's match stays private until that is over is decided from
+    their status, not from here. `statuses`: its deal's, as `twin_statuses` read them, else
+    read now."""
     statuses = statuses or twin_statuses(store, match)
     if any(status not in OVER for status in statuses.values()):
-        return True
+        store.job_done("match", match["id"])
+        return
+    if store.archive_later(list(statuses), done=match["id"]) >= ARCHIVE_BATCH:
+        archive_due(store, ARCHIVE_BATCH)
+
+
+def archive_due(store: Store, limit: int) -> int:
+    """Archive up to `limit` of the matches due (`Store.archive_due`); how many are archived.
+    An archive that cannot be written now (a full or read-only volume) is logged: the matches
+    stay whole in Redis, due, and the next call tries again."""
     try:
-        store.archive_matches(list(statuses))
-    except ArchiveBusy:
-        return False
-    return True
+        return store.archive_due(limit)
+    except OSError as exc:
+        log.error("matches could not be archived (%s): they stay in Redis, tried again", exc)
+        return 0
 
 
 def stop_if_decided(store: Store, cid: str) -> None:

@@ -13,9 +13,10 @@ intermediate list and its StartedJobRegistry, each job given
 taken off the registry. The match runner resumes from the log; one whose
 job has started `MAX_ATTEMPTS` times is aborted.
 
-The sweep also finishes what a runner may have died between doing: a
-match's follow-ups (core/conclusion.py `match_concluded`, archiving its deal
-included), a tournament whose last match ended, a ladder with queued
+The sweep also archives the matches due (core/conclusion.py
+`archive_when_settled`: those of the last, incomplete batch, and a dead
+process's), and finishes what a runner may have died between doing: a
+match's follow-ups (core/conclusion.py `match_concluded`), a tournament whose last match ended, a ladder with queued
 matches; and a match's next run that whoever settled its remote turn died
 before enqueueing (a match waiting on a bot's turn is the dispatcher's, and
 left alone).
@@ -28,17 +29,20 @@ import logging
 import time
 
 from core.comparisons import settle_comparison
-from core.conclusion import finish_tournament_if_complete, match_concluded, stop_if_decided
+from core.conclusion import archive_due, finish_tournament_if_complete, match_concluded, stop_if_decided
 from core.ratings import update_ratings
 from core.store.archive import ArchiveMissing
 from core.store.comparisons import OVER as COMPARISON_OVER
 from core.store.jobs import intermediate_queue, job_ident
 from core.store.keys import text
+from core.store.matches import ARCHIVE_BATCH
 
 log = logging.getLogger("cardarena.worker")
 
 #: a job a worker took from the queue, or started, this recently may not hold its lock yet
 START_GRACE_S = 10.0
+#: batches of matches due to be archived one sweep archives at most
+SWEEP_BATCHES = 16
 
 
 def job_starting(connection, queue: str, jid: str, popped: set[str]) -> bool:
@@ -81,8 +85,16 @@ def job_starting(connection, queue: str, jid: str, popped: set[str]) -> bool:
 
 
 def sweep(store) -> list[tuple[str, str]]:
-    """Re-enqueue the orphaned jobs of the store's queue (never another queue's); the
-    (kind, id) enqueued again.
+    """Re-enqueue the orphaned jobs of the store's queue (never another queue's) and finish
+    what dead processes left undone (`requeue_dropped`), then archive the matches due
+    (`archive_all_due`); the (kind, id) enqueued again."""
+    again = requeue_dropped(store)
+    archive_all_due(store)  # the deals the follow-ups above left due too
+    return again
+
+
+def requeue_dropped(store) -> list[tuple[str, str]]:
+    """Re-enqueue the orphaned jobs of the store's queue; the (kind, id) enqueued again.
 
     Reads in bulk (a few round trips however many jobs are active): a large
     tournament keeps thousands of matches waiting in the queue. Where a job may be is read
@@ -118,8 +130,6 @@ def sweep(store) -> list[tuple[str, str]]:
                 except ArchiveMissing as exc:  # archived, and this host lost the file: say so, never loop on it
                     log.error("%s: its follow-ups are left undone", exc)
                     store.job_done(kind, ident)
-                except OSError as exc:  # the archive cannot be written now (full, read-only): the next sweep
-                    log.error("match %s could not be archived (%s): it stays in Redis, tried again", ident, exc)
             else:
                 store.job_done(kind, ident)
             continue
@@ -157,6 +167,15 @@ def sweep(store) -> list[tuple[str, str]]:
     for game in _games_with_queued_ratings(store):
         update_ratings(store, game)
     return again
+
+
+def archive_all_due(store) -> None:
+    """Archive the matches due (core/conclusion.py `archive_when_settled`), a batch at a time:
+    a lone match's, the last batch of a tournament's, those a dead process left; up to
+    `SWEEP_BATCHES` batches, the rest at the next sweep."""
+    for _ in range(SWEEP_BATCHES):
+        if archive_due(store, ARCHIVE_BATCH) == 0:
+            return
 
 
 def _games_with_queued_ratings(store) -> list[str]:

@@ -14,8 +14,11 @@ One file per match, gzip-compressed JSON:
      "debug": {"{turn}": {"seat", "text"}, …}}
 
 A file is written whole or not at all: into a temporary name beside it (`.{id}.{token}.tmp`),
-flushed and fsynced, renamed over the final name, and the directory fsynced — and only
-then does Redis let go of the match (core/store/matches.py `archive_match`). A process
+then renamed over the final name. Files are written in batches (`write_all`: the matches one
+archiving step moves), and one `os.sync()` makes the whole batch durable — its files and their
+directories — before Redis lets go of any of them (core/store/matches.py `archive_matches`):
+an fsync of each file and of each directory costs a flush of the disk's cache each, a batch
+one. Until Redis lets go, nothing reads the file. A process
 killed at any instant leaves either no file (Redis still holds the match: the recovery
 sweep archives it again) or the whole file; the temporary file a killed writer leaves is
 never read, and the next writer of that match removes it. Several writers of one match
@@ -95,42 +98,39 @@ class Archive:
 
     def write(self, match_id: str, doc: dict) -> int:
         """Store `doc` as the match's file, durably, before returning its size in bytes."""
-        data = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6, mtime=0)
-        final = self.path(match_id)
-        directory = final.parent
-        if not directory.is_dir():
-            self._make_dirs(directory)
-        tmp = directory / f".{match_id}.{secrets.token_hex(6)}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.replace(tmp, final)
-        except FileNotFoundError:  # another writer of this match removed it, having renamed its own
-            if not final.exists():
-                raise
-        _fsync_dir(directory)
-        for stale in directory.glob(f".{match_id}.*.tmp"):  # a killed writer's, or a slower one's
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
-        return len(data)
+        return self.write_all({match_id: doc})[match_id]
 
-    def _make_dirs(self, directory: Path) -> None:
-        """Create the match's directory and fsync each parent that gained an entry."""
-        missing = []
-        d = directory
-        while not d.is_dir():
-            missing.append(d)
-            d = d.parent
-        for d in reversed(missing):
-            with contextlib.suppress(FileExistsError):
-                d.mkdir()
-            _fsync_dir(d.parent)
+    def write_all(self, docs: dict[str, dict]) -> dict[str, int]:
+        """Store each document as its match's file, all of them durably (one `os.sync()`)
+        before returning: match id -> the file's size in bytes."""
+        sizes = {}
+        for match_id, doc in docs.items():
+            data = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6, mtime=0)
+            final = self.path(match_id)
+            directory = final.parent
+            directory.mkdir(parents=True, exist_ok=True)
+            tmp = directory / f".{match_id}.{secrets.token_hex(6)}.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            try:
+                os.replace(tmp, final)
+            except FileNotFoundError:  # another writer of this match removed it, having renamed its own
+                if not final.exists():
+                    raise
+            for stale in directory.glob(f".{match_id}.*.tmp"):  # a killed writer's, or a slower one's
+                with contextlib.suppress(FileNotFoundError):
+                    stale.unlink()
+            sizes[match_id] = len(data)
+        if sizes:
+            # every file, directory and rename above on disk (sync(2) waits for the writes): the
+            # standard library has no syncfs, so this flushes the other filesystems' too
+            os.sync()
+        return sizes
 
     def read(self, match_id: str) -> dict:
         """The match's archived document; `ArchiveMissing` if it has no readable file."""
@@ -163,10 +163,3 @@ class Archive:
     def has(self, match_id: str) -> bool:
         return self.path(match_id).is_file()
 
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

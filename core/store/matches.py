@@ -19,9 +19,12 @@ Keys:
     matches:game:{game}  the same for the game's matches (core/store/lists.py reads
                       these lists a page at a time)
     matches:bot_index set once every match stored before that index is in it
+    archive:due       sorted set of the matches over and waiting to be archived, by when they were
+                      left to it (`archive_later`); on a queue Q other than the default, archive:due:Q
 
-Once nothing can change what a match shows (core/conclusion.py `archive_if_settled`: at
-its end, or a twin's at its deal's end) `archive_match` moves it to the archive
+Once nothing can change what a match shows (its end, or a twin's at its deal's end) it is
+due to be archived (`archive_later`), and `archive_due` moves the matches due, a batch at a
+time, to the archive
 (core/store/archive.py: its whole record, log and debug notes, in one file) and Redis
 keeps of it only `match:{id}` with `KEPT` — what the lists, the ladder, the sweep and the
 end's checks read — its result's `BRIEF` part (field `brief`) and `archived` (true):
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Callable, Sequence
 
 import redis
@@ -54,7 +58,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
-from core.store.jobs import lease_key, mark_active
+from core.store.jobs import QUEUE, active_key, lease_key, mark_active
 from core.store.keys import dump_fields, load_fields, members, new_id, now_iso, scored, text
 from core.store.lua import args, source
 from core.store.ratings import entrant, queue_for_rating
@@ -73,12 +77,19 @@ BRIEF = ("scores", "ranks", "forfeits")
 #: the fields of the record Redis keeps of an archived match besides `KEPT`
 ARCHIVED, BRIEF_FIELD = "archived", "brief"
 
-#: how long one process may take to archive a match before another may (ms): a file and two fsyncs
+#: how long one process may take to archive a batch of matches before another may (ms)
 ARCHIVE_LEASE_MS = 60_000
+#: matches archived in one step (`archive_due`): the files of a batch are made durable together
+ARCHIVE_BATCH = 64
 
 
 class ArchiveBusy(Exception):
     """Another process is archiving the match now (it holds `lease:archive:{id}`): try later."""
+
+
+def archive_due_key(queue: str) -> str:
+    """The sorted set of the queue's matches due to be archived (`Matches.archive_later`)."""
+    return "archive:due" if queue == QUEUE else f"archive:due:{queue}"
 
 
 def log_key(match_id: str) -> str:
@@ -424,6 +435,40 @@ class Matches:
                         result.get("ranks") if isinstance(result, dict) else None))
         return out
 
+    def archive_later(self, match_ids: list[str], done: str) -> int:
+        """Leave matches that are over (a settled deal's rotations) to be archived in a batch,
+        and count the match `done` no longer active, in one transaction; how many matches are
+        due now. From then on `archive_due`, in a worker's job or the recovery sweep, archives
+        them: a process dying here loses nothing (the match is still active, or due). With
+        archiving off, `done` is only counted done."""
+        if self.archive is None:
+            self.r.srem(active_key(self.queue), f"match:{done}")
+            return 0
+        key = archive_due_key(self.queue)
+        with self.r.pipeline() as pipe:
+            pipe.zadd(key, dict.fromkeys(match_ids, time.time()), nx=True)
+            pipe.srem(active_key(self.queue), f"match:{done}")
+            pipe.zcard(key)
+            return pipe.execute()[-1]
+
+    def archive_due_count(self) -> int:
+        """How many matches are due to be archived (`archive_later`)."""
+        return self.r.zcard(archive_due_key(self.queue))
+
+    def archive_due(self, limit: int = ARCHIVE_BATCH) -> int:
+        """Archive the `limit` matches due the longest (`archive_later`): how many of them are no
+        longer due (archived now, or found archived already). Those another process is
+        archiving stay due: should it die, a later call archives them once its lease lapses."""
+        ids = members(self.r.zrange(archive_due_key(self.queue), 0, limit - 1))
+        if not ids:
+            return 0
+        try:
+            self.archive_matches(ids)
+        except ArchiveBusy:
+            pass
+        still = self.r.zmscore(archive_due_key(self.queue), ids)
+        return sum(score is None for score in still)
+
     def archive_match(self, match_id: str) -> int | None:
         """Move a match that is over to the archive (`archive_matches`); the file's size, None if
         there was nothing to do (archived already, not over, missing, archiving off);
@@ -435,10 +480,11 @@ class Matches:
         (core/store/archive.py): each one's file size, None if there was nothing to do
         (archived already, not over, missing, archiving off).
 
-        Each one's record, log and debug notes are written to the archive and fsynced before
-        Redis lets go of them; then, in one transaction that fails if any of them changed since
+        Each one's record, log and debug notes are written to the archive, all of them durably
+        (`Archive.write_all`), before Redis lets go of them; then, in one transaction that fails if any of them changed since
         they were read (then all is read and written again), the logs and the notes are
-        deleted and each record becomes what Redis keeps (`kept_record`). A process killed
+        deleted, each record becomes what Redis keeps (`kept_record`) and is no longer due
+        (`archive_later`). A process killed
         anywhere in between leaves each match whole in Redis, and its file whole or absent:
         repeating the call (the recovery sweep does) finishes it. Four round trips whatever
         the number of matches: the leases, the WATCH, the reads, the transaction.
@@ -491,30 +537,36 @@ class Matches:
                         reads.hgetall(key)
                         reads.get(lease)
                     replies = reads.execute()
-                    written: dict[str, tuple[dict, int]] = {}
+                    records, docs = {}, {}
+                    nothing_to_do = []  # archived already, missing or not over: no longer due
                     for i, match_id in enumerate(keys):
                         raw_log, raw_notes, raw, lease = replies[4 * i:4 * i + 4]
                         if lease is None or text(lease) != held[match_id]:
                             continue  # its lease lapsed: another may be at it, the sweep looks again
-                        if not raw or ARCHIVED.encode() in raw:
-                            continue
-                        record = dict(sorted(load_fields(raw).items()))  # the same bytes from every writer
-                        if record.get("status") not in OVER:
+                        record = dict(sorted(load_fields(raw).items())) if raw else {}  # the same bytes from every writer
+                        if not raw or ARCHIVED.encode() in raw or record.get("status") not in OVER:
+                            nothing_to_do.append(match_id)
                             continue
                         entries = [json.loads(e) for e in raw_log]
                         debug = {str(t): json.loads(v) for t, v in sorted((int(text(t)), v)
                                                                           for t, v in raw_notes.items())}
-                        written[match_id] = record, archive.write(match_id, archives.document(record, entries, debug))
-                    if not written:
+                        records[match_id] = record
+                        docs[match_id] = archives.document(record, entries, debug)
+                    due = archive_due_key(self.queue)
+                    if not docs:
                         pipe.unwatch()
+                        if nothing_to_do:
+                            self.r.zrem(due, *nothing_to_do)
                         return {}
+                    sizes = archive.write_all(docs)  # durable, all of them, before Redis lets go
                     pipe.multi()
-                    for match_id, (record, _) in written.items():
+                    for match_id, record in records.items():
                         key, log, notes, lease = keys[match_id]
                         pipe.delete(key, log, notes, lease)  # the lease is still ours: it is watched
                         pipe.hset(key, mapping=kept_record(record))
+                    pipe.zrem(due, *records, *nothing_to_do)
                     pipe.execute()
-                    return {match_id: size for match_id, (_, size) in written.items()}
+                    return sizes
                 except redis.WatchError:
                     continue
 

@@ -1,4 +1,5 @@
-"""Archiving survives a process killed at any step, and waits for a deal's last rotation.
+"""Archiving survives a process killed at any step, waits for a deal's last rotation, and
+goes a batch at a time.
 
 The states a crash leaves are built by hand on a real Redis (as tests/worker/test_recovery.py
 does): a match concluded by a runner that died before its follow-ups, one whose file was
@@ -19,7 +20,7 @@ import pytest
 from core import conclusion
 from core.store import Store, secret_key
 from core.store.archive import Archive, document
-from core.store.matches import ARCHIVED, ArchiveBusy
+from core.store.matches import ARCHIVE_BATCH, ARCHIVED, ArchiveBusy, archive_due_key
 from tests.server.driving import make_bots, played
 from worker import recovery
 
@@ -33,6 +34,11 @@ def store(redis_client, tmp_path):
 
 def archived(store, mid: str) -> bool:
     return bool(store.r.hexists(f"match:{mid}", ARCHIVED))
+
+
+def due(store) -> list[str]:
+    """The matches due to be archived, the longest due first."""
+    return [m.decode() for m in store.r.zrange(archive_due_key(store.queue), 0, -1)]
 
 
 def test_a_match_whose_runner_died_after_its_end_is_archived_by_the_sweep(store):
@@ -64,9 +70,50 @@ def test_twins_are_archived_together_when_their_deal_is_over(store):
     a = store.create_match("duck-soup", bots, 7, {}, match_id="m_twin_a", twins=["m_twin_a", "m_twin_b"])
     store.create_match("duck-soup", bots[::-1], 7, {}, match_id="m_twin_b", twins=["m_twin_a", "m_twin_b"])
     conclusion.end_match(store, a["id"], "aborted", reason="a test")
-    assert not archived(store, "m_twin_a")  # its deal is not over: the last twin's end reads it
+    assert due(store) == [] and not archived(store, "m_twin_a")  # the last twin's end reads it
+    assert ("match", "m_twin_a") not in store.active_jobs()  # its follow-ups are done
     conclusion.end_match(store, "m_twin_b", "aborted", reason="a test")
-    assert archived(store, "m_twin_a") and archived(store, "m_twin_b")
+    assert sorted(due(store)) == ["m_twin_a", "m_twin_b"] and not store.active_jobs()
+    recovery.sweep(store)  # less than a batch is due: the sweep archives it
+    assert archived(store, "m_twin_a") and archived(store, "m_twin_b") and due(store) == []
+
+
+class CountingArchive(Archive):
+    """The archive, with the batches `write_all` was given."""
+
+    def __init__(self, root) -> None:
+        super().__init__(root)
+        self.batches: list[list[str]] = []
+
+    def write_all(self, docs: dict[str, dict]) -> dict[str, int]:
+        self.batches.append(sorted(docs))
+        return super().write_all(docs)
+
+
+def test_the_end_that_makes_a_batch_due_archives_it_in_one_write(store, tmp_path):
+    store.archive = counting = CountingArchive(tmp_path / "counted")
+    bots = make_bots(store)
+    mids = [played(store, bots, seed=s) for s in range(100, 100 + ARCHIVE_BATCH)]
+    for mid in mids[:-1]:
+        conclusion.match_concluded(store, store.get_match(mid))
+    assert counting.batches == [] and len(due(store)) == ARCHIVE_BATCH - 1
+    conclusion.match_concluded(store, store.get_match(mids[-1]))
+    assert counting.batches == [sorted(mids)]  # one batch: its files made durable by one os.sync
+    assert all(archived(store, m) for m in mids) and due(store) == [] and not store.active_jobs()
+
+
+def test_a_batch_whose_archiver_died_before_redis_let_go_is_finished_by_the_sweep(store):
+    bots = make_bots(store)
+    mids = [played(store, bots, seed=s) for s in (200, 201, 202)]
+    for mid in mids:
+        conclusion.match_concluded(store, store.get_match(mid))
+    docs = {m: document(dict(sorted(store.get_match(m).items())), store.match_log(m), {}) for m in mids}
+    store.archive.write_all(docs)  # and then the process died: Redis still holds them whole, due
+    assert sorted(due(store)) == sorted(mids) and not any(archived(store, m) for m in mids)
+    recovery.sweep(store)
+    assert all(archived(store, m) for m in mids) and due(store) == []
+    for m in mids:
+        assert json.loads(gzip.decompress(store.archive.path(m).read_bytes()))["log"] == docs[m]["log"]
 
 
 def test_with_archiving_off_finished_matches_stay_whole_in_redis(store):
@@ -83,10 +130,10 @@ def test_an_archive_that_cannot_be_written_keeps_the_match_in_redis_and_the_swee
     bots = make_bots(store)
     mids = [played(store, bots, seed=s) for s in (8, 9)]
     recovery.sweep(store)  # fails for both, stops for neither
-    assert all(("match", m) in store.active_jobs() and store.r.exists(f"match:{m}:log") for m in mids)
+    assert sorted(due(store)) == sorted(mids) and all(store.r.exists(f"match:{m}:log") for m in mids)
     store.archive = Archive(tmp_path / "archive")  # the volume is back
     recovery.sweep(store)
-    assert all(archived(store, m) for m in mids) and not store.active_jobs()
+    assert all(archived(store, m) for m in mids) and not store.active_jobs() and due(store) == []
 
 
 def test_archivers_racing_for_one_match_leave_its_whole_log_in_the_file(store):
@@ -122,16 +169,16 @@ def test_archivers_racing_for_one_match_leave_its_whole_log_in_the_file(store):
         assert doc["log"] == logs[m], f"{m}: the file holds {len(doc['log'])} of {len(logs[m])} entries"
 
 
-def test_a_match_another_process_is_archiving_stays_active_until_the_sweep_finds_it_archived(store):
-    """The process that holds a match's archiving lease may die: whoever found it busy leaves the
-    match active, so the sweep archives it once the lease has lapsed."""
+def test_a_match_another_process_is_archiving_stays_due_until_the_sweep_finds_its_lease_lapsed(store):
+    """The process that holds a match's archiving lease may die: the match stays due, so a
+    later sweep archives it once the lease has lapsed."""
     mid = played(store, make_bots(store), seed=61)
     store.r.set(f"lease:archive:{mid}", "another-process", px=60_000)  # it is at it (and then dies)
     conclusion.match_concluded(store, store.get_match(mid))
-    assert not archived(store, mid) and ("match", mid) in store.active_jobs()
+    assert not archived(store, mid) and due(store) == [mid] and not store.active_jobs()
     recovery.sweep(store)  # still its lease: nothing done, nothing forgotten
-    assert not archived(store, mid) and ("match", mid) in store.active_jobs()
+    assert not archived(store, mid) and due(store) == [mid]
     store.r.delete(f"lease:archive:{mid}")  # the lease lapsed
     recovery.sweep(store)
-    assert archived(store, mid) and ("match", mid) not in store.active_jobs()
+    assert archived(store, mid) and due(store) == []
     assert not store.r.exists(f"lease:archive:{mid}")  # given back

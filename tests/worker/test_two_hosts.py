@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from core.store.jobs import QUEUE
+from core.store.matches import archive_due_key
 from tests.live import ADMIN_TOKEN
 from tests.test_signals import _kill, descendants
 from tests.worker.test_kill_remote import answers, wait_until
@@ -108,7 +110,8 @@ def test_a_host_killed_whole_mid_tournament_loses_nothing(redis_client, redis_ur
         a.kill()  # the whole machine: its API, its pool, its workers and dispatcher at once
         wait_until(lambda: b.get(f"/tournaments/{tid}")["status"] in ("finished", "aborted"), "finished by host b", 300)
         done = b.get(f"/tournaments/{tid}")
-        wait_until(lambda: not redis_client.scard("jobs:active"), "every follow-up done", 60)
+        wait_until(lambda: not redis_client.scard("jobs:active") and not redis_client.zcard(archive_due_key(QUEUE)),
+                   "every follow-up done, every match archived", 60)
 
         assert done["status"] == "finished" and done["progress"]["done"] == done["progress"]["total"] == 48
         for bot in bots:  # every match counted once
