@@ -133,22 +133,31 @@ def fit_without(met: MetRecord, left_out: set[str], account_of: dict[str, str],
     games = [(ratings[o][0], math.sqrt(2 * beta * beta + ratings[o][1] ** 2), n, won)
              for o, (n, won) in met.items() if account_of.get(o) not in left_out and o in ratings]
 
-    def slope(mu: float) -> float:
-        return (sum((won - n / (1 + math.exp(-(mu - m) / c))) / c for m, c, n, won in games)
-                - (mu - PRIOR_MU) / PRIOR_SIGMA ** 2)
+    def slope_and_information(mu: float) -> tuple[float, float]:
+        """The log-likelihood's slope at `mu` and its curvature (the information, > 0)."""
+        slope, information = -(mu - PRIOR_MU) / PRIOR_SIGMA ** 2, 1 / PRIOR_SIGMA ** 2
+        for m, c, n, won in games:
+            p = 1 / (1 + math.exp(-(mu - m) / c))
+            slope += (won - n * p) / c
+            information += n * p * (1 - p) / (c * c)
+        return slope, information
 
-    low, high = PRIOR_MU - 200.0, PRIOR_MU + 200.0  # the slope falls with μ: bisect its zero
-    for _ in range(50):
-        mid = (low + high) / 2
-        if slope(mid) > 0:
-            low = mid
+    # The slope falls with μ: Newton's steps to its zero, each kept inside the bracket that the
+    # slope's signs so far leave (bisected when a step would leave it), so it always converges.
+    low, high = PRIOR_MU - 200.0, PRIOR_MU + 200.0
+    mu = PRIOR_MU
+    for _ in range(100):
+        slope, information = slope_and_information(mu)
+        step = slope / information
+        if abs(step) < 1e-12:
+            break
+        if slope > 0:
+            low = mu
         else:
-            high = mid
-    mu = (low + high) / 2
-    information = 1 / PRIOR_SIGMA ** 2
-    for m, c, n, _ in games:
-        p = 1 / (1 + math.exp(-(mu - m) / c))
-        information += n * p * (1 - p) / (c * c)
+            high = mu
+        mu = mu + step if low < mu + step < high else (low + high) / 2
+    else:
+        _, information = slope_and_information(mu)
     return mu, 1 / math.sqrt(information)
 
 
