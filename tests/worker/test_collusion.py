@@ -25,7 +25,7 @@ CYCLES = 70
 
 
 @pytest.mark.slow
-def test_throwaways_that_lose_only_to_a_farmer_are_flagged_and_their_deals_leave_the_ratings(store):
+def test_throwaways_that_lose_only_to_a_farmer_are_flagged_and_their_deals_leave_the_ratings(store, counted_ids):
     strength: dict[str, float] = {}
     honest = [house_bot(store, f"honest{i}", GAME, owner=f"acct_honest{i}") for i in range(8)]
     strength.update(zip(honest, (0.5, 0.7, 1.4, 2.0, 2.8, 4.0, 5.6, 8.0), strict=True))

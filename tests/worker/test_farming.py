@@ -26,7 +26,7 @@ CYCLES = 150
 
 
 @pytest.mark.slow
-def test_an_attacker_with_many_accounts_and_throwaway_bots_cannot_lift_a_weak_bot_above_honest_ones(store):
+def test_an_attacker_with_many_accounts_and_throwaway_bots_cannot_lift_a_weak_bot_above_honest_ones(store, counted_ids):
     strength: dict[str, float] = {}
     honest = [house_bot(store, f"honest{i}", GAME, owner=f"acct_honest{i}") for i in range(4)]
     strength.update({b: s for b, s in zip(honest, (6.0, 5.0, 4.0, 3.0), strict=True)})
