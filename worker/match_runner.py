@@ -171,19 +171,20 @@ class MatchRunner:
             if match["status"] in ("finished", "aborted"):  # ended under us: what follows, again
                 match_concluded(self.store, self.store.get_match(self.match_id))
                 return match["status"]
-        if match.get("tournament"):  # a match of a tournament stopping starts no run: it ends here
-            status, reason = self.store.tournament_stop(match["tournament"])
-            if status in ("aborting", "aborted"):
-                end_match(self.store, self.match_id, "aborted", reason=reason or "its tournament was stopped")
-                return "aborted"
+        tournament = self.start.tournament  # its status and owner, read with the rest
+        if match.get("tournament") and tournament is None:
+            tournament = self.store.tournament_run_fields(match["tournament"])
+        if tournament is not None and tournament["status"] in ("aborting", "aborted"):
+            # a match of a tournament stopping starts no run: it ends here
+            end_match(self.store, self.match_id, "aborted", reason=tournament["reason"] or "its tournament was stopped")
+            return "aborted"
         # each seat's bot as the version the match pinned is reached (core/store/versions.py)
-        self.seat_bots = guest_seats(self.store, match, self.store.pinned_bots(match, self.start.bots))
+        self.seat_bots = guest_seats(self.store, match, self.store.pinned_bots(match, self.start.bots),
+                                     tournament)
         # a slot of each remote bot, or none: a bot at its max_concurrent makes the match wait
         # in its queue (core/store/slots.py) and the job end — no worker waits for a slot
         if self.start.started is not None:  # taken, and started, with its reads (`start_run`)
-            (full, attempts), changed = self.start.started
-            if changed:
-                self.store.match_started(self.match_id, match)
+            (full, attempts), _ = self.start.started
         else:
             full, attempts = self.store.take_slots_and_start(
                 self.match_id, [b for b in self.seat_bots if b is not None], match)
@@ -389,11 +390,17 @@ class MatchRunner:
             log.warning("match %s aborted: %s", self.match_id, reason)
 
 
-def guest_seats(store, match: dict, seat_bots: list[dict | None]) -> list[dict | None]:
+def guest_seats(store, match: dict, seat_bots: list[dict | None], tournament: dict | None = None) -> list[dict | None]:
     """`seat_bots` with each bot of another account than the one that started the match (a guest
     match's: core/store/guests.py `started_by`) marked with its `guest_share` of slots (at least
-    one, so no match waits for ever), which its slot step enforces (core/store/slots.py)."""
-    starter = store.started_by(match) if match.get("kind") != "ladder" else None
+    one, so no match waits for ever), which its slot step enforces (core/store/slots.py).
+    `tournament`: its tournament's `RUN_FIELDS` (core/store/tournaments.py), if read already."""
+    if match.get("kind") == "ladder":
+        starter = None
+    elif tournament is not None and not match.get("owner"):
+        starter = tournament["owner"]
+    else:
+        starter = store.started_by(match)
     if starter in (None, "admin"):
         return seat_bots
     guests = {b["id"] for b in seat_bots if b is not None and b.get("owner") != starter}

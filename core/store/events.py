@@ -29,11 +29,19 @@ def tournament_channel(tid: str) -> str:
     return f"tournament:{tid}:events"
 
 
+def status_messages(match_id: str, tournament: str | None) -> list[list[str]]:
+    """The wake-ups of a match whose status changed (and of its tournament): [channel, message]
+    pairs, which a Lua step may publish itself (core/store/lua/lib/start_match.lua)."""
+    out = [[match_channel(match_id), STATUS]]
+    if tournament:
+        out.append([tournament_channel(tournament), match_id])
+    return out
+
+
 def match_changed(pipe, match_id: str, tournament: str | None) -> None:
     """Queue on `pipe` the wake-ups of a match whose status changed (and of its tournament)."""
-    pipe.publish(match_channel(match_id), STATUS)
-    if tournament:
-        pipe.publish(tournament_channel(tournament), match_id)
+    for channel, message in status_messages(match_id, tournament):
+        pipe.publish(channel, message)
 
 
 def tournament_changed(pipe, tid: str) -> None:

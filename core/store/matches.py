@@ -87,6 +87,15 @@ class ArchiveBusy(Exception):
     """Another process is archiving the match now (it holds `lease:archive:{id}`): try later."""
 
 
+def start_announcement(match_id: str, owner: str | None, tournament: str | None) -> dict:
+    """What follows a start that marked the match running (`Matches.match_started`), as the start's
+    own Lua step makes it (core/store/lua/lib/start_match.lua's `started`)."""
+    out: dict = {"match": match_id, "publish": events.status_messages(match_id, tournament)}
+    if owner:
+        out["queued"] = queued_key(owner)
+    return out
+
+
 def archive_due_key(queue: str) -> str:
     """The sorted set of the queue's matches due to be archived (`Matches.archive_later`)."""
     return "archive:due" if queue == QUEUE else f"archive:due:{queue}"
@@ -394,14 +403,17 @@ class Matches:
         """`take_slots` (core/store/slots.py), then, if they are taken, `start_match`, in one step
         (a match runner's start, one round trip): (None, the number of starts, this one
         included) or (the first full bot, 0: the match waits in its queue, not started).
-        `match`: its record if the caller holds it (`match_started`)."""
+        `match`: its record if the caller holds it: then `match_started` is made in the same
+        step, else after it."""
         slotted, keys, slots = slots_step(match_id, bots)
+        started = {} if match is None else {
+            "started": start_announcement(match_id, match.get("owner"), match.get("tournament"))}
         full, attempts, changed = self.script(source("take_slots_and_start"))(
-            keys=[f"match:{match_id}", *keys], args=[args(slots=slots, started_at=json.dumps(now_iso()))])
+            keys=[f"match:{match_id}", *keys], args=[args(slots=slots, started_at=json.dumps(now_iso()), **started)])
         if full:
             return slotted[int(full) - 1], 0
-        if changed:
-            self.match_started(match_id, match)
+        if changed and match is None:  # else made in the start's step
+            self.match_started(match_id)
         return None, int(attempts)
 
     def match_started(self, match_id: str, match: dict | None = None) -> None:

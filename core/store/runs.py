@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from core.store.bots import RUNNER_FIELDS, read_runner_record, runner_record
 from core.store.keys import load_fields, now_iso, text
 from core.store.lua import args, source
-from core.store.matches import ARCHIVED, log_key
+from core.store.matches import ARCHIVED, log_key, start_announcement
 from core.store.slots import slots_step
-from core.store.tournaments import due_from, read_due
+from core.store.tournaments import RUN_FIELDS, due_from, read_due, run_fields, tournament_key
 from core.store.waits import waiting_head, waiting_key, waiting_record
 
 
@@ -48,6 +48,9 @@ class RunStart:
     #: included: `take_slots_and_start`'s answer) and whether the start marked the match running;
     #: None if they were not made (the match is over)
     started: tuple[tuple[dict | None, int], bool] | None = None
+    #: its tournament's `RUN_FIELDS` (core/store/tournaments.py): read when the match's record was
+    #: known to name one, else None
+    tournament: dict | None = None
 
 
 def read_run(store, match_id: str, seats: list[str], since: int, match: dict | None = None) -> RunStart | None:
@@ -55,8 +58,8 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
     entry `since` (`log_since`) and its waiting record without its decision (`waiting_head`), in one round trip; None
     if there is no such match. With `match`, its record read before, only its status is read
     again: nothing else of a match changes before it ends (its start, attempts and end are no
-    runner's concern). No transaction: each read is one a run made in a round trip of its own
-    before, the match's lease held."""
+    runner's concern); and its tournament's `RUN_FIELDS`, if it has one. No transaction: each
+    read is one a run made in a round trip of its own before, the match's lease held."""
     bot_ids = list(dict.fromkeys(seats))
     pipe = store.r.pipeline(transaction=False)
     if match is None:
@@ -67,7 +70,12 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
         read_runner_record(pipe, bot_id)
     pipe.lrange(log_key(match_id), since, -1)
     pipe.hget(waiting_key(match_id), "record")
-    raw, *bots, entries, waiting = pipe.execute()
+    tid = match.get("tournament") if match is not None else None
+    if tid:
+        pipe.hmget(tournament_key(tid), *RUN_FIELDS)
+    replies = pipe.execute()
+    tournament = run_fields(replies.pop()) if tid else None
+    raw, *bots, entries, waiting = replies
     if match is None:
         found, archived = (load_fields(raw), ARCHIVED.encode() in raw) if raw else (None, False)
     else:
@@ -79,7 +87,7 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
         return RunStart(store.archived_document(match_id)["match"], {}, since, [], None)
     records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
     return RunStart(found, {b: r for b, r in records.items() if r is not None},
-                    since, [json.loads(e) for e in entries], waiting_head(waiting))
+                    since, [json.loads(e) for e in entries], waiting_head(waiting), tournament=tournament)
 
 
 def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dict | None]) -> RunStart | None:
@@ -87,17 +95,20 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
     and `take_slots_and_start` (core/store/matches.py), in one step: the slots of the remote bots
     among `seat_bots` (the records the match's last run used: a bot's kind never changes, and its
     `max_concurrent` only counts for a match not holding its slot yet, from its next match) and
-    the start, made only if the match is neither over nor archived (`RunStart.started`). None if
+    the start with what follows it (`match_started`), made only if the match is neither over nor
+    archived (`RunStart.started`); and its tournament's `RUN_FIELDS`. None if
     there is no such match. The match's lock is held: nothing else moves it meanwhile."""
     bot_ids = list(dict.fromkeys(match["seats"]))
     slotted, slot_keys, slots = slots_step(match_id, [b for b in seat_bots if b is not None])
     held = [_read_bots.get(b) for b in bot_ids]  # (stamp, record) as this process last read each
+    tid = match.get("tournament")
     raw = store.script(source("start_run"))(
-        keys=[f"match:{match_id}", log_key(match_id), waiting_key(match_id), *(f"bot:{b}" for b in bot_ids),
-              *slot_keys],
+        keys=[f"match:{match_id}", log_key(match_id), waiting_key(match_id),
+              tournament_key(tid) if tid else f"match:{match_id}", *(f"bot:{b}" for b in bot_ids), *slot_keys],
         args=[args(bots=len(bot_ids), fields=RUNNER_FIELDS, stamps=[text(h[0]) if h else "" for h in held],
-                   since=since, slots=slots, started_at=f'"{now_iso()}"')])
-    status, archived, bots, entries, waiting, full, attempts, changed = raw
+                   since=since, tournament=bool(tid), slots=slots, started_at=f'"{now_iso()}"',
+                   started=start_announcement(match_id, match.get("owner"), tid))])
+    status, archived, bots, entries, waiting, full, attempts, changed, tournament = raw
     if status is None:
         return None
     if archived:  # over: only its record is read (from the archive)
@@ -109,7 +120,7 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
         status = "running" if int(changed) else status  # as the start step left it
     return RunStart({**match, "status": status}, {b: r for b, r in records.items() if r is not None},
                     since, [json.loads(e) for e in entries],
-                    waiting_head(waiting), started)
+                    waiting_head(waiting), started, run_fields(tournament) if tid else None)
 
 
 #: bot id -> (its `RUNNER_FIELDS`' stamp, its record) as this process's last `start_run` read it,

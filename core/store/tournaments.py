@@ -52,6 +52,20 @@ def bot_tournaments_key(bot_id: str) -> str:
     return f"tournaments:bot:{bot_id}"
 
 
+#: what a run of one of its matches reads of a tournament (core/store/runs.py): whether it may go
+#: on (its status, and the reason it stops), and on whose say its matches are played (its owner)
+RUN_FIELDS = ("status", "reason", "owner")
+
+
+def tournament_key(tid: str) -> str:
+    return f"tournament:{tid}"
+
+
+def run_fields(values: list) -> dict:
+    """`RUN_FIELDS` as read (HMGET's reply), decoded: a missing one is None."""
+    return {field: json.loads(v) if v else None for field, v in zip(RUN_FIELDS, values, strict=True)}
+
+
 def read_due(pipe, tid: str) -> None:
     """Queue on `pipe` the reads `due_from` decides from (two replies)."""
     pipe.hmget(f"tournament:{tid}", "status", "total")
@@ -172,6 +186,10 @@ class Tournaments:
 
         self.r.transaction(mark, f"tournament:{tid}")
         return found[0]
+
+    def tournament_run_fields(self, tid: str) -> dict:
+        """The tournament's `RUN_FIELDS`, read alone (a run reads them with the rest: core/store/runs.py)."""
+        return run_fields(self.r.hmget(tournament_key(tid), *RUN_FIELDS))
 
     def tournament_stop(self, tid: str) -> tuple[str | None, str | None]:
         """(status, reason) of the tournament, in one read: whether a run of one of its

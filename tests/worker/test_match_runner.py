@@ -587,7 +587,8 @@ def test_a_continuation_is_sent_a_bots_fields_only_when_they_changed(store):
     assert first["kind"] == "polling" and first["max_concurrent"] == 4
     stamp = _read_bots[poll["id"]][0]
     _, slot_keys, slots = slots_step(mid["id"], [])
-    keys = [f"match:{mid['id']}", log_key(mid["id"]), waiting_key(mid["id"]), f"bot:{poll['id']}", *slot_keys]
+    keys = [f"match:{mid['id']}", log_key(mid["id"]), waiting_key(mid["id"]), f"match:{mid['id']}",  # no tournament
+            f"bot:{poll['id']}", *slot_keys]
     for held, sent in ((stamp, []), ("", [stamp]), ("0" * 40, [stamp])):
         raw = store.script(source("start_run"))(keys=keys, args=[args(
             bots=1, fields=RUNNER_FIELDS, stamps=[text(held)], since=0, slots=slots,
@@ -638,3 +639,58 @@ def test_a_continuation_reads_takes_its_slots_and_starts_in_one_step(store):
     assert over.started is None and over.match["status"] == "aborted"
     assert store.r.hget(f"match:{mid['id']}", "attempts") == b"2"
     assert start_run(store, "m_none", {**mid, "id": "m_none"}, 0, bots) is None
+
+
+def heard(watch, count: int, timeout_s: float = 10.0) -> set[tuple[bytes, bytes]]:
+    """The next `count` messages `watch` receives, (channel, data) each (subscribe replies skipped)."""
+    out: set[tuple[bytes, bytes]] = set()
+    deadline = time.monotonic() + timeout_s
+    while len(out) < count and time.monotonic() < deadline:
+        message = watch.get_message(timeout=0.5)
+        if message is not None:
+            out.add((message["channel"], message["data"]))
+    return out
+
+
+def test_a_start_that_marks_a_match_running_announces_it_in_the_same_step(store):
+    """`take_slots_and_start` and `start_run`, given the match's record, make what follows a start
+    (`match_started`) in their own Lua step: the match leaves its owner's queued matches, and its
+    watchers and its tournament's are told; a start that changes nothing tells nobody."""
+    from core.store import events
+    from core.store.accounts import queued_key
+    from core.store.runs import start_run
+
+    def started_twice(start) -> None:
+        mid = store.create_match(GAME, ["b_x", "b_y"], SEED, {}, owner="acct_owner", tournament_id="t_watched")
+        assert store.r.sismember(queued_key("acct_owner"), mid["id"])
+        with store.r.pubsub(ignore_subscribe_messages=True) as watch:
+            watch.subscribe(events.match_channel(mid["id"]), events.tournament_channel("t_watched"))
+            start(mid)
+            expected = {(events.match_channel(mid["id"]).encode(), events.STATUS.encode()),
+                        (events.tournament_channel("t_watched").encode(), mid["id"].encode())}
+            assert heard(watch, len(expected)) == expected
+            assert not store.r.sismember(queued_key("acct_owner"), mid["id"])
+            start(mid)  # running already: nothing to say
+            store.r.publish(events.match_channel(mid["id"]), "marker")  # what comes next is this
+            assert heard(watch, 1) == {(events.match_channel(mid["id"]).encode(), b"marker")}
+
+    started_twice(lambda mid: store.take_slots_and_start(mid["id"], [], mid))
+    started_twice(lambda mid: start_run(store, mid["id"], mid, 0, []))
+
+
+def test_a_run_reads_its_tournaments_stop_and_owner_with_the_rest(store):
+    """A run of a tournament's match learns, in its read (`read_run`, `start_run`), whether the
+    tournament is stopping and who owns it: a stopping tournament's match ends aborted at once."""
+    from core.store.runs import read_run, start_run
+
+    t = store.create_tournament(GAME, ["b_x", "b_y"], seats=2, deals=1, duplicate=False, seed=1, options={},
+                                owner="acct_t")
+    mid = store.create_match(GAME, ["b_x", "b_y"], SEED, {}, tournament_id=t["id"])
+    assert read_run(store, mid["id"], mid["seats"], 0, mid).tournament == {
+        "status": "queued", "reason": None, "owner": "acct_t"}
+    store.set_tournament(t["id"], status="aborting", reason="stopped by a test")
+    assert start_run(store, mid["id"], mid, 0, []).tournament == {
+        "status": "aborting", "reason": "stopped by a test", "owner": "acct_t"}
+    assert read_run(store, mid["id"], mid["seats"], 0, None).tournament is None  # its record not known yet
+    assert MatchRunner(store, mid["id"], match=mid).run() == "aborted"
+    assert store.get_match(mid["id"])["reason"] == "stopped by a test"
