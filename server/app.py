@@ -241,7 +241,7 @@ def _is_turn_traffic() -> bool:
 
 
 def _init_limiter(app: Flask) -> None:
-    from server.api import accounts, bots
+    from server.api import accounts, bots, health
 
     limiter = Limiter(
         key_func=_rate_key,
@@ -261,6 +261,7 @@ def _init_limiter(app: Flask) -> None:
                          exempt_when=lambda: not bots.pings_a_url(),  # one budget over every pinging view
                          error_message=lambda: _pings_message(limiter, app.config["PING_RATE_LIMIT"]))(bots.blp)
     limiter.request_filter(_is_turn_traffic)  # no limit, window read nor header: not one round trip
+    limiter.exempt(health.blp)  # a load balancer's probes: never refused, never counted against its address
     try:
         from server.web.sessions import blp as sessions
     except ModuleNotFoundError:  # the web pages are not installed: no page sign-in either

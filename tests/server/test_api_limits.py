@@ -228,3 +228,11 @@ def test_an_operator_may_set_each_limit_from_the_environment(redis_url, monkeypa
                        ("CARDARENA_TURN_WASTE_LIMIT", "300 per fortnight")]:
         with pytest.raises(ValueError, match=key):
             tuned_limits({key: wrong})
+
+
+def test_health_probes_are_never_limited_nor_counted(redis_url):
+    """A load balancer (or a test waiting for its server) probes `GET /health` from one address."""
+    client = create_app({"REDIS_URL": redis_url, "TOKEN_RATE_LIMIT": "2 per minute",
+                         "RATELIMIT_KEY_PREFIX": "limits-" + secrets.token_hex(4)}).test_client()
+    assert [client.get("/api/v1/health").status_code for _ in range(5)] == [200] * 5
+    assert [client.get("/api/v1/games").status_code for _ in range(3)] == [200, 200, 429]
