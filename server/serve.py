@@ -41,7 +41,7 @@ HELP = "run the referee API (REST, OpenAPI at /api/v1/openapi.json, docs at /doc
 
 #: open connections at once, by default (bounded by the process' file limit)
 CONNECTIONS = 12_000
-#: a kept-alive connection silent this long is closed (waitress' channel_timeout)
+#: a kept-alive connection silent this long is closed
 IDLE_TIMEOUT_S = 60.0
 #: how long a stop waits for requests in progress before ending them
 STOP_GRACE_S = 3.0

@@ -1,10 +1,17 @@
-"""Fixtures for a live referee API on loopback: `app`, `live_server`, `api`.
+"""The referee API on loopback, run as users run it: `cardarena serve`, a process of its own.
 
-* `app` (session): `create_app` on the session's real Redis, rate limits off,
-  the admin token `ADMIN_TOKEN` below.
-* `live_server` (session): that app under waitress (a threaded WSGI server; `cardarena serve` runs gevent's)
-  in a background thread on a free 127.0.0.1 port; `.url`, `.api` (the
-  `/api/v1` base), `.app`, `.store`.
+* `served_api(redis_url, settings)`: a context manager, `cardarena serve` (server/serve.py: gevent,
+  the same server settings as production) started as a subprocess on a free 127.0.0.1 port with
+  `redis_url` and `settings` in its environment — the documented variables of docs/operate.md
+  (CARDARENA_RATE_LIMITS=off, CARDARENA_TOKEN_RATE_LIMIT=..., CARDARENA_SIGNUP=invite...). It is
+  waited for until `GET /api/v1/health` answers, stopped with SIGTERM; its output goes to
+  test-output/api-*.log. The tests' toy game (tests/server/toygame.py) is served through
+  CARDARENA_GAMES, as any game that is not shipped would be.
+* `live_server` (session): one such server with rate limits off and the admin token
+  `ADMIN_TOKEN` below; `.url`, `.api` (the `/api/v1` base), `.store` (a `Store` on the same Redis),
+  `.log_since(offset)`.
+* `app` (session): `create_app` in this process on the same Redis, for tests of pure API
+  behaviour through Flask's `app.test_client()` (no HTTP, no server).
 * `api` (function): an `ApiClient` on the live server over a freshly
   emptied database. `api.account()` → token, `api.bot(token, ...)` → the
   new bot with its `secret`, `api.get/post/delete(path, token=...)`.
@@ -14,21 +21,33 @@
   the bots a test registers play only what it schedules. The workers' log is test-output/worker.log.
 
 Emptying the database would also drop the server key kept in Redis, which
-the workers read to derive the same bot secrets as the API; `reset_db` puts
-it back.
+the served API and the workers read to derive the same bot secrets; `reset_db`
+puts it back, so the session's server lives through every test.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import redis as redis_lib
 import requests
 
+from core.redis_server import free_port
+from core.signals import PARENT_ENV
+from tests.waiting import wait_answering
+
 ADMIN_TOKEN = "test-admin-token-0123456789abcdef"
+ROOT = Path(__file__).resolve().parents[1]
+OUTPUT = ROOT / "test-output"
+#: the test game every served API knows besides the shipped ones (`games.PLUGINS_ENV`)
+TEST_GAMES = "tests.server.toygame"
 
 
 def reset_db(redis_url: str) -> None:
@@ -57,10 +76,21 @@ def app(redis_url):
     })
 
 
-@dataclass
 class LiveServer:
-    url: str
-    app: object
+    """`cardarena serve` in a subprocess on loopback (`served_api` starts and stops it)."""
+
+    def __init__(self, redis_url: str, settings: Mapping[str, str], connections: int | None,
+                 port: int, log: Path) -> None:
+        self.redis_url, self.port, self.log = redis_url, port, log
+        self.env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_ADMIN_TOKEN": ADMIN_TOKEN,
+                    "CARDARENA_GAMES": TEST_GAMES, PARENT_ENV: str(os.getpid()), **settings}
+        self.args = ["--connections", str(connections)] if connections else []
+        self.proc: subprocess.Popen | None = None
+        self._store = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def api(self) -> str:
@@ -68,50 +98,83 @@ class LiveServer:
 
     @property
     def store(self):
-        return self.app.extensions["cardarena.store"]
+        """A `Store` on the server's Redis (bot secrets derived from the same server key)."""
+        if self._store is None:
+            from core.store import Store, secret_key
 
+            client = redis_lib.Redis.from_url(self.redis_url)
+            self._store = Store(client, secret_key(client))
+        return self._store
 
-class ThreadedServer:
-    """`app` under waitress on a free loopback port, served by a background thread.
+    def start(self) -> None:
+        """Start the server (on its port again, after a `stop`) and wait until it answers."""
+        OUTPUT.mkdir(exist_ok=True)
+        with open(self.log, "ab") as log:
+            log.write(f"== cardarena serve --port {self.port} {' '.join(self.args)}\n".encode())
+            log.flush()
+            # the kernel ends the server with this process (PARENT_ENV): a killed test run leaves none behind
+            self.proc = subprocess.Popen([sys.executable, "-m", "cardarena.cli", "serve", "--port", str(self.port),
+                                          *self.args], cwd=ROOT, env=self.env, stdout=log,
+                                         stderr=subprocess.STDOUT)
+        wait_answering(self.api + "/health", self.proc, "cardarena serve", log=self.log.read_text)
 
-    The thread runs waitress' event loop in short steps so `close()` stops it
-    at once (waitress' own `run()` only returns on a signal).
-    """
+    def stop(self) -> None:
+        """SIGTERM, as a process manager stops it, and wait until it is gone."""
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            raise AssertionError(f"cardarena serve ignored SIGTERM; its log: {self.log}") from None
+        finally:
+            self.proc = None
 
-    def __init__(self, app, threads: int = 32) -> None:
-        from waitress.server import create_server
+    def restart(self, settings: Mapping[str, str]) -> None:
+        """Stop, then start again on the same port with `settings` changed, as an operator would."""
+        self.stop()
+        self.env.update(settings)
+        self.start()
 
-        self.server = create_server(app, host="127.0.0.1", port=0, threads=threads,
-                                    channel_timeout=60, ident="cardarena")
-        self.port = self.server.effective_port
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
-        self._thread.start()
+    def log_size(self) -> int:
+        return self.log.stat().st_size
 
-    def _run(self) -> None:
-        server = self.server
-        while not self._stop.is_set():
-            server.asyncore.loop(timeout=0.05, map=server._map, count=1)
-        for channel in list(server._map.values()):
-            channel.close()
-        server.task_dispatcher.shutdown()
+    def log_since(self, offset: int) -> str:
+        """The server's output from byte `offset` on (`log_size()` taken before)."""
+        with open(self.log, "rb") as log:
+            log.seek(offset)
+            return log.read().decode(errors="replace")
 
     def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+        self.stop()
+        if self._store is not None:
+            self._store.r.close()
 
 
-def serve_in_thread(app, threads: int = 32) -> ThreadedServer:
-    """Start `app` under waitress on a free loopback port (`.url`; `.close()` stops it)."""
-    return ThreadedServer(app, threads)
+def log_path(name: str) -> Path:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return OUTPUT / f"api-{name}-{worker}.log"
+
+
+@contextmanager
+def served_api(redis_url: str, settings: Mapping[str, str] | None = None, *, connections: int | None = None,
+               name: str = "test") -> Iterator[LiveServer]:
+    """`cardarena serve` on `redis_url` with `settings` (environment variables) added; `connections`:
+    its `--connections` (half of them may wait in long-polls). Logs to test-output/api-<name>-*.log."""
+    server = LiveServer(redis_url, settings or {}, connections, free_port(), log_path(name))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="session")
-def live_server(app):
-    server = serve_in_thread(app)
-    yield LiveServer(url=server.url, app=app)
-    server.close()
+def live_server(redis_url):
+    with served_api(redis_url, {"CARDARENA_RATE_LIMITS": "off"}, name="session") as server:
+        yield server
 
 
 class ApiError(AssertionError):
@@ -172,9 +235,6 @@ def api(live_server, redis_url):
     client = ApiClient(live_server)
     yield client
     client.session.close()
-
-
-OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
 
 
 @pytest.fixture()

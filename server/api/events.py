@@ -57,9 +57,9 @@ from server.match_table import table_of
 
 blp = Blueprint("events", __name__, description="Live event streams (text/event-stream)")
 
-#: config key -> default. EVENT_STREAMS (also env CARDARENA_EVENT_STREAMS): under a threaded server
-#: (waitress in the tests) it must stay well below its threads; under gevent (`cardarena serve`,
-#: the one way the API runs) server/app.py makes it 1,000 (server/serve.py `capacity`)
+#: config key -> default, each also set by env CARDARENA_<KEY>. EVENT_STREAMS: under a threaded
+#: server it must stay well below its threads; under gevent (`cardarena serve`, the one way the
+#: API runs) server/app.py makes it 1,000 (server/serve.py `capacity`)
 LIMITS = {"EVENT_STREAMS": 16, "EVENT_STREAMS_PER_CLIENT": 16, "EVENT_STREAM_SECONDS": 60.0,
           "EVENT_HEARTBEAT_SECONDS": 5.0}
 #: what a browser waits before reconnecting (ms), sent as `retry:`

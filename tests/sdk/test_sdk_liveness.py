@@ -18,7 +18,7 @@ import pytest
 import sdk.polling
 from sdk import CardarenaError, Client, connect
 from sdk.cli import main as sdk_main
-from tests.sdk.test_sdk_reconnect import Api
+from tests.live import served_api
 from tests.worker.test_liveness_and_probation import First
 
 #: how long a test lets connect() try a server it never reached
@@ -53,16 +53,14 @@ def test_a_blocking_connect_ends_the_program_saying_why_in_one_line(monkeypatch,
     assert said.startswith("First stopped: never reached the server at") and url in said
 
 
-def test_connect_keeps_retrying_a_server_it_reached_however_long_it_is_away(api, monkeypatch):
+def test_connect_keeps_retrying_a_server_it_reached_however_long_it_is_away(api, redis_url, monkeypatch):
     monkeypatch.setattr(sdk.polling, "NEVER_REACHED_S", GIVE_UP_S)
-    server = Api(api.live.app)
-    try:
+    with served_api(redis_url, {"CARDARENA_RATE_LIMITS": "off"}, name="away") as server:
         client = Client(server.url)
         client.create_account("author")
         bot = client.register_bot("poller", "duck-soup", kind="polling")
         poller = connect(First(), server.url, secret=bot.secret, wait=1, block=False)
-    finally:
-        server.stop()  # away from now on
+    # away from now on
     try:
         end = time.monotonic() + 60
         while poller._backoff <= sdk.polling.BACKOFF_START * 4:  # three failed tries: > 1.5 s away

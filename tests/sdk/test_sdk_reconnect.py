@@ -18,44 +18,19 @@ import pytest
 
 from sdk import Client, connect
 from sdk.polling import BACKOFF_START
-from sdk.webhook import BotServer
+from tests.live import served_api
 from tests.sdk.conftest import Recorder
 from tests.server.driving import finish, publish_next, wait_turn
 
 GAME = "double-carre"
 
 
-class Api:
-    """The live app under waitress on one fixed port, to stop and start again."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-        self.handle: BotServer | None = None
-        self.port = 0
-        self.start()
-
-    def start(self) -> None:
-        from waitress.server import create_server
-
-        sockets: dict = {}
-        server = create_server(self.app, map=sockets, host="127.0.0.1", port=self.port, threads=16,
-                               ident="cardarena")
-        self.port = server.effective_port
-        self.handle = BotServer(server, "api", sockets)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.handle.stop()
-
-
 @pytest.fixture()
-def fixed_api(api):
-    server = Api(api.live.app)
-    yield server
-    server.stop()
+def fixed_api(api, redis_url):
+    """A `cardarena serve` of its own (on the database `api` emptied), to stop and start again
+    on its port."""
+    with served_api(redis_url, {"CARDARENA_RATE_LIMITS": "off"}, name="restarted") as server:
+        yield server
 
 
 def _wait_for(condition, timeout: float = 60.0) -> None:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from sdk import CardarenaError, Client
-from tests.live import reset_db, serve_in_thread
+from tests.live import reset_db, served_api
 
 GAME = "double-carre"
 
@@ -46,16 +46,13 @@ def test_an_empty_CARDARENA_TOKEN_counts_as_none_and_create_account_keeps_the_ne
 
 
 def test_the_accounts_limit_says_when_to_retry_and_that_a_token_can_be_reused(redis_url):
-    from server import create_app
-
     reset_db(redis_url)
-    app = create_app({"REDIS_URL": redis_url, "ACCOUNTS_RATE_LIMIT": "1 per minute"})
-    server = serve_in_thread(app, threads=4)
     try:
-        with Client(server.url) as client:
-            client.create_account("first")
-            with pytest.raises(CardarenaError) as limited:
-                Client(server.url).create_account("second")
+        with served_api(redis_url, {"CARDARENA_ACCOUNTS_RATE_LIMIT": "1 per minute"}, name="accounts") as server:
+            with Client(server.url) as client:
+                client.create_account("first")
+                with pytest.raises(CardarenaError) as limited:
+                    Client(server.url).create_account("second")
         error = limited.value
         assert error.status == 429 and error.code == "rate_limited"
         assert error.retry_after is not None and 0 < error.retry_after <= 60
@@ -64,22 +61,16 @@ def test_the_accounts_limit_says_when_to_retry_and_that_a_token_can_be_reused(re
         assert abs(int(wait.group(1)) - error.retry_after) <= 1  # the message and Retry-After agree
         assert "CARDARENA_TOKEN" in error.message and "reuse" in error.message
     finally:
-        server.close()
         reset_db(redis_url)
 
 
 def test_create_account_takes_an_invite_when_sign_up_is_by_invite_only(redis_url):
-    from server import create_app
-
-    app = create_app({"REDIS_URL": redis_url, "RATELIMIT_ENABLED": False, "SIGNUP": "invite"})
-    _, code = app.extensions["cardarena.store"].create_invite("for ann")
-    server = serve_in_thread(app, threads=4)
-    try:
+    settings = {"CARDARENA_RATE_LIMITS": "off", "CARDARENA_SIGNUP": "invite"}
+    with served_api(redis_url, settings, name="invite") as server:
+        _, code = server.store.create_invite("for ann")
         with pytest.raises(CardarenaError) as refused:
             Client(server.url).create_account("ann")
         assert refused.value.status == 403 and refused.value.code == "invite_required"
         with Client(server.url) as client:
             account = client.create_account("ann", invite=code)
             assert client.token == account.token and account.name == "ann"
-    finally:
-        server.close()

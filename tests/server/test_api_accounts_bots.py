@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.live import serve_in_thread
+from tests.live import ApiClient, reset_db, served_api
 
 
 def error_code(response) -> str:
@@ -148,43 +148,32 @@ def test_rankings_list_rated_bots_best_first(api):
 
 def test_private_webhook_urls_refused_when_public_only(redis_url):
     from server import create_app
-    from tests.live import ADMIN_TOKEN, ApiClient, LiveServer, reset_db
 
     reset_db(redis_url)
-    app = create_app({"REDIS_URL": redis_url, "PUBLIC_URLS_ONLY": True, "RATELIMIT_ENABLED": False,
-                      "ADMIN_TOKEN": ADMIN_TOKEN})
-    server = serve_in_thread(app, threads=4)
-    try:
-        api = ApiClient(LiveServer(server.url, app))
-        token = api.account()
-        for url in ["http://127.0.0.1:8000/", "http://localhost/", "http://10.1.2.3/", "http://[::1]/",
-                    "http://169.254.169.254/latest"]:
-            r = api.post("/bots", {"name": "h", "game": "toy-high", "kind": "webhook", "url": url}, token=token)
-            assert r.status_code == 422 and error_code(r) == "invalid_url", url
-    finally:
-        server.close()
+    client = create_app({"REDIS_URL": redis_url, "PUBLIC_URLS_ONLY": True, "RATELIMIT_ENABLED": False}).test_client()
+    token = client.post("/api/v1/accounts", json={"name": "alice"}).get_json()["token"]
+    for url in ["http://127.0.0.1:8000/", "http://localhost/", "http://10.1.2.3/", "http://[::1]/",
+                "http://169.254.169.254/latest"]:
+        r = client.post("/api/v1/bots", json={"name": "h", "game": "toy-high", "kind": "webhook", "url": url},
+                        headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 422 and r.get_json()["error"]["code"] == "invalid_url", url
 
 
 def test_rate_limits_answer_429_with_retry_after(redis_url):
-    from server import create_app
-    from tests.live import ApiClient, LiveServer, reset_db
-
     reset_db(redis_url)
-    app = create_app({"REDIS_URL": redis_url, "ACCOUNTS_RATE_LIMIT": "2 per minute",
-                      "TOKEN_RATE_LIMIT": "5 per minute"})
-    server = serve_in_thread(app, threads=4)
+    settings = {"CARDARENA_ACCOUNTS_RATE_LIMIT": "2 per minute", "CARDARENA_TOKEN_RATE_LIMIT": "5 per minute"}
     try:
-        api = ApiClient(LiveServer(server.url, app))
-        token = api.account("one")
-        api.account("two")
-        r = api.post("/accounts", {"name": "three"})
-        assert r.status_code == 429 and error_code(r) == "rate_limited"
-        assert 0 < int(r.headers["Retry-After"]) <= 60
-        statuses = [api.get("/bots", token=token).status_code for _ in range(6)]
-        assert statuses[-1] == 429 and statuses.count(200) <= 5
-        # another credential has its own budget
-        other = api.store.create_account("x")[1]
-        assert api.get("/bots", token=other).status_code == 200
+        with served_api(redis_url, settings, name="limits") as server:
+            api = ApiClient(server)
+            token = api.account("one")
+            api.account("two")
+            r = api.post("/accounts", {"name": "three"})
+            assert r.status_code == 429 and error_code(r) == "rate_limited"
+            assert 0 < int(r.headers["Retry-After"]) <= 60
+            statuses = [api.get("/bots", token=token).status_code for _ in range(6)]
+            assert statuses[-1] == 429 and statuses.count(200) <= 5
+            # another credential has its own budget
+            other = api.store.create_account("x")[1]
+            assert api.get("/bots", token=other).status_code == 200
     finally:
-        server.close()
         reset_db(redis_url)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import random
 import time
+from contextlib import contextmanager
 
 import pytest
+import requests
 
 from games.table import card_strings
+from tests.live import served_api
 from tests.server.driving import GAME, conclude, make_bots, played, running_match, running_tournament, step
 from tests.sse import EventStream
 
@@ -73,71 +76,61 @@ def test_a_finished_match_of_a_running_tournament_streams_no_step(api):
         assert stream.next(timeout=5) is None
 
 
-def streams_open(app) -> int:
-    """The live server's open streams (it runs in this process)."""
-    slots = app.extensions.get("cardarena.streams")
-    return slots.open if slots else 0
+@contextmanager
+def streams_server(redis_url: str, **limits: str):
+    """`cardarena serve` with the event streams' `limits` (CARDARENA_<KEY>: server/api/events.py
+    `LIMITS`); yields its /api/v1 URL."""
+    settings = {"CARDARENA_RATE_LIMITS": "off", **{f"CARDARENA_{key}": value for key, value in limits.items()}}
+    with served_api(redis_url, settings, name="streams") as server:
+        yield server.api
 
 
-def no_stream_left(app, monkeypatch) -> None:
-    """Wait until the streams of earlier tests are noticed closed (quick heartbeats meanwhile)."""
-    monkeypatch.setitem(app.config, "EVENT_HEARTBEAT_SECONDS", 0.2)
-    deadline = time.monotonic() + 20
-    while streams_open(app):
-        assert time.monotonic() < deadline, "streams of earlier tests stayed open"
-        time.sleep(0.1)
-
-
-def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_place(api, app, monkeypatch):
-    no_stream_left(app, monkeypatch)
-    monkeypatch.setitem(app.config, "EVENT_STREAMS", 1)
+def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_place(api, redis_url):
     store = api.store
     queued = store.create_match(GAME, make_bots(store), 1, {})["id"]
-    first = EventStream(f"{api.base}/matches/{queued}/events")
-    assert first.response.status_code == 200
-    started = time.monotonic()
-    refused = api.get(f"/matches/{queued}/events", timeout=10)
-    assert time.monotonic() - started < 5
-    assert refused.status_code == 503 and refused.json()["error"]["code"] == "too_many_streams"
-    assert refused.headers["Retry-After"] == "5"
-    first.close()
-    deadline = time.monotonic() + 10
-    while True:  # the server notices the closed stream at its next heartbeat
-        again = EventStream(f"{api.base}/matches/{queued}/events")
-        if again.response.status_code == 200:
-            again.close()
-            break
-        assert time.monotonic() < deadline, "the closed stream's place never came back"
-        time.sleep(0.2)
+    with streams_server(redis_url, EVENT_STREAMS="1", EVENT_HEARTBEAT_SECONDS="0.2") as base:
+        first = EventStream(f"{base}/matches/{queued}/events")
+        assert first.response.status_code == 200
+        started = time.monotonic()
+        refused = requests.get(f"{base}/matches/{queued}/events", timeout=10)
+        assert time.monotonic() - started < 5
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "too_many_streams"
+        assert refused.headers["Retry-After"] == "5"
+        first.close()
+        deadline = time.monotonic() + 10
+        while True:  # the server notices the closed stream at its next heartbeat
+            again = EventStream(f"{base}/matches/{queued}/events")
+            if again.response.status_code == 200:
+                again.close()
+                break
+            assert time.monotonic() < deadline, "the closed stream's place never came back"
+            time.sleep(0.2)
 
 
 @pytest.mark.slow
-def test_one_client_cannot_hold_every_stream(api, app, monkeypatch):
-    no_stream_left(app, monkeypatch)
-    monkeypatch.setitem(app.config, "EVENT_STREAMS", 10)
-    monkeypatch.setitem(app.config, "EVENT_STREAMS_PER_CLIENT", 2)
+def test_one_client_cannot_hold_every_stream(api, redis_url):
     store = api.store
     queued = store.create_match(GAME, make_bots(store), 1, {})["id"]
-    held = [EventStream(f"{api.base}/matches/{queued}/events") for _ in range(2)]
-    try:
-        assert [s.response.status_code for s in held] == [200, 200]
-        refused = api.get(f"/matches/{queued}/events", timeout=10)
-        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_waiting"
-        assert "from one address" in refused.json()["error"]["message"]
-    finally:
-        for stream in held:
-            stream.close()
+    with streams_server(redis_url, EVENT_STREAMS="10", EVENT_STREAMS_PER_CLIENT="2") as base:
+        held = [EventStream(f"{base}/matches/{queued}/events") for _ in range(2)]
+        try:
+            assert [s.response.status_code for s in held] == [200, 200]
+            refused = requests.get(f"{base}/matches/{queued}/events", timeout=10)
+            assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_waiting"
+            assert "from one address" in refused.json()["error"]["message"]
+        finally:
+            for stream in held:
+                stream.close()
 
 
-def test_a_stream_ends_after_its_time_with_a_retry_hint(api, app, monkeypatch):
-    monkeypatch.setitem(app.config, "EVENT_STREAM_SECONDS", 1.0)
-    monkeypatch.setitem(app.config, "EVENT_HEARTBEAT_SECONDS", 0.3)
+def test_a_stream_ends_after_its_time_with_a_retry_hint(api, redis_url):
     store = api.store
     queued = store.create_match(GAME, make_bots(store), 1, {})["id"]
-    started = time.monotonic()
-    with EventStream(f"{api.base}/matches/{queued}/events") as stream:
-        assert stream.next(timeout=10) is None
-    assert time.monotonic() - started < 8
+    with streams_server(redis_url, EVENT_STREAM_SECONDS="1.0", EVENT_HEARTBEAT_SECONDS="0.3") as base:
+        started = time.monotonic()
+        with EventStream(f"{base}/matches/{queued}/events") as stream:
+            assert stream.next(timeout=10) is None
+        assert time.monotonic() - started < 8
     assert stream.retry == 1000 and stream.comments >= 1
 
 

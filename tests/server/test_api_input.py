@@ -7,7 +7,6 @@ the error format, and nothing is logged as a server error.
 
 from __future__ import annotations
 
-import logging
 import threading
 
 import pytest
@@ -25,10 +24,11 @@ def error_code(response) -> str:
 
 
 @pytest.fixture()
-def server_errors(caplog):
-    """The errors the app logs while the test runs (a traceback would be one)."""
-    caplog.set_level(logging.WARNING)
-    return lambda: [r for r in caplog.records if r.levelno >= logging.ERROR]
+def server_errors(live_server):
+    """The errors the served API logs while the test runs (a traceback would be one)."""
+    offset = live_server.log_size()
+    return lambda: [line for line in live_server.log_since(offset).splitlines()
+                    if "ERROR" in line or "Traceback" in line]
 
 
 @pytest.mark.parametrize("body", BODIES.values(), ids=BODIES.keys())

@@ -6,8 +6,9 @@
 * an account's tournament has at most 10,000 matches;
 * a Redis outage is a 503, not a 500.
 
-Apps with limits switched on run beside the session's (limits off) on the same
-Redis, under waitress on loopback like `cardarena serve`.
+APIs with limits switched on run beside the session's (limits off) on the same
+Redis: `cardarena serve` subprocesses given their limits in the environment
+(CARDARENA_<KEY>, server/app.py `TUNABLE`), as an operator gives them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import requests
 from core.redis_server import EmbeddedRedis
 from core.store.quotas import polls_key
 from server import create_app
-from tests.live import ADMIN_TOKEN, serve_in_thread
+from tests.live import ADMIN_TOKEN, served_api
 from tests.waiting import wait_until
 
 
@@ -32,15 +33,12 @@ def error_code(response) -> str:
 
 
 @contextmanager
-def limited_server(redis_url: str, threads: int = 32, **config):
-    """An API with rate limits on (its own key prefix) under waitress; yields its /api/v1 URL."""
-    app = create_app({"REDIS_URL": redis_url, "ADMIN_TOKEN": ADMIN_TOKEN, "RATELIMIT_ENABLED": True,
-                      "RATELIMIT_KEY_PREFIX": "limits-" + secrets.token_hex(4), **config})
-    server = serve_in_thread(app, threads=threads)
-    try:
-        yield server.url + "/api/v1"
-    finally:
-        server.close()
+def limited_server(redis_url: str, connections: int | None = None, **limits: str):
+    """`cardarena serve` with rate limits on, each of `limits` set as CARDARENA_<KEY>
+    (`connections`: its --connections); yields its /api/v1 URL."""
+    with served_api(redis_url, {f"CARDARENA_{key}": value for key, value in limits.items()},
+                    connections=connections, name="limited") as server:
+        yield server.api
 
 
 # -- keyed on who the caller proves to be ----------------------------------------------------------
@@ -104,12 +102,13 @@ def test_long_polls_beyond_a_bots_cap_are_refused_at_once(api, polling_bot):
 
 @pytest.mark.slow
 def test_idle_long_polls_never_hold_the_threads_everything_else_needs(api, redis_url):
-    """Many bots waiting at once take at most LONG_POLL_SLOTS threads: GET /games still answers
-    while they wait, and the polls beyond the slots are refused at once (503)."""
+    """Many bots waiting at once take at most half the server's connections (LONG_POLL_SLOTS):
+    GET /games still answers while they wait, and the polls beyond the slots are refused at
+    once (503)."""
     token = api.account("crowd")
     bots = [api.bot(token, f"idle{i}", game="toy-high") for i in range(12)]
     crowd, owner = [b["secret"] for b in bots], api.store.get_bot(bots[0]["id"])["owner"]
-    with limited_server(redis_url, threads=8, LONG_POLL_SLOTS=4, TOKEN_RATE_LIMIT="1000 per minute") as base:
+    with limited_server(redis_url, connections=8, TOKEN_RATE_LIMIT="1000 per minute") as base:  # 4 polls
         results: list = []
         waiting = threading.Thread(target=lambda: results.extend(concurrent_polls(base, crowd, wait=3.0)))
         waiting.start()
@@ -183,10 +182,9 @@ def test_an_accounts_tournament_over_10000_matches_is_refused_before_anything_is
 @pytest.mark.parametrize("limits", [False, True], ids=["limits-off", "limits-on"])
 def test_a_redis_outage_is_a_503_with_retry_after_not_a_500(limits):
     redis_server = EmbeddedRedis().start()
+    settings = {"CARDARENA_SECRET_KEY": "k" * 32, **({} if limits else {"CARDARENA_RATE_LIMITS": "off"})}
     try:
-        app = create_app({"REDIS_URL": redis_server.url, "RATELIMIT_ENABLED": limits, "SECRET_KEY": "k" * 32})
-        server = serve_in_thread(app, threads=4)
-        try:
+        with served_api(redis_server.url, settings, name="outage") as server:
             assert requests.get(server.url + "/api/v1/bots", timeout=10).status_code == 200
             redis_server.stop()
             for path in ("/api/v1/bots", "/api/v1/games/double/rankings", "/"):
@@ -195,8 +193,6 @@ def test_a_redis_outage_is_a_503_with_retry_after_not_a_500(limits):
                 assert r.json()["error"]["code"] == "unavailable" and r.headers["Retry-After"], path
             r = requests.post(server.url + "/api/v1/accounts", json={"name": "x"}, timeout=30)
             assert r.status_code == 503
-        finally:
-            server.close()
     finally:
         redis_server.stop()
 

@@ -108,8 +108,11 @@ def fuzz(operation, mode, headers: dict, seen: dict[int, int]):
     def check(case):
         # a negative case may be negative *because* it dropped the credential: keep it dropped
         dropped = mode is GenerationMode.NEGATIVE and "Authorization" not in (case.headers or {})
-        response = case.call_and_validate(headers={} if dropped else headers, checks=CHECKS, timeout=40)
+        response = case.call(headers={} if dropped else headers, timeout=40)
         seen[response.status_code] = seen.get(response.status_code, 0) + 1
+        if response.status_code == 414:  # a request line over 8 KB: the HTTP server's refusal, before the app
+            return
+        case.validate_response(response, checks=CHECKS, headers={} if dropped else headers)
         if response.status_code >= 400:
             body = response.json()
             assert set(body) == {"error"} and {"code", "message"} <= set(body["error"])

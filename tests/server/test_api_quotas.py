@@ -9,8 +9,8 @@
 * new accounts are limited over every address together, not only per address (429).
 
 The waiting counts live in Redis (core/store/quotas.py): the tests watch them there to know the
-polls and streams are in, rather than sleeping. Limiter-based limits run on their own app
-(`limited_server`), as in test_api_limits.py.
+polls and streams are in, rather than sleeping. Limiter-based limits run on their own
+`cardarena serve` (`limited_server`), as in test_api_limits.py.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import pytest
 import requests
 
 from core.store.quotas import polls_key, streams_key
+from tests.live import served_api
 from tests.server.driving import make_bots
 from tests.server.test_api_limits import error_code, limited_server
 from tests.sse import EventStream
@@ -83,42 +84,41 @@ def long_poll(base: str, secret: str, wait: float) -> requests.Response:
 
 
 @pytest.mark.slow
-def test_an_accounts_65th_concurrent_long_poll_is_429_too_many_waiting_while_another_account_still_waits(
-        api, redis_url):
+def test_an_accounts_65th_concurrent_long_poll_is_429_too_many_waiting_while_another_account_still_waits(api):
     """The issue: 12 polling bots × 4 long-polls of one account filled every long-poll slot."""
     token = api.account("crowd")
     crowd = [api.bot(token, f"idle{i}", game=GAME) for i in range(17)]  # 4 polls each: 68 > 64
     account = api.store.get_bot(crowd[0]["id"])["owner"]
     other = api.bot(api.account("bystander"), "bystander", game=GAME)
     held = [bot["secret"] for bot in crowd[:16] for _ in range(4)]
-    with limited_server(redis_url, threads=80, LONG_POLL_SLOTS=72, RATELIMIT_ENABLED=False) as base:
-        results: list[int] = []
-        lock = threading.Lock()
+    base = api.base  # the session's server: half its connections may wait in long-polls
+    results: list[int] = []
+    lock = threading.Lock()
 
-        def hold(secret: str) -> None:
-            # 20 s: on a busy machine the 64 threads take a while to be all waiting at once
-            status = long_poll(base, secret, wait=20).status_code
-            with lock:
-                results.append(status)
+    def hold(secret: str) -> None:
+        # 20 s: on a busy machine the 64 threads take a while to be all waiting at once
+        status = long_poll(base, secret, wait=20).status_code
+        with lock:
+            results.append(status)
 
-        threads = [threading.Thread(target=hold, args=(secret,)) for secret in held]
-        for thread in threads:
-            thread.start()
-        wait_until(lambda: api.store.r.zcard(polls_key(account)) == 64, what="64 waiting polls")
-        started = time.monotonic()
-        refused = long_poll(base, crowd[16]["secret"], wait=8)
-        assert time.monotonic() - started < 4  # refused at once, not queued
-        assert refused.status_code == 429 and error_code(refused) == "too_many_waiting"
-        assert refused.headers["Retry-After"] == "1"
-        assert "at most 64 long-polls" in refused.json()["error"]["message"]
-        bystander = long_poll(base, other["secret"], wait=0.5)
-        assert bystander.status_code == 200 and bystander.json() == {"turns": []}
-        for thread in threads:
-            thread.join(timeout=40)
-        assert results == [200] * 64
-        # every place is given back: the account waits again
-        assert api.store.r.zcard(polls_key(account)) == 0
-        assert long_poll(base, crowd[16]["secret"], wait=0.2).status_code == 200
+    threads = [threading.Thread(target=hold, args=(secret,)) for secret in held]
+    for thread in threads:
+        thread.start()
+    wait_until(lambda: api.store.r.zcard(polls_key(account)) == 64, what="64 waiting polls")
+    started = time.monotonic()
+    refused = long_poll(base, crowd[16]["secret"], wait=8)
+    assert time.monotonic() - started < 4  # refused at once, not queued
+    assert refused.status_code == 429 and error_code(refused) == "too_many_waiting"
+    assert refused.headers["Retry-After"] == "1"
+    assert "at most 64 long-polls" in refused.json()["error"]["message"]
+    bystander = long_poll(base, other["secret"], wait=0.5)
+    assert bystander.status_code == 200 and bystander.json() == {"turns": []}
+    for thread in threads:
+        thread.join(timeout=40)
+    assert results == [200] * 64
+    # every place is given back: the account waits again
+    assert api.store.r.zcard(polls_key(account)) == 0
+    assert long_poll(base, crowd[16]["secret"], wait=0.2).status_code == 200
 
 
 # -- streams per address ---------------------------------------------------------------------------
@@ -130,10 +130,10 @@ def test_the_17th_stream_from_one_address_is_429_too_many_waiting_over_every_api
     The address's count is shared: 8 streams on one API process and 8 on another fill it."""
     queued = api.store.create_match(GAME, make_bots(api.store), 1, {})["id"]
     key = streams_key("127.0.0.1")
-    config = {"threads": 24, "EVENT_STREAMS": 20, "EVENT_HEARTBEAT_SECONDS": 0.2, "RATELIMIT_ENABLED": False}
+    settings = {"CARDARENA_EVENT_STREAMS": "20", "CARDARENA_EVENT_HEARTBEAT_SECONDS": "0.2",
+                "CARDARENA_RATE_LIMITS": "off"}
     with ExitStack() as stack:
-        one = stack.enter_context(limited_server(redis_url, **config))
-        two = stack.enter_context(limited_server(redis_url, **config))
+        one, two = (stack.enter_context(served_api(redis_url, settings, name="streams")).api for _ in range(2))
         wait_until(lambda: api.store.r.zcard(key) == 0, what="no stream left from earlier tests")
         streams = [EventStream(f"{base}/matches/{queued}/events") for base in [one] * 8 + [two] * 8]
         stack.callback(lambda: [stream.close() for stream in streams])

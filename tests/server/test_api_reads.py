@@ -90,7 +90,7 @@ def finished_tournament(api, token: str, bots: list[str], monkeypatch) -> str:
     from games.ranking import alone_first, match_points
     from worker.jobs import run_tournament
 
-    monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks
+    monkeypatch.setenv("REDIS_URL", api.live.redis_url)  # where run_tournament looks
     tid = api.ok(api.post("/tournaments", {"game": "toy-high", "bots": bots, "deals": 2}, token=token),
                  202)["id"]
     assert run_tournament(tid) == "expanded"

@@ -18,51 +18,21 @@ test nothing while it waits). The full figure (5,000 long-polls + 500 streams) i
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
-from contextlib import ExitStack, contextmanager
-from pathlib import Path
+from contextlib import ExitStack
 
 import pytest
 import redis
 import requests
 
-from core.redis_server import free_port
 from core.store import Store, secret_key
 from core.store.quotas import polls_key, streams_key
-from tests.waiting import wait_answering, wait_until
+from tests.live import served_api
+from tests.waiting import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
-GAME = "duck-soup"  # a real game: the server process knows only the registered ones
-ADMIN = "test-admin-token-waiting-0123456789"
-
-
-@contextmanager
-def served(redis_url: str, *args: str):
-    """`cardarena serve` on a free loopback port, on `redis_url`; yields its base URL."""
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_ADMIN_TOKEN": ADMIN}
-    out = ROOT / "test-output"
-    out.mkdir(exist_ok=True)
-    log = open(out / f"serve-{port}.log", "wb")  # noqa: SIM115 (closed below)
-    proc = subprocess.Popen([sys.executable, "-m", "cardarena.cli", "serve", "--port", str(port), *args],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_answering(base + "/api/v1/games", proc, "the server", log=(out / f"serve-{port}.log").read_text)
-        yield base, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        log.close()
+GAME = "duck-soup"
 
 
 class Held:
@@ -115,7 +85,8 @@ def test_the_attack_of_the_issue_scaled_up_hurts_nobody(redis_client, redis_url)
     match = s.create_match(GAME, [honest["id"], other["id"]], 1, {}, move_timeout_ms=10_000)
     s.set_match_status(match["id"], "running")
     watched = s.create_match(GAME, [other["id"], honest["id"]], 2, {})["id"]
-    with served(redis_url) as (base, _proc), ExitStack() as stack:
+    with served_api(redis_url, name="waiting") as server, ExitStack() as stack:
+        base = server.url
         port = int(base.rsplit(":", 1)[1])
         subscribed_before = server_connections(redis_url)
         held = [Held(port, "/api/v1/bots/me/turns?wait=25", secret)
@@ -177,7 +148,8 @@ def test_beyond_a_processs_waiting_capacity_it_is_503_at_once_and_the_rest_still
     secrets = [s.create_bot(account["id"], f"b{i}", GAME, "polling")[1] for i in range(6)]
     watched = s.create_match(GAME, [s.create_bot(account["id"], "x", GAME, "polling")[0]["id"],
                                     s.create_bot(account["id"], "y", GAME, "polling")[0]["id"]], 1, {})["id"]
-    with served(redis_url, "--connections", "40") as (base, _proc), ExitStack() as stack:
+    with served_api(redis_url, connections=40, name="waiting") as server, ExitStack() as stack:
+        base = server.url
         port = int(base.rsplit(":", 1)[1])
         held = [Held(port, "/api/v1/bots/me/turns?wait=20", secret) for secret in secrets[:5] for _ in range(4)]
         stack.callback(lambda: [h.close() for h in held])

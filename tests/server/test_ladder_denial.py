@@ -68,7 +68,7 @@ def test_a_bots_owner_ends_a_match_of_another_accounts_tournament(api, monkeypat
     victim_token, victim, attacker_token, attacker = _victim_and_attacker(api)
     tid = api.ok(api.post("/tournaments", {"game": GAME, "bots": [attacker, victim], "deals": 1,
                                            "duplicate": False}, token=attacker_token), 202)["id"]
-    monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks
+    monkeypatch.setenv("REDIS_URL", api.live.redis_url)  # where run_tournament looks
     assert run_tournament(tid) == "expanded"  # its matches made, as the worker makes them
     (mid,) = api.store.tournament_matches(tid)
     assert api.ok(api.post(f"/matches/{mid}/abort", token=victim_token), 200)["status"] == "aborted"
@@ -81,7 +81,7 @@ def test_switching_to_accepts_owner_ends_the_matches_others_queued(api, monkeypa
     challenges = [api.match(attacker_token, GAME, [attacker, victim])["id"] for _ in range(2)]
     tid = api.ok(api.post("/tournaments", {"game": GAME, "bots": [attacker, victim], "deals": 2},
                           token=attacker_token), 202)["id"]
-    monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks
+    monkeypatch.setenv("REDIS_URL", api.live.redis_url)  # where run_tournament looks
     assert run_tournament(tid) == "expanded"
     theirs = challenges + api.store.tournament_matches(tid)
     own = api.match(victim_token, GAME, [victim, api.bot(victim_token, "second")["id"]])["id"]

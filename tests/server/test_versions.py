@@ -143,7 +143,7 @@ def test_a_tournament_plays_the_versions_its_bots_had_when_it_was_created(api, m
     api.ok(api.post(f"/bots/{a}/versions", {}, token=token), 201)
     tid = api.ok(api.post("/tournaments", {"game": GAME, "bots": [a, b], "deals": 1}, token=token), 202)["id"]
     api.ok(api.post(f"/bots/{a}/versions", {}, token=token), 201)  # version 3, after the tournament was made
-    monkeypatch.setenv("REDIS_URL", api.live.app.config["REDIS_URL"])  # where run_tournament looks
+    monkeypatch.setenv("REDIS_URL", api.live.redis_url)  # where run_tournament looks
     assert run_tournament(tid) == "expanded"
     matches = api.ok(api.get(f"/tournaments/{tid}/matches"), 200)["matches"]
     assert len(matches) == 2 and {(s["bot"], s["version"]) for m in matches for s in m["seats"]} == {(a, 2), (b, 1)}

@@ -16,6 +16,7 @@ import time
 import pytest
 
 import games
+from tests.live import served_api
 from tests.server.driving import make_bots, running_match, step
 from tests.sse import EventStream
 from tests.web.conftest import SHOTS
@@ -104,17 +105,20 @@ def test_the_live_page_and_the_event_stream_follow_a_running_match(api, worker_p
 
 
 @pytest.mark.slow
-def test_a_live_page_refused_a_stream_tries_again_and_catches_up(live_server, store, page, app, monkeypatch):
+def test_a_live_page_refused_a_stream_tries_again_and_catches_up(store, page, redis_url):
     """A busy server refuses a stream (503): the browser's EventSource gives up on such an
-    answer, so the page opens a new one a few seconds later, from the step it shows."""
+    answer, so the page opens a new one a few seconds later, from the step it shows — here
+    from the same server restarted with room for streams."""
     mid, state = running_match(store, make_bots(store), seed=SEED)
     rng = random.Random(1)
     step(store, mid, state, rng)
-    monkeypatch.setitem(app.config, "EVENT_STREAMS", 0)  # every stream refused
-    page.goto(f"{live_server.url}/matches/{mid}")
-    page.wait_for_function("() => document.getElementById('live-status').textContent.startsWith('Connection lost')")
-    monkeypatch.setitem(app.config, "EVENT_STREAMS", 16)
-    for _ in range(2):
-        step(store, mid, state, rng)
-    page.wait_for_selector('#board .board[data-step="3"]', timeout=20_000)
+    with served_api(redis_url, {"CARDARENA_RATE_LIMITS": "off", "CARDARENA_EVENT_STREAMS": "0"},
+                    name="no-streams") as server:  # every stream refused
+        page.goto(f"{server.url}/matches/{mid}")
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent.startsWith('Connection lost')")
+        server.restart({"CARDARENA_EVENT_STREAMS": "16"})
+        for _ in range(2):
+            step(store, mid, state, rng)
+        page.wait_for_selector('#board .board[data-step="3"]', timeout=20_000)
     assert page.locator("#board .seat.last").get_attribute("data-seat") == str(store.match_log(mid)[-1]["seat"])

@@ -1,6 +1,6 @@
 """A person plays whole matches in a real browser, on the real platform (docs/api.md §6).
 
-The live API under waitress and the real worker pool referee every match; the person is
+The live API (`cardarena serve`) and the real worker pool referee every match; the person is
 Chromium, signed in with an account token through the sign-in page, choosing the game
 and the example heuristic on /play, then clicking one of the legal actions the table
 offers (`[data-action]`) until the table says `data-status="finished"`. Every game is

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
 from pathlib import Path
 
 import pytest
@@ -129,21 +128,6 @@ def test_the_opponents_are_sorted_by_the_number_they_show(api, browser, viewport
         context.close()
 
 
-class SignallingPlaces(threading.BoundedSemaphore):
-    """The app's long-poll places, saying when a request takes one: a `/state?wait=1` has read
-    the match and waits for the person's decision."""
-
-    def __init__(self, value: int) -> None:
-        super().__init__(value)
-        self.taken = threading.Event()
-
-    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool:
-        got = super().acquire(blocking, timeout) if timeout is not None else super().acquire(blocking)
-        if got:
-            self.taken.set()
-        return got
-
-
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
 def test_the_header_the_prompt_the_hint_and_the_clock_line_agree(api, browser, viewport):
     """A person who acts first opens the table while the match is queued; it starts and asks
@@ -161,15 +145,12 @@ def test_the_header_the_prompt_the_hint_and_the_clock_line_agree(api, browser, v
     mid = s.create_match(game, [person["id"], bot], 7, {}, rated=False, owner=account["id"],
                          seat_clocks=[PERSON_CLOCK, None])["id"]
     assert s.replay(mid).to_act == 0  # the person leads: the page waits for their decision
-    app = api.live.app
-    places = app.extensions["cardarena.poll_slots"]
     context, page = signed_in_page(api, browser, viewport, token)
     try:
-        app.extensions["cardarena.poll_slots"] = waiting = SignallingPlaces(8)
-        page.goto(f"{api.live.url}/play/{mid}")
-        assert page.inner_text("#status") == "queued"
-        assert page.inner_text("#prompt") == "Waiting for the match to start…"
-        assert waiting.taken.wait(10), "the page never asked for its decision"
+        with page.expect_request(lambda r: "/state?wait=" in r.url, timeout=10_000):  # it asks for its decision
+            page.goto(f"{api.live.url}/play/{mid}")
+            assert page.inner_text("#status") == "queued"
+            assert page.inner_text("#prompt") == "Waiting for the match to start…"
         s.set_match_status(mid, "running")  # as the runner starts it: running, then the decision
         publish(api, mid, person)
         page.wait_for_selector("#table [data-action]")
@@ -183,7 +164,6 @@ def test_the_header_the_prompt_the_hint_and_the_clock_line_agree(api, browser, v
         assert re.fullmatch(r"kim \(person\) you [01]:\d\d to move · bank 5:00", lines[0]), lines
         assert lines[1] == "r0 2 s a move · bank 0:10", lines
     finally:
-        app.extensions["cardarena.poll_slots"] = places
         context.close()
 
 

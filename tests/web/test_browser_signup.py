@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from server import create_app
-from tests.live import ADMIN_TOKEN, serve_in_thread
+from tests.live import served_api
 
 
 @pytest.mark.slow
 def test_the_sign_in_page_takes_an_invite_when_sign_up_is_by_invite_only(page, redis_url):
-    app = create_app({"REDIS_URL": redis_url, "ADMIN_TOKEN": ADMIN_TOKEN, "RATELIMIT_ENABLED": False,
-                      "SIGNUP": "invite"})
-    _, code = app.extensions["cardarena.store"].create_invite("for ann")
-    server = serve_in_thread(app, threads=4)
-    try:
+    settings = {"CARDARENA_RATE_LIMITS": "off", "CARDARENA_SIGNUP": "invite"}
+    with served_api(redis_url, settings, name="invite") as server:
+        _, code = server.store.create_invite("for ann")
         page.goto(f"{server.url}/signin")
         assert page.is_visible("#invite-only")
         page.fill("#account-name", "ann")
@@ -30,5 +27,3 @@ def test_the_sign_in_page_takes_an_invite_when_sign_up_is_by_invite_only(page, r
         page.click("#signin-new")
         page.wait_for_selector("#signed-in")
         assert page.inner_text("#signed-in") == "ann"
-    finally:
-        server.close()

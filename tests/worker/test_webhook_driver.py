@@ -1,7 +1,7 @@
 """worker/drivers/webhook.py: the referee's POST to a webhook bot, against real loopback servers.
 
 A well-behaved bot is hosted with `sdk.serve`; the misbehaving ones are raw
-WSGI apps under waitress, or raw TCP servers (tests/worker/zoo.py) for what
+WSGI apps (tests/wsgi_loopback.py), or raw TCP servers (tests/worker/zoo.py) for what
 happens below HTTP, each doing one wrong thing the driver must turn into a
 fault of its kind (docs/api.md §5: timeouts, HTTP errors, bad answers, oversize
 answers, redirects, URLs it cannot or may not call).
@@ -13,13 +13,13 @@ import json
 import socket
 import threading
 import time
-from contextlib import contextmanager
 
 import pytest
 
 import games
 from sdk import Bot, serve, signature_ok
 from tests.worker.zoo import BIGNUM, LEAK, NESTED, RawServer, answer_bytes, ok_answer, silent, trickle
+from tests.wsgi_loopback import serving
 from worker.drivers.webhook import MAX_ANSWER, SIGNATURE_HEADER, WebhookDriver
 
 SECRET = "b_test.webhook-driver-secret"
@@ -64,28 +64,6 @@ class Recorder:
             return [r["path"] for r in self.requests]
 
 
-@contextmanager
-def serving(app, **adjustments):
-    """`app` under waitress on a free 127.0.0.1 port, run by a background thread; yields its URL."""
-    from waitress.server import create_server
-
-    server = create_server(app, host="127.0.0.1", port=0, threads=4, ident="test-bot", **adjustments)
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            server.asyncore.loop(timeout=0.02, map=server._map, count=1)
-        for channel in list(server._map.values()):
-            channel.close()
-        server.task_dispatcher.shutdown(timeout=3)
-
-    thread = threading.Thread(target=loop, name="test-bot-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.effective_port}"
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def answer(status: str, body: bytes, headers: list[tuple[str, str]] | None = None):

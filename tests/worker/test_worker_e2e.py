@@ -17,8 +17,9 @@ import pytest
 import games
 from example_bots.random import RandomBot
 from sdk import connect, serve
-from tests.live import ADMIN_TOKEN, OUTPUT, serve_in_thread
+from tests.live import ADMIN_TOKEN, OUTPUT
 from tests.worker.zoo import LEAK, PATHS, Zoo
+from tests.wsgi_loopback import serving
 
 GAME = "double-carre"
 
@@ -155,11 +156,10 @@ def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool, group):
     and no text of a bot's error page reaches a public record."""
     token = api.account("zookeeper")
     zoo = Zoo()
-    server = serve_in_thread(zoo, threads=32)
     bad = {}
-    try:
+    with serving(zoo) as zoo_url:
         for path in group:
-            url = f"http://127.0.0.1:{free_port()}/" if path == "refused" else f"{server.url}/{path}"
+            url = f"http://127.0.0.1:{free_port()}/" if path == "refused" else f"{zoo_url}/{path}"
             bad[path] = api.bot(token, path, game=GAME, kind="webhook", url=url)["id"]
         good = [python_bot(api, "heuristic", "example_bots.double_carre:DoubleCarreHeuristic"),
                 python_bot(api, "random", "example_bots.random:RandomBot")]
@@ -169,8 +169,6 @@ def test_a_zoo_of_bad_webhook_bots_is_contained(api, worker_pool, group):
         tid = tournament(api, ADMIN_TOKEN, good + list(bad.values()), deals=1, move_timeout_ms=2000, time_bank_ms=0,
                          max_faults=2)
         done = wait_finished(api, tid)
-    finally:
-        server.close()
     entrants = len(good) + len(bad)
     opponents = entrants - 1
     total = entrants * opponents  # every pair, both rotations
