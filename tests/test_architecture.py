@@ -1,6 +1,7 @@
 """The import rules docs/architecture.md states, checked on the source (function-local imports
 included): who may import whom, no cycles between modules, and no game named outside the games;
-Redis scripts only as files of core/store/lua/, Redis key names built only in core/store/.
+Redis scripts only as files of core/store/lua/, Redis key names built only in core/store/;
+the API served one way (`cardarena serve`), in the tests too.
 """
 
 from __future__ import annotations
@@ -183,3 +184,23 @@ def test_no_redis_key_name_is_built_outside_the_store():
                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                    and node.func.attr in REDIS_COMMANDS and any(builds_a_key(arg) for arg in node.args))
     assert built == []
+
+
+def imported_names(path: Path) -> set[str]:
+    """The dotted name of every module `path` imports (function-local imports included)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_only_the_sdks_webhook_server_imports_waitress():
+    """The API runs one way, `cardarena serve` under gevent, and so do the tests' live servers
+    (tests/live.py); waitress serves a bot author's webhook bot (`sdk.serve`) and nothing else."""
+    files = [*product_files(), *sorted((ROOT / "tests").rglob("*.py")), *sorted((ROOT / "bench").rglob("*.py"))]
+    importers = {str(path.relative_to(ROOT)) for path in files
+                 if any(name.partition(".")[0] == "waitress" for name in imported_names(path))}
+    assert importers == {"sdk/webhook.py"}
