@@ -102,26 +102,31 @@ def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -
     if match.get("comparison"):  # its deal's statistic, the test's decision, the next deal
         comparison_match_concluded(store, match)
         stop_if_decided(store, match["comparison"])
-    read = read_end(store, match)  # its waiting record, its deal's statuses, its tournament's end
+    # its waiting record, its deal's statuses, its tournament's end; and its slots given back,
+    # the matches waiting for its bots woken
+    read = read_end(store, match, release=True)
     tid = match.get("tournament")
     if tid:
         finish_tournament_if_complete(store, tid, read.tournament_due)
     if read.waiting is not None:  # a turn of it pending: its call and deadline go
         store.forget_wait(match["id"])
-    woken = store.release_slots(match["id"], match["seats"])  # matches waiting for these bots
+    woken = read.woken
     statuses = read.twins
     following = due_twin(store, match, statuses)  # the next rotation of this deal
+    chained = []
     if following is not None and chain is not None and following not in woken:
-        store.keep_active("match", following)
-        chain.append(following)
+        chained = [following]  # active from the step that ends this one's being so
     elif following is not None and following not in woken:
         woken = woken + [following]
     # their first runs; repeated by a retry, a run finds the match locked or where the first left it
     store.enqueue("match", woken)
-    archive_when_settled(store, match, statuses)  # last: the match is no longer active
+    archive_when_settled(store, match, statuses, chained)  # last: the match is no longer active
+    if chain is not None:
+        chain.extend(chained)
 
 
-def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | None] | None = None) -> None:
+def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | None] | None = None,
+                         chained: Sequence[str] = ()) -> None:
     """Once nothing can change what the match shows, it is due to be archived (Redis then
     keeps its summary: core/store/matches.py `archive_later`): a lone match at once, a twin
     with its deal's last rotation (until then the last one's end reads the others' records).
@@ -130,11 +135,14 @@ def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | No
     which archives whatever is due. Its readers answer the same from the archive; that a
     tournament's or a comparison's match stays private until that is over is decided from
     their status, not from here. `statuses`: its deal's, as `twin_statuses` read them, else
-    read now."""
+    read now. `chained`: the rotation its caller runs next (`match_concluded`), counted active in
+    the same step."""
     statuses = statuses or twin_statuses(store, match)
     if any(status not in OVER for status in statuses.values()):
-        store.job_done("match", match["id"])
+        store.job_done("match", match["id"], keep=chained)
         return
+    for following in chained:  # none once the deal is over; made active all the same
+        store.keep_active("match", following)
     if store.archive_later(list(statuses), done=match["id"]) >= ARCHIVE_BATCH:
         archive_due(store, ARCHIVE_BATCH)
 

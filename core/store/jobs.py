@@ -221,8 +221,16 @@ class Jobs:
         own job; should it die first, the recovery sweep queues it (worker/recovery.py)."""
         self.r.sadd(active_key(self.queue), f"{kind}:{ident}")
 
-    def job_done(self, kind: str, ident: str) -> None:
-        self.r.srem(active_key(self.queue), f"{kind}:{ident}")
+    def job_done(self, kind: str, ident: str, keep: Sequence[str] = ()) -> None:
+        """`kind` `ident` has no work left; with `keep`, in the same step those matches are
+        counted active (`keep_active`: its caller runs them next)."""
+        if not keep:
+            self.r.srem(active_key(self.queue), f"{kind}:{ident}")
+            return
+        with self.r.pipeline() as pipe:
+            pipe.sadd(active_key(self.queue), *(f"match:{m}" for m in keep))
+            pipe.srem(active_key(self.queue), f"{kind}:{ident}")
+            pipe.execute()
 
     def lock(self, kind: str, ident: str, ttl_ms: int):
         """The lock of `kind` `ident`'s runner (redis-py's `Lock`, not taken yet): it expires

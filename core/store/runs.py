@@ -13,7 +13,7 @@ and takes its slots and starts (core/store/slots.py's and matches.py's steps)
 in the same step (`start_run`): one round trip, not three. As a match ends, what
 its follow-ups read — its waiting record, its deal's statuses and whether its
 tournament (core/store/tournaments.py) is to finish — is one round trip too
-(`read_end`), not three.
+(`read_end`), not three, and giving its slots back is part of it.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from core.store.bots import RUNNER_FIELDS, read_runner_record, runner_record
 from core.store.keys import load_fields, now_iso, text
 from core.store.lua import args, source
 from core.store.matches import ARCHIVED, log_key, start_announcement
-from core.store.slots import slots_step
-from core.store.tournaments import RUN_FIELDS, due_from, read_due, run_fields, tournament_key
+from core.store.slots import release_step, slots_step, woken_from
+from core.store.tournaments import RUN_FIELDS, due_from, due_keys, run_fields, tournament_key
 from core.store.waits import waiting_head, waiting_key, waiting_record
 
 
@@ -153,19 +153,26 @@ class EndRead:
     twins: dict[str, str | None]
     #: its tournament is to finish now (core/store/tournaments.py `tournament_due_to_finish`)
     tournament_due: bool
+    #: with `release`: the matches woken as its slots were given back, to enqueue
+    woken: list[str]
 
 
-def read_end(store, match: dict) -> EndRead:
+def read_end(store, match: dict, release: bool = False) -> EndRead:
     """The match's waiting record, its deal's statuses and whether its tournament is to finish,
-    in one round trip (no transaction: each is a read the follow-ups made on its own before)."""
+    in one step (lua/read_end.lua); with `release`, in the same step its slots are given back
+    (core/store/slots.py `release_slots`: each seat's bot's oldest waiting match woken)."""
     group = list(match.get("twins") or [match["id"]])
     tid = match.get("tournament")
-    pipe = store.r.pipeline(transaction=False)
-    pipe.hgetall(waiting_key(match["id"]))
-    for mid in group:
-        pipe.hget(f"match:{mid}", "status")  # kept in Redis once archived (matches.py `KEPT`)
-    if tid:
-        read_due(pipe, tid)
-    waiting, *rest = pipe.execute()
-    statuses = {mid: json.loads(raw) if raw else None for mid, raw in zip(group, rest[:len(group)], strict=True)}
-    return EndRead(waiting_record(waiting), statuses, due_from(*rest[len(group):]) if tid else False)
+    bots = list(dict.fromkeys(match["seats"])) if release else []
+    release_keys, release_args = release_step(match["id"], bots, each=1)
+    named: dict = {"twins": len(group), "tournament": bool(tid)}
+    if bots:
+        named["release"] = release_args
+    woken, waiting, statuses, tournament = store.script(source("read_end"))(
+        keys=[waiting_key(match["id"]), *(f"match:{mid}" for mid in group), *(due_keys(tid) if tid else []),
+              *(release_keys if bots else [])],
+        args=[args(**named)])
+    fields = dict(zip(waiting[::2], waiting[1::2], strict=True))
+    return EndRead(waiting_record(fields),
+                   {mid: json.loads(raw) if raw else None for mid, raw in zip(group, statuses, strict=True)},
+                   due_from(tournament[:2], tournament[2]) if tid else False, woken_from(woken))

@@ -51,6 +51,24 @@ from core.store.lua import args, source
 #: bots (a sandboxed process per match: an author's bot is in at most its max_concurrent at once)
 SLOTTED = ("webhook", "polling", "hosted")
 
+def release_step(match_id: str | None, bots: list[str], each: int | None = None) -> tuple[list[str], dict]:
+    """lua/lib/release_and_wake.lua's keys and arguments: `match_id`'s slots of `bots` (ids, each
+    once) given back (None: none), and `each` of the matches waiting for each bot taken off its
+    queue (None: all of them)."""
+    keys = [playing_key(b) for b in bots] + [waiting_key(b) for b in bots] + [WAITING_BOTS]
+    named: dict = {"bots": bots}
+    if match_id is not None:
+        named["match"] = match_id
+    if each is not None:
+        named["each"] = each
+    return keys, named
+
+
+def woken_from(reply) -> list[str]:
+    """The matches a slot step woke, from its script's reply (`Slots.release_slots`)."""
+    return list(dict.fromkeys(text(m) for m in reply or ()))
+
+
 class Slots:
     r: redis.Redis
     script: Callable[[str], Script]
@@ -73,7 +91,8 @@ class Slots:
         """Give the match's slots back; the oldest match waiting for each of these bots, taken
         off its queue, to enqueue again: one slot each freed, one match each woken (it tries
         again; one that finds another bot full waits for that one and passes the wake-up on:
-        `pass_wake`). One round trip."""
+        `pass_wake`). One round trip (a match's end makes it with its reads: core/store/runs.py
+        `read_end`)."""
         return self._release_and_wake(match_id, bot_ids, each=1)
 
     def waiting_for(self, bot_ids: list[str]) -> list[str]:
@@ -97,14 +116,8 @@ class Slots:
         bots = list(dict.fromkeys(bot_ids))
         if not bots:
             return []
-        keys = [playing_key(b) for b in bots] + [waiting_key(b) for b in bots] + [WAITING_BOTS]
-        named: dict = {"bots": bots}
-        if match_id is not None:
-            named["match"] = match_id
-        if each is not None:
-            named["each"] = each
-        woken = self.script(source("release_and_wake"))(keys=keys, args=[args(**named)])
-        return list(dict.fromkeys(text(m) for m in woken))
+        keys, named = release_step(match_id, bots, each)
+        return woken_from(self.script(source("release_and_wake"))(keys=keys, args=[args(**named)]))
 
     def bots_with_waiting_matches(self) -> list[str]:
         return sorted(text(b) for b in self.r.smembers(WAITING_BOTS))

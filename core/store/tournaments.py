@@ -66,10 +66,17 @@ def run_fields(values: list) -> dict:
     return {field: json.loads(v) if v else None for field, v in zip(RUN_FIELDS, values, strict=True)}
 
 
+def due_keys(tid: str) -> list[str]:
+    """The keys `due_from` decides from: the tournament's hash (its status and total) and its
+    done set (its size)."""
+    return [tournament_key(tid), f"tournament:{tid}:done"]
+
+
 def read_due(pipe, tid: str) -> None:
     """Queue on `pipe` the reads `due_from` decides from (two replies)."""
-    pipe.hmget(f"tournament:{tid}", "status", "total")
-    pipe.scard(f"tournament:{tid}:done")
+    record, done = due_keys(tid)
+    pipe.hmget(record, "status", "total")
+    pipe.scard(done)
 
 
 def due_from(status_total, done) -> bool:

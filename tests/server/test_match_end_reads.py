@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.store import Store, secret_key
+from core.store.jobs import lease_key
 from core.store.runs import read_end
 from tests.server.driving import GAME, make_bots, played, running_tournament
 
@@ -37,3 +38,21 @@ def test_a_twin_reads_its_deals_statuses_in_playing_order(store):
     read = read_end(store, store.get_match(ids[0]))
     assert list(read.twins.items()) == [(ids[0], "finished"), (ids[1], "queued")]
     assert read.tournament_due is False and read.waiting is None
+
+
+def test_with_release_its_slots_are_given_back_in_the_same_round_trip(store):
+    """`read_end(..., release=True)`: the match's slots go back, and the match waiting for the
+    freed bot is woken, as `release_slots` alone does."""
+    bots = make_bots(store, 2)
+    capped = [dict(store.bot_record(b), kind="polling", max_concurrent=1) for b in bots]
+    first = store.create_match(GAME, bots, 3, {})
+    second = store.create_match(GAME, bots, 4, {})
+    assert store.take_slots_and_start(first["id"], capped)[0] is None
+    store.r.set(lease_key("match", first["id"]), "its runner")  # it plays: its slots are taken
+    assert store.take_slots_and_start(second["id"], capped)[0] is not None  # waits for a slot
+    store.set_match_status(first["id"], "finished")
+    store.r.delete(lease_key("match", first["id"]))
+    read = read_end(store, store.get_match(first["id"]), release=True)
+    assert read.woken == [second["id"]] and read.twins == {first["id"]: "finished"}
+    assert store.take_slots_and_start(second["id"], capped)[0] is None  # the slot is free
+    assert read_end(store, store.get_match(first["id"])).woken == []  # without: nothing released
