@@ -220,16 +220,13 @@ def _even_out(tables: list[list[int]], met: list[list[int]], seen: set[frozenset
         x, y = a[rng.randrange(len(a))], b[rng.randrange(len(b))]
         if y in a or x in b:
             continue
-        change: dict[tuple[int, int], int] = {}
-        for m in a:
-            if m != x:
-                change[(min(x, m), max(x, m))] = change.get((min(x, m), max(x, m)), 0) - 1
-                change[(min(y, m), max(y, m))] = change.get((min(y, m), max(y, m)), 0) + 1
-        for m in b:
-            if m != y:
-                change[(min(y, m), max(y, m))] = change.get((min(y, m), max(y, m)), 0) - 1
-                change[(min(x, m), max(x, m))] = change.get((min(x, m), max(x, m)), 0) + 1
-        delta = sum((met[p][q] + d) ** 2 - met[p][q] ** 2 for (p, q), d in change.items())
+        # the pairs that change: x leaves a's other bots for b's, y the reverse (a bot at both
+        # tables meets x and y as often as before); each meeting count moves by one
+        only_a = [m for m in a if m != x and m not in b]
+        only_b = [m for m in b if m != y and m not in a]
+        met_x, met_y = met[x], met[y]
+        delta = (sum(2 * (met_y[m] - met_x[m]) + 2 for m in only_a)
+                 + sum(2 * (met_x[m] - met_y[m]) + 2 for m in only_b))
         if delta >= 0:
             continue
         new_a, new_b = [y if m == x else m for m in a], [x if m == y else m for m in b]
@@ -238,9 +235,12 @@ def _even_out(tables: list[list[int]], met: list[list[int]], seen: set[frozenset
         seen.difference_update((frozenset(a), frozenset(b)))
         seen.update((frozenset(new_a), frozenset(new_b)))
         tables[i], tables[j] = new_a, new_b
-        for (p, q), d in change.items():
-            met[p][q] += d
-            met[q][p] += d
+        for leaving, joining, others in ((x, y, only_a), (y, x, only_b)):
+            for m in others:
+                met[leaving][m] -= 1
+                met[m][leaving] -= 1
+                met[joining][m] += 1
+                met[m][joining] += 1
     return tables
 
 
@@ -270,13 +270,22 @@ def _next_table(n: int, seats: int, played: list[int], met: list[list[int]],
 
 def _fill(must: list[int], pool: list[int], seats: int, met: list[list[int]], rng: random.Random,
           noise: float) -> list[int]:
+    """`must`, then the bot of `pool` that met the table least (with `noise`) until it is full."""
     table = list(must)
     candidates = list(pool)
     rng.shuffle(candidates)
+    met_table = {b: sum(met[b][m] for m in table) for b in candidates}  # meetings with the table so far
     while len(table) < seats:
-        pick = min((b for b in candidates if b not in table),
-                   key=lambda b: sum(met[b][m] for m in table) + noise * rng.random())
+        pick, least = -1, 0.0
+        for b in candidates:  # the first of the least, each drawing its noise in turn
+            if b in table:
+                continue
+            cost = met_table[b] + noise * rng.random()
+            if pick < 0 or cost < least:
+                pick, least = b, cost
         table.append(pick)
+        for b in candidates:
+            met_table[b] += met[b][pick]
     return table
 
 
