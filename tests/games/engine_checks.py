@@ -38,20 +38,32 @@ def assert_json_safe(value) -> None:
     assert json.loads(json.dumps(value)) == value
 
 
-def snapshot(state: State) -> str:
-    """Everything observable about a state, to check an illegal action changed nothing."""
+def observable(state: State) -> dict:
+    """Everything observable about a state: whose turn, the legal actions, every seat's view
+    and the public one (built afresh, but it may share lists with the state)."""
     views = [state.view(s) for s in range(state.seats)] + [state.view(None)]
-    return json.dumps(
-        {"to_act": state.to_act, "legal": state.legal_actions(), "views": views}, sort_keys=True
-    )
+    return {"to_act": state.to_act, "legal": state.legal_actions(), "views": views}
+
+
+def snapshot(state: State) -> str:
+    """`observable` as a JSON text, which no later change to the state can reach: to check an
+    illegal action changed nothing."""
+    return json.dumps(observable(state), sort_keys=True)
 
 
 def assert_illegal_rejected(state: State, action) -> None:
     """`action` raises IllegalAction and leaves the state exactly as it was."""
+    assert_all_illegal_rejected(state, [action])
+
+
+def assert_all_illegal_rejected(state: State, actions: Iterable) -> None:
+    """Each of `actions`, tried in turn, raises IllegalAction and leaves the state exactly as it
+    was (one snapshot before them all: each must leave the state as the first found it)."""
     before = snapshot(state)
-    with pytest.raises(IllegalAction):
-        state.apply(copy.deepcopy(action))
-    assert snapshot(state) == before
+    for action in actions:
+        with pytest.raises(IllegalAction):
+            state.apply(copy.deepcopy(action))
+        assert snapshot(state) == before, action
 
 
 def play_random(
@@ -96,7 +108,7 @@ def assert_replays_identically(new_state: Callable[[], State], actions: Iterable
     """The same seed, options and actions give the same views and result."""
     a, b = new_state(), new_state()
     for action in actions:
-        assert snapshot(a) == snapshot(b)
+        assert observable(a) == observable(b)
         a.apply(action)
         b.apply(action)
     assert json.dumps(a.result(), sort_keys=True) == json.dumps(b.result(), sort_keys=True)

@@ -26,6 +26,7 @@ import pytest
 import games
 from games.base import RESULT, canonical
 from tests.games.engine_checks import (
+    assert_all_illegal_rejected,
     assert_illegal_rejected,
     assert_json_safe,
     assert_replays_identically,
@@ -178,8 +179,7 @@ def test_every_listed_action_is_accepted_and_an_unlisted_one_changes_nothing(gam
         legal = state.legal_actions()
         for action in legal:
             copy.deepcopy(state).apply(json.loads(json.dumps(action)))
-        for unlisted in ({**legal[0], "unlisted": 1}, {}, "play", None, [legal[0]]):
-            assert_illegal_rejected(state, unlisted)
+        assert_all_illegal_rejected(state, ({**legal[0], "unlisted": 1}, {}, "play", None, [legal[0]]))
 
     random_matches(game, check)
 
