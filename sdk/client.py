@@ -35,6 +35,11 @@ FINISHED = ("finished", "aborted")
 COMPARISON_OVER = ("H0", "H1", "inconclusive", "aborted")
 
 
+#: what a wait asks again (`Client.wait_match` and the like): no answer at all (None), too many
+#: requests, a proxy's or a restarting server's answer
+TRANSIENT = (None, 429, 502, 503, 504)
+
+
 class CardarenaError(Exception):
     """What went wrong talking to the platform.
 
@@ -749,12 +754,15 @@ class Client:
         return [Ranking.of(r) for r in self.request("GET", f"/games/{_seg(game)}/rankings")["rankings"]]
 
     def _wait(self, fetch, timeout: float | None, poll: float):
+        """`fetch()` again every `poll` s until what it reads is over. A wait outlives the network
+        and the server's restarts: no answer, a 429 (after its `Retry-After`) or a 502/503/504 is
+        asked again, until `timeout` has passed (then that error is raised)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             try:
                 thing = fetch()
             except CardarenaError as exc:
-                if exc.status != 429:
+                if exc.status not in TRANSIENT or (deadline is not None and time.monotonic() > deadline):
                     raise
                 time.sleep(exc.retry_after or poll)
                 continue

@@ -254,3 +254,69 @@ def test_every_returned_dataclass_and_its_fields_are_documented_for_bot_authors(
         for f in dataclasses.fields(cls):
             if f.name != "raw":
                 assert f"`{f.name}`" in part.group(1), f"{cls.__name__}.{f.name} is not documented"
+
+
+class _Flaky:
+    """A real HTTP server on loopback whose `GET /api/v1/matches/m_1` answers, in turn: too late
+    for the client, 503, then the match finished; `asked` counts the requests."""
+
+    def __init__(self, late_s: float) -> None:
+        import http.server
+        import threading
+
+        flaky = self
+        self.asked = 0
+        self.released = threading.Event()  # the late answer's wait ends, so the server can stop
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                flaky.asked += 1
+                if flaky.asked == 1:
+                    flaky.released.wait(late_s)
+                    return self.answer(200, b'{"id": "m_1", "status": "running"}')
+                if flaky.asked == 2:
+                    return self.answer(503, b'{"error": {"code": "unavailable", "message": "restarting"}}')
+                self.answer(200, b'{"id": "m_1", "status": "finished"}')
+
+            def answer(self, status: int, body: bytes) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:  # the client gave up on the late one
+                    pass
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.released.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_wait_asks_again_through_no_answer_and_a_503():
+    """`wait_match` outlives a read timeout and a restarting server; another error, or the
+    deadline passed, ends it."""
+    flaky = _Flaky(late_s=30)
+    try:
+        client = Client(flaky.url, token="t", timeout=0.5)
+        assert client.wait_match("m_1", timeout=60, poll=0.01).status == "finished"
+        assert flaky.asked == 3
+    finally:
+        flaky.close()
+    with pytest.raises(CardarenaError) as raised:  # nobody answers, and the deadline passes
+        Client(flaky.url, token="t", timeout=0.5).wait_match("m_1", timeout=0.2, poll=0.01)
+    assert raised.value.status is None and raised.value.code == "unreachable"
+
+
+def test_a_wait_stops_at_an_error_that_asking_again_cannot_cure(client):
+    with pytest.raises(CardarenaError) as raised:
+        client.wait_match("m_no_such_match", timeout=60, poll=0.01)
+    assert raised.value.status == 404
