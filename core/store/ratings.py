@@ -266,9 +266,15 @@ class Ratings:
         return {text(k): json.loads(v) for k, v in self.r.hgetall(flags_key(game)).items()}
 
     def entrant_accounts(self, entrants: list[str]) -> dict[str, str]:
-        """Each entrant's account (core/store/bots.py `account_of`), in one round trip."""
-        bots = self.bot_records(sorted({entrant_version(e)[0] for e in entrants}))
-        return {e: account_of(bots.get(entrant_version(e)[0]) or {"id": entrant_version(e)[0]}) for e in entrants}
+        """Each entrant's account (`account_of`), in one round trip: the owner field alone of each
+        bot (the rating worker asks for every entrant of a game after each match)."""
+        bot_ids = sorted({entrant_version(e)[0] for e in entrants})
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id in bot_ids:
+            pipe.hget(f"bot:{bot_id}", "owner")
+        owners = {b: json.loads(raw) if raw else None for b, raw in zip(bot_ids, pipe.execute(), strict=True)}
+        return {e: account_of({"id": entrant_version(e)[0], "owner": owners[entrant_version(e)[0]]})
+                for e in entrants}
 
     def save_refit(self, game: str, fitted: dict[str, tuple[float, float]], flags: dict[str, dict]) -> None:
         """Flag the pairs of accounts `flags` (their tests) and replace the game's ratings by
