@@ -147,15 +147,16 @@ def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | No
         archive_due(store, ARCHIVE_BATCH)
 
 
-def archive_due(store: Store, limit: int) -> int:
-    """Archive up to `limit` of the matches due (`Store.archive_due`); how many are archived.
-    An archive that cannot be written now (a full or read-only volume) is logged: the matches
-    stay whole in Redis, due, and the next call tries again."""
+def archive_due(store: Store, limit: int, skip: int = 0) -> tuple[int, int]:
+    """Archive up to `limit` of the matches due after the first `skip` (`Store.archive_due`):
+    (how many are no longer due, how many of them still are). An archive that cannot be
+    written now (a full or read-only volume) is logged: the matches stay whole in Redis, due,
+    and the next call tries again."""
     try:
-        return store.archive_due(limit)
+        return store.archive_due(limit, skip)
     except OSError as exc:
         log.error("matches could not be archived (%s): they stay in Redis, tried again", exc)
-        return 0
+        return 0, 0
 
 
 def stop_if_decided(store: Store, cid: str) -> None:

@@ -172,10 +172,14 @@ def requeue_dropped(store) -> list[tuple[str, str]]:
 def archive_all_due(store) -> None:
     """Archive the matches due (core/conclusion.py `archive_when_settled`), a batch at a time:
     a lone match's, the last batch of a tournament's, those a dead process left; up to
-    `SWEEP_BATCHES` batches, the rest at the next sweep."""
+    `SWEEP_BATCHES` batches, the rest at the next sweep. Matches another process holds are
+    passed over, so a dead archiver's batch, due until its leases lapse, holds up no other."""
+    skip = 0
     for _ in range(SWEEP_BATCHES):
-        if archive_due(store, ARCHIVE_BATCH) == 0:
+        done, left = archive_due(store, ARCHIVE_BATCH, skip)
+        if done + left == 0:
             return
+        skip += left
 
 
 def _games_with_queued_ratings(store) -> list[str]:

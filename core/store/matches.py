@@ -467,19 +467,20 @@ class Matches:
         """How many matches are due to be archived (`archive_later`)."""
         return self.r.zcard(archive_due_key(self.queue))
 
-    def archive_due(self, limit: int = ARCHIVE_BATCH) -> int:
-        """Archive the `limit` matches due the longest (`archive_later`): how many of them are no
-        longer due (archived now, or found archived already). Those another process is
-        archiving stay due: should it die, a later call archives them once its lease lapses."""
-        ids = members(self.r.zrange(archive_due_key(self.queue), 0, limit - 1))
+    def archive_due(self, limit: int = ARCHIVE_BATCH, skip: int = 0) -> tuple[int, int]:
+        """Archive the `limit` matches due the longest (`archive_later`) after the first `skip`:
+        (how many of them are no longer due — archived now, or found archived already —, how
+        many still are). Those another process is archiving stay due: should it die, a later
+        call archives them once its lease lapses."""
+        ids = members(self.r.zrange(archive_due_key(self.queue), skip, skip + limit - 1))
         if not ids:
-            return 0
+            return 0, 0
         try:
             self.archive_matches(ids)
         except ArchiveBusy:
             pass
-        still = self.r.zmscore(archive_due_key(self.queue), ids)
-        return sum(score is None for score in still)
+        still = sum(score is not None for score in self.r.zmscore(archive_due_key(self.queue), ids))
+        return len(ids) - still, still
 
     def archive_match(self, match_id: str) -> int | None:
         """Move a match that is over to the archive (`archive_matches`); the file's size, None if

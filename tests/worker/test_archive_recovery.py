@@ -182,3 +182,18 @@ def test_a_match_another_process_is_archiving_stays_due_until_the_sweep_finds_it
     recovery.sweep(store)
     assert archived(store, mid) and due(store) == []
     assert not store.r.exists(f"lease:archive:{mid}")  # given back
+
+
+def test_a_dead_archivers_batch_holds_up_no_other_match(store, monkeypatch):
+    """The matches due the longest may be leased by an archiver that died: until their leases
+    lapse the sweep passes over them and archives the matches due after them."""
+    monkeypatch.setattr(recovery, "ARCHIVE_BATCH", 2)
+    bots = make_bots(store)
+    mids = [played(store, bots, seed=s) for s in (300, 301, 302)]
+    for mid in mids:
+        conclusion.match_concluded(store, store.get_match(mid))
+    held = due(store)[:2]  # the oldest batch: another process took it, and died
+    for mid in held:
+        store.r.set(f"lease:archive:{mid}", "a dead archiver", px=60_000)
+    recovery.sweep(store)
+    assert due(store) == held and all(archived(store, m) for m in mids if m not in held)
