@@ -55,6 +55,22 @@ def archive_dir(tmp_path_factory):
         os.environ[ARCHIVE_ENV] = previous
 
 
+@pytest.fixture(scope="session", autouse=True)
+def code_dir(tmp_path_factory):
+    """The session's hosted bots' code (core/hosted_code.py), in the environment before any API or
+    worker starts: an upload the served API stores is the code the workers' sandboxes run."""
+    from core.hosted_code import CODE_ENV
+
+    path = tmp_path_factory.mktemp("code")
+    previous = os.environ.get(CODE_ENV)
+    os.environ[CODE_ENV] = str(path)
+    yield path
+    if previous is None:
+        os.environ.pop(CODE_ENV, None)
+    else:
+        os.environ[CODE_ENV] = previous
+
+
 @pytest.fixture(autouse=True)
 def _no_ladder(monkeypatch):
     """No matchmaker in the pools tests start (the processes they spawn inherit it): a test's bots

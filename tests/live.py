@@ -109,6 +109,9 @@ class LiveServer:
     def start(self) -> None:
         """Start the server (on its port again, after a `stop`) and wait until it answers."""
         OUTPUT.mkdir(exist_ok=True)
+        if self.log not in LOGS_BEGUN:  # each run's logs start empty; servers of one name share the file
+            LOGS_BEGUN.add(self.log)
+            self.log.write_bytes(b"")
         with open(self.log, "ab") as log:
             log.write(f"== cardarena serve --port {self.port} {' '.join(self.args)}\n".encode())
             log.flush()
@@ -151,6 +154,10 @@ class LiveServer:
         self.stop()
         if self._store is not None:
             self._store.r.close()
+
+
+#: the logs this test process has begun (emptied at its first server of that name)
+LOGS_BEGUN: set[Path] = set()
 
 
 def log_path(name: str) -> Path:

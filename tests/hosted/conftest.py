@@ -1,5 +1,6 @@
-"""Hosted bots on the real sandbox (bubblewrap): code stored in a folder of the test's own, each
-match refereed by the real match runner on the session's Redis.
+"""Hosted bots on the real sandbox (bubblewrap): code stored in the session's folder (the API
+and the workers share it: tests/conftest.py `code_dir`), each match refereed by the real match
+runner on the session's Redis.
 
 Where bubblewrap cannot run, these tests skip on a developer's machine and fail under CI=true
 (as the browser tests do): CI always runs the sandbox."""
@@ -32,9 +33,9 @@ def sandbox_here():
 
 
 @pytest.fixture(autouse=True)
-def code_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv(hosted_code.CODE_ENV, str(tmp_path / "code"))
-    yield tmp_path / "code"
+def _hosted_bots_stopped():
+    """The hosted bots this process started, stopped after each test."""
+    yield
     hosted.stop_all()
 
 

@@ -126,17 +126,20 @@ def test_uploads_that_are_not_taken(api):
     assert r.status_code == 422
 
 
-def test_without_a_sandbox_hosted_bots_are_refused_and_the_health_check_says_so(api, monkeypatch):
-    health = api.ok(api.get("/health"), 200)
-    assert health["hosted_bots"] == {"available": True, "reason": None}
+def test_without_a_sandbox_hosted_bots_are_refused_and_the_health_check_says_so(app, redis_client, monkeypatch):
+    """Through `app.test_client()`: the sandbox this process sees is the one taken away."""
+    client = app.test_client()
+    assert client.get("/api/v1/health").get_json()["hosted_bots"] == {"available": True, "reason": None}
     monkeypatch.setattr(sandbox, "BWRAP", "no-such-bwrap")
     sandbox.unavailable.cache_clear()
     try:
-        token = api.account("author")
-        r = hosted(api, token, GOOD)
-        assert (r.status_code, error_code(r)) == (503, "sandbox_unavailable")
-        assert "bwrap" in r.json()["error"]["message"]
-        health = api.ok(api.get("/health"), 200)
+        token = client.post("/api/v1/accounts", json={"name": "author"}).get_json()["token"]
+        r = client.post("/api/v1/bots", json={"name": "mine", "game": GAME, "kind": "hosted",
+                                              "entrypoint": "mybot:MyBot", "code": b64(GOOD)},
+                        headers={"Authorization": f"Bearer {token}"})
+        assert (r.status_code, r.get_json()["error"]["code"]) == (503, "sandbox_unavailable")
+        assert "bwrap" in r.get_json()["error"]["message"]
+        health = client.get("/api/v1/health").get_json()
         assert health["hosted_bots"]["available"] is False and "bwrap" in health["hosted_bots"]["reason"]
     finally:
         monkeypatch.undo()
