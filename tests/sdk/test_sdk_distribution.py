@@ -145,6 +145,7 @@ def _wait_listening(port: int, process: subprocess.Popen, within_s: float = 30) 
     raise AssertionError(f"nothing listens on port {port} after {within_s} s")
 
 
+@pytest.mark.slow
 def test_serve_and_connect_bots_from_the_sdk_alone_play_a_match_on_a_platform(sdk_venv, tmp_path, api,
                                                                               worker_pool):
     client = Client(api.live.url)

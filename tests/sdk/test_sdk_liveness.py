@@ -53,6 +53,7 @@ def test_a_blocking_connect_ends_the_program_saying_why_in_one_line(monkeypatch,
     assert said.startswith("First stopped: never reached the server at") and url in said
 
 
+@pytest.mark.slow
 def test_connect_keeps_retrying_a_server_it_reached_however_long_it_is_away(api, redis_url, monkeypatch):
     monkeypatch.setattr(sdk.polling, "NEVER_REACHED_S", GIVE_UP_S)
     with served_api(redis_url, {"CARDARENA_RATE_LIMITS": "off"}, name="away") as server:

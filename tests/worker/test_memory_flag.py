@@ -106,6 +106,7 @@ def test_a_bot_that_remembers_deals_is_flagged_and_the_example_bots_are_not(api,
     assert all(m["diff"] is not None for m in honest.values())
 
 
+@pytest.mark.slow
 def test_local_play_flags_the_cheater_too_and_not_the_honest_heuristic(tmp_path, monkeypatch):
     """`cardarena play` tallies the platform's memory figure (its rotations in the same seeded order)."""
     from sdk.play import run_matches, standings_rows

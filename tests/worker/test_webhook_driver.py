@@ -415,6 +415,7 @@ def test_a_connection_with_stray_bytes_after_its_answer_is_never_reused():
     assert len(bot.opened) == 3  # a connection each
 
 
+@pytest.mark.slow
 def test_bots_behind_one_host_and_port_never_share_a_connection():
     """Two bots served by one server (one host:port, two paths, two secrets): each bot's calls
     go on a connection of its own, so one bot's stray bytes can only ever reach itself."""
