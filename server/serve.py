@@ -26,9 +26,11 @@ always left to everything else (beyond either cap, 503 at once with
 per address, counted in Redis) come before these. An idle kept-alive
 connection is closed after 60 s without a byte.
 
-SIGTERM stops it as Ctrl-C does: the server stops, and the shared embedded
-Redis (when `REDIS_URL` is unset) is released — stopped if no other command
-still uses it.
+SIGTERM stops it as Ctrl-C does: the server stops accepting, closes the
+kept-alive connections waiting for their next request at once, gives the
+requests in progress `STOP_GRACE_S` to end, and the shared embedded Redis
+(when `REDIS_URL` is unset) is released — stopped if no other command still
+uses it.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ def wsgi_server(app, host: str, port: int, connections: int):
     from gevent.pool import Pool
     from gevent.pywsgi import WSGIHandler, WSGIServer
 
+    between_requests: set = set()  # the sockets of connections waiting for their next request
+
     class Handler(WSGIHandler):
         def handle(self):
             self.socket.settimeout(IDLE_TIMEOUT_S)  # per read or write: waiting in the app is neither
@@ -109,8 +113,25 @@ def wsgi_server(app, host: str, port: int, connections: int):
             self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             return super().handle()
 
-    return WSGIServer((host, port), app, spawn=Pool(connections), handler_class=Handler, log=None,
-                      backlog=2048)
+        def read_requestline(self):
+            between_requests.add(self.socket)
+            try:
+                return super().read_requestline()
+            finally:
+                between_requests.discard(self.socket)
+
+    class Server(WSGIServer):
+        def stop(self, timeout=None):
+            """Close the connections between requests at once (a client opens a new one
+            elsewhere), stop accepting, give the requests in progress `timeout` to end."""
+            for sock in list(between_requests):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)  # its handler reads the end and returns
+                except OSError:
+                    pass
+            super().stop(timeout)
+
+    return Server((host, port), app, spawn=Pool(connections), handler_class=Handler, log=None, backlog=2048)
 
 
 def serve(args: argparse.Namespace) -> int:

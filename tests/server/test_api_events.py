@@ -112,7 +112,7 @@ def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_p
 def test_one_client_cannot_hold_every_stream(api, redis_url):
     store = api.store
     queued = store.create_match(GAME, make_bots(store), 1, {})["id"]
-    with streams_server(redis_url, EVENT_STREAMS="10", EVENT_STREAMS_PER_CLIENT="2") as base:
+    with streams_server(redis_url, EVENT_STREAMS="10", EVENT_STREAMS_PER_CLIENT="2", EVENT_HEARTBEAT_SECONDS="0.2") as base:
         held = [EventStream(f"{base}/matches/{queued}/events") for _ in range(2)]
         try:
             assert [s.response.status_code for s in held] == [200, 200]
