@@ -45,7 +45,6 @@ def test_an_empty_CARDARENA_TOKEN_counts_as_none_and_create_account_keeps_the_ne
         assert client.token == account.token
 
 
-@pytest.mark.slow
 def test_the_accounts_limit_says_when_to_retry_and_that_a_token_can_be_reused(redis_url):
     reset_db(redis_url)
     try:
@@ -65,7 +64,6 @@ def test_the_accounts_limit_says_when_to_retry_and_that_a_token_can_be_reused(re
         reset_db(redis_url)
 
 
-@pytest.mark.slow
 def test_create_account_takes_an_invite_when_sign_up_is_by_invite_only(redis_url):
     settings = {"CARDARENA_RATE_LIMITS": "off", "CARDARENA_SIGNUP": "invite"}
     with served_api(redis_url, settings, name="invite") as server:

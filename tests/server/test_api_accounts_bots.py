@@ -159,7 +159,6 @@ def test_private_webhook_urls_refused_when_public_only(redis_url):
         assert r.status_code == 422 and r.get_json()["error"]["code"] == "invalid_url", url
 
 
-@pytest.mark.slow
 def test_rate_limits_answer_429_with_retry_after(redis_url):
     reset_db(redis_url)
     settings = {"CARDARENA_ACCOUNTS_RATE_LIMIT": "2 per minute", "CARDARENA_TOKEN_RATE_LIMIT": "5 per minute"}

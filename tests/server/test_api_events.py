@@ -85,7 +85,6 @@ def streams_server(redis_url: str, **limits: str):
         yield server.api
 
 
-@pytest.mark.slow
 def test_streams_beyond_the_cap_are_refused_at_once_and_a_closed_one_frees_its_place(api, redis_url):
     store = api.store
     queued = store.create_match(GAME, make_bots(store), 1, {})["id"]
@@ -124,7 +123,6 @@ def test_one_client_cannot_hold_every_stream(api, redis_url):
                 stream.close()
 
 
-@pytest.mark.slow
 def test_a_stream_ends_after_its_time_with_a_retry_hint(api, redis_url):
     store = api.store
     queued = store.create_match(GAME, make_bots(store), 1, {})["id"]

@@ -44,7 +44,6 @@ def limited_server(redis_url: str, connections: int | None = None, **limits: str
 # -- keyed on who the caller proves to be ----------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_a_made_up_credential_counts_against_the_address(api, redis_url):
     """The issue: a random `Authorization` per request sent 3,558 requests in 30 s, all 200."""
     token = api.account("honest")
@@ -122,7 +121,6 @@ def test_idle_long_polls_never_hold_the_threads_everything_else_needs(api, redis
     assert all(r[3] == "busy" and r[2] == "1" for r in results if r[0] == 503)
 
 
-@pytest.mark.slow
 def test_a_spinning_poller_is_limited_but_useful_turn_traffic_never_is(api, redis_url, polling_bot):
     """Quick empty polls count against TURN_WASTE_LIMIT; polls that bring decisions and accepted
     answers do not, however many (the SDK was rate-limited into 18 forfeits)."""
@@ -181,7 +179,6 @@ def test_an_accounts_tournament_over_10000_matches_is_refused_before_anything_is
 # -- Redis down -------------------------------------------------------------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("limits", [False, True], ids=["limits-off", "limits-on"])
 def test_a_redis_outage_is_a_503_with_retry_after_not_a_500(limits):
     redis_server = EmbeddedRedis().start()

@@ -160,7 +160,6 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.slow
 def test_webhook_pings_beyond_an_accounts_limit_are_429_and_nothing_else_is_counted(api, redis_url):
     """The issue: every registration pinged a URL of the registrant's choice, without limit."""
     url = f"http://127.0.0.1:{closed_port()}/bot"
