@@ -51,7 +51,8 @@ STOP_GRACE_S = 3.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    parser.add_argument("--port", type=int, default=5000, help="port (default 5000; 0: a free one, named "
+                                                                 "in the line it prints once serving)")
     parser.add_argument("--connections", type=int, default=CONNECTIONS,
                         help=f"open connections at once (default {CONNECTIONS:,}, at most the file limit "
                              "less 1,000); half may wait in long-polls, a twelfth in event streams")
@@ -156,7 +157,8 @@ def serve(args: argparse.Namespace) -> int:
             server.start()
             # while it serves, Ctrl-C or SIGTERM is gevent's to deliver: it sets `stop`
             watchers = [gevent.signal_handler(sig, stop.set) for sig in SIGNALS]
-        print(f"cardarena API on http://{args.host}:{args.port}/api/v1  (docs: /docs; Redis {redis_url}; "
+        # the port it is bound to: with --port 0, one the system picked
+        print(f"cardarena API on http://{args.host}:{server.server_port}/api/v1  (docs: /docs; Redis {redis_url}; "
               f"gevent, {connections:,} connections)", flush=True)
         try:
             stop.wait()

@@ -1,11 +1,12 @@
 """The referee API on loopback, run as users run it: `cardarena serve`, a process of its own.
 
 * `served_api(redis_url, settings)`: a context manager, `cardarena serve` (server/serve.py: gevent,
-  the same server settings as production) started as a subprocess on a free 127.0.0.1 port with
-  `redis_url` and `settings` in its environment — the documented variables of docs/operate.md
-  (CARDARENA_RATE_LIMITS=off, CARDARENA_TOKEN_RATE_LIMIT=..., CARDARENA_SIGNUP=invite...). It is
-  waited for until `GET /api/v1/health` answers, stopped with SIGTERM; its output goes to
-  test-output/api-*.log. The tests' toy game (tests/server/toygame.py) is served through
+  the same server settings as production) started as a subprocess on 127.0.0.1 with `redis_url`
+  and `settings` in its environment — the documented variables of docs/operate.md
+  (CARDARENA_RATE_LIMITS=off, CARDARENA_TOKEN_RATE_LIMIT=..., CARDARENA_SIGNUP=invite...). It
+  picks a free port itself (`--port 0`) and names it in the line it prints; it is waited for
+  until `GET /api/v1/health` answers, stopped with SIGTERM (`.restart()` starts it again on the
+  same port); its output goes to test-output/api-<name>-*.log. The tests' toy game (tests/server/toygame.py) is served through
   CARDARENA_GAMES, as any game that is not shipped would be.
 * `live_server` (session): one such server with rate limits off and the admin token
   `ADMIN_TOKEN` below; `.url`, `.api` (the `/api/v1` base), `.store` (a `Store` on the same Redis),
@@ -27,7 +28,9 @@ puts it back, so the session's server lives through every test.
 
 from __future__ import annotations
 
+import collections
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -39,9 +42,8 @@ import pytest
 import redis as redis_lib
 import requests
 
-from core.redis_server import free_port
 from core.signals import PARENT_ENV
-from tests.waiting import wait_answering
+from tests.waiting import wait_answering, wait_until
 
 ADMIN_TOKEN = "test-admin-token-0123456789abcdef"
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,9 +81,9 @@ def app(redis_url):
 class LiveServer:
     """`cardarena serve` in a subprocess on loopback (`served_api` starts and stops it)."""
 
-    def __init__(self, redis_url: str, settings: Mapping[str, str], connections: int | None,
-                 port: int, log: Path) -> None:
-        self.redis_url, self.port, self.log = redis_url, port, log
+    def __init__(self, redis_url: str, settings: Mapping[str, str], connections: int | None, log: Path) -> None:
+        self.redis_url, self.log = redis_url, log
+        self.port = 0  # until its first start: then the one it picked
         self.env = {**os.environ, "REDIS_URL": redis_url, "CARDARENA_ADMIN_TOKEN": ADMIN_TOKEN,
                     "CARDARENA_GAMES": TEST_GAMES, PARENT_ENV: str(os.getpid()), **settings}
         self.args = ["--connections", str(connections)] if connections else []
@@ -107,11 +109,22 @@ class LiveServer:
         return self._store
 
     def start(self) -> None:
-        """Start the server (on its port again, after a `stop`) and wait until it answers."""
-        OUTPUT.mkdir(exist_ok=True)
-        if self.log not in LOGS_BEGUN:  # each run's logs start empty; servers of one name share the file
-            LOGS_BEGUN.add(self.log)
-            self.log.write_bytes(b"")
+        """Start the server and wait until it answers: at first on a port it picks itself
+        (`--port 0`, read from the line it prints), then on that port again after a `stop`."""
+        began = self.log_size()
+        self.spawn()
+        if not self.port:
+            wait_until(lambda: self.proc.poll() is not None or self.announced_port(began), what="its address")
+            assert self.proc.poll() is None, f"cardarena serve exited: {self.log_since(began)}"
+            self.port = self.announced_port(began)
+        wait_answering(self.api + "/health", self.proc, "cardarena serve", log=self.log.read_text)
+
+    def announced_port(self, began: int) -> int | None:
+        """The port in the line `cardarena serve` prints once serving (its log after `began`)."""
+        found = re.search(r"^cardarena API on http://127\.0\.0\.1:(\d+)/", self.log_since(began), re.MULTILINE)
+        return int(found.group(1)) if found else None
+
+    def spawn(self) -> None:
         with open(self.log, "ab") as log:
             log.write(f"== cardarena serve --port {self.port} {' '.join(self.args)}\n".encode())
             log.flush()
@@ -119,7 +132,6 @@ class LiveServer:
             self.proc = subprocess.Popen([sys.executable, "-m", "cardarena.cli", "serve", "--port", str(self.port),
                                           *self.args], cwd=ROOT, env=self.env, stdout=log,
                                          stderr=subprocess.STDOUT)
-        wait_answering(self.api + "/health", self.proc, "cardarena serve", log=self.log.read_text)
 
     def stop(self) -> None:
         """SIGTERM, as a process manager stops it, and wait until it is gone."""
@@ -156,13 +168,18 @@ class LiveServer:
             self._store.r.close()
 
 
-#: the logs this test process has begun (emptied at its first server of that name)
-LOGS_BEGUN: set[Path] = set()
+#: how many servers of each name this test process has started (each logs to a file of its own)
+STARTED: collections.Counter[str] = collections.Counter()
 
 
 def log_path(name: str) -> Path:
+    """test-output/api-<name>-<xdist worker>-<n>.log, emptied: the n-th server of that name here."""
+    STARTED[name] += 1
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    return OUTPUT / f"api-{name}-{worker}.log"
+    path = OUTPUT / f"api-{name}-{worker}-{STARTED[name]}.log"
+    OUTPUT.mkdir(exist_ok=True)
+    path.write_bytes(b"")
+    return path
 
 
 @contextmanager
@@ -170,7 +187,7 @@ def served_api(redis_url: str, settings: Mapping[str, str] | None = None, *, con
                name: str = "test") -> Iterator[LiveServer]:
     """`cardarena serve` on `redis_url` with `settings` (environment variables) added; `connections`:
     its `--connections` (half of them may wait in long-polls). Logs to test-output/api-<name>-*.log."""
-    server = LiveServer(redis_url, settings or {}, connections, free_port(), log_path(name))
+    server = LiveServer(redis_url, settings or {}, connections, log_path(name))
     try:
         server.start()
         yield server
