@@ -30,6 +30,25 @@ def redis_url():
         yield server.url
 
 
+#: the session archives' folder names in memory: this prefix, the session's pid, a dash
+ARCHIVE_PREFIX = "cardarena-archive-"
+
+
+def _remove_dead_sessions_archives(memory: Path) -> None:
+    """The archives in memory of sessions whose process is gone: a test past its timeout ends
+    its process at once (pytest-timeout's "thread" method), with no teardown to remove them."""
+    for old in memory.glob(f"{ARCHIVE_PREFIX}*-*"):
+        pid = old.name[len(ARCHIVE_PREFIX):].split("-")[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(old, ignore_errors=True)
+        except PermissionError:  # another user's live process
+            pass
+
+
 @pytest.fixture(scope="session", autouse=True)
 def archive_dir(tmp_path_factory):
     """The session's archive of finished matches (core/store/archive.py), in the environment
@@ -42,7 +61,8 @@ def archive_dir(tmp_path_factory):
 
     memory = Path("/dev/shm")
     if memory.is_dir() and os.access(memory, os.W_OK):
-        path = Path(tempfile.mkdtemp(prefix="cardarena-archive-", dir=memory))
+        _remove_dead_sessions_archives(memory)
+        path = Path(tempfile.mkdtemp(prefix=f"{ARCHIVE_PREFIX}{os.getpid()}-", dir=memory))
     else:
         path = tmp_path_factory.mktemp("archive")
     previous = os.environ.get(ARCHIVE_ENV)
