@@ -46,10 +46,19 @@ from core.store.keys import epoch_ms_of, now_ms
 
 log = logging.getLogger("cardarena.heartbeat")
 
-#: a webhook bot nothing was learnt of for this long (seconds) is pinged
+#: a webhook bot nothing was learnt of for this long (seconds) is pinged (CARDARENA_HEARTBEAT_S)
 EVERY_S = 30.0
 #: seconds between scans
 TICK_S = 2.0
+
+
+def period() -> float:
+    """`CARDARENA_HEARTBEAT_S` (seconds, more than 0), else `EVERY_S`."""
+    try:
+        value = float(os.environ.get("CARDARENA_HEARTBEAT_S", ""))
+    except ValueError:
+        return EVERY_S
+    return value if value > 0 else EVERY_S
 #: the bots looked at in one scan
 SCAN = 512
 #: the most pings one `launch` starts
@@ -93,10 +102,11 @@ class Heartbeat:
     """Pings due webhook bots of one store, fairly between accounts: a cycle at a time
     (`cycle`: scan, start, wait for those pings) or in a thread (`start`)."""
 
-    def __init__(self, store, every_s: float = EVERY_S, tick_s: float = TICK_S, scan: int = SCAN,
+    def __init__(self, store, every_s: float | None = None, tick_s: float = TICK_S, scan: int = SCAN,
                  batch: int = BATCH, per_account: int = PER_ACCOUNT, in_flight: int = IN_FLIGHT,
                  public_only: bool | None = None) -> None:
-        self.store, self.every_s, self.tick_s, self.scan_size = store, every_s, tick_s, scan
+        self.every_s = period() if every_s is None else every_s
+        self.store, self.tick_s, self.scan_size = store, tick_s, scan
         self.batch, self.per_account, self.in_flight = batch, per_account, in_flight
         self.public_only = (os.environ.get("CARDARENA_PUBLIC_URLS_ONLY") == "1"
                             if public_only is None else public_only)

@@ -25,7 +25,7 @@ from tests.live import ADMIN_TOKEN
 from tests.sdk.conftest import real_decision
 from tests.worker.test_liveness_and_probation import First, _free_port
 from worker.drivers.webhook import WebhookDriver
-from worker.heartbeat import EVERY_S, TICK_S, Heartbeat
+from worker.heartbeat import TICK_S, Heartbeat
 
 GAME = "duck-soup"
 
@@ -120,13 +120,24 @@ def test_the_heartbeat_brings_a_bot_served_after_registration_online(api):
     assert found[bot.id].reachable and client.bot(bot).status == "online"
 
 
+@pytest.fixture()
+def quick_heartbeat(monkeypatch):
+    """The pool's heartbeat pings a bot quiet for `QUICK_S` (CARDARENA_HEARTBEAT_S), not 30 s:
+    set before `worker_pool` starts its processes."""
+    monkeypatch.setenv("CARDARENA_HEARTBEAT_S", str(QUICK_S))
+
+
+QUICK_S = 2.0
+
+
 @pytest.mark.slow
-def test_the_worker_pools_heartbeat_brings_a_bot_served_after_registration_online_by_itself(api, worker_pool):
+def test_the_worker_pools_heartbeat_brings_a_bot_served_after_registration_online_by_itself(
+        api, quick_heartbeat, worker_pool):
     client = Client(api.live.url)
     client.create_account("author")
     bot, port = _unserved(client, "early")
     with sdk.serve(First(), port=port, secret=bot.secret, block=False):
-        end = time.monotonic() + EVERY_S + TICK_S + 30  # the period, a cycle, and room for a busy machine
+        end = time.monotonic() + QUICK_S + TICK_S + 30  # the period, a cycle, and room for a busy machine
         while client.bot(bot).status != "online":  # nobody but the pool's dispatcher pings it
             assert time.monotonic() < end, client.bot(bot).status_reason
             time.sleep(0.5)
@@ -186,3 +197,11 @@ def test_a_polling_request_with_a_webhook_bots_secret_is_409_wrong_kind(api):
     with pytest.raises(CardarenaError) as stopped:  # connect stops at once instead of polling forever
         sdk.connect(First(), api.live.url, secret=bot.secret, wait=0, block=False)
     assert stopped.value.code == "wrong_kind"
+
+
+def test_the_heartbeats_period_is_its_setting_else_30_s(monkeypatch):
+    from worker.heartbeat import EVERY_S, period
+
+    for value, expected in (("", EVERY_S), ("5", 5.0), ("0.5", 0.5), ("0", EVERY_S), ("soon", EVERY_S)):
+        monkeypatch.setenv("CARDARENA_HEARTBEAT_S", value)
+        assert period() == expected
