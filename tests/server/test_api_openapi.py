@@ -31,6 +31,9 @@ CHECKS = [not_a_server_error, status_code_conformance, response_schema_conforman
           negative_data_rejection]
 
 MAX_EXAMPLES = 30
+#: the document's operations are fuzzed in this many tests a mode (every `PARTS`-th operation
+#: each), so that no one test runs long and xdist spreads them
+PARTS = 4
 
 
 @pytest.fixture()
@@ -67,9 +70,11 @@ def test_openapi_document_describes_every_endpoint(api):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.name.lower())
-def test_no_input_makes_a_server_error(live_schema, api, mode):
-    """Positive (then negative, a test each) cases for every operation, each sent over HTTP.
+def test_no_input_makes_a_server_error(live_schema, api, mode, part):
+    """Positive (then negative) cases for every operation, each sent over HTTP: a `PARTS`-th of
+    the document's operations a test.
 
     Driven with hypothesis directly (schemathesis' pytest plugin does not run
     under this pytest version); `not_a_server_error` is schemathesis' own check.
@@ -84,7 +89,7 @@ def test_no_input_makes_a_server_error(live_schema, api, mode):
     seen: dict[int, int] = {}
     operations = [result.ok() for result in live_schema.get_all_operations()]
     assert len(operations) >= 20  # every operation of the document, not a sample
-    for operation in operations:
+    for operation in operations[part::PARTS]:
         credential = secret if "/turns" in operation.path else ADMIN_TOKEN if operation.path.endswith("/abort") \
             else token
         try:
@@ -93,7 +98,7 @@ def test_no_input_makes_a_server_error(live_schema, api, mode):
             # nothing to get wrong in a request without parameters or body
             assert mode is GenerationMode.NEGATIVE, operation.label
     print("statuses", sorted(seen.items()))
-    assert sum(seen.values()) > 50 and not any(code >= 500 for code in seen)
+    assert sum(seen.values()) > 20 and not any(code >= 500 for code in seen)
     if mode is GenerationMode.POSITIVE:
         assert any(200 <= code < 300 for code in seen)
     else:
