@@ -274,12 +274,14 @@ def test_an_example_bot_runs_from_the_command_line_and_stops_on_ctrl_c():
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/"
     try:
-        for _ in range(200):
+        up_by = time.monotonic() + 60  # its start (imports, then the server), on a busy machine
+        while True:
             try:
                 requests.get(url, timeout=1)
                 break
             except requests.ConnectionError:
                 assert proc.poll() is None, proc.stderr.read().decode()
+                assert time.monotonic() < up_by, "the example bot did not serve within 60 s"
                 time.sleep(0.05)
         decision = real_decision("soupe-gertrude")
         response = post_signed(url, decision)
@@ -288,7 +290,12 @@ def test_an_example_bot_runs_from_the_command_line_and_stops_on_ctrl_c():
         assert post_signed(url, decision, secret="not it").status_code == 401
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        try:
+            _, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:  # no orphan left behind: killed, then the failure reported
+            proc.kill()
+            proc.communicate()
+            raise
     assert proc.returncode == 0, err.decode()
     log = err.decode()
     assert "serving RandomBot" in log and "m_test turn 0" in log and "stopped" in log

@@ -245,7 +245,9 @@ def test_after_max_faults_the_seat_forfeits_and_ranks_last(store):
 @pytest.mark.parametrize("cls", ["Nested", "Poison"])
 def test_an_answer_of_any_shape_is_a_bad_answer_fault_never_a_crash(store, cls):
     """50,000 levels of nesting, or a value raising on every use: the seat's fault, the match finishes."""
-    match = new_match(store, [cls, "First"], max_faults=10)
+    # a move time a loaded machine needs to build and judge 50,000 levels: the fault must be the
+    # answer's shape, never the clock's
+    match = new_match(store, [cls, "First"], max_faults=10, move_timeout_ms=15_000)
     assert MatchRunner(store, match["id"]).run() == "finished"
     faults = faults_of(store.match_log(match["id"]), 0)
     # not JSON (too deep, or not a JSON object at all): the referee's bad_answer, as local play says
