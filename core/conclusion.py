@@ -117,9 +117,9 @@ def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -
     if following is not None and chain is not None and following not in woken:
         chained = [following]  # active from the step that ends this one's being so
     elif following is not None and following not in woken:
-        woken = woken + [following]
+        store.enqueue("match", [following])
     # their first runs; repeated by a retry, a run finds the match locked or where the first left it
-    store.enqueue("match", woken)
+    store.enqueue_woken(woken)
     archive_when_settled(store, match, statuses, chained)  # last: the match is no longer active
     if chain is not None:
         chain.extend(chained)

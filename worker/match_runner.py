@@ -192,7 +192,7 @@ class MatchRunner:
             log.info("match %s waits: bot %s is in its %s matches at once", self.match_id, full["id"],
                      full.get("max_concurrent"))
             # the wake-up that may have brought it here goes on to a match that can use a free slot
-            self.store.enqueue("match", self.store.pass_wake(self.match_id, [b for b in self.seat_bots if b], full))
+            self.store.enqueue_woken(self.store.pass_wake(self.match_id, [b for b in self.seat_bots if b], full))
             self.store.job_done("match", self.match_id)
             return "waiting"
         if attempts > MAX_ATTEMPTS:

@@ -108,7 +108,7 @@ def requeue_dropped(store) -> list[tuple[str, str]]:
     stalled = store.wake_stalled()
     if stalled:
         log.warning("matches waiting for a bot's free slot woken by the sweep: %s", ", ".join(stalled))
-        store.enqueue("match", stalled)
+        store.enqueue_woken(stalled)
     active = store.active_jobs()
     if not active:
         return []

@@ -15,7 +15,11 @@ run that continues a match after a remote bot's turn k was settled
 ("match-{id}-{k+1}": its log then holds k+1 entries; core/store/waits.py
 `settle` enqueues it as the entry lands). The ids are deterministic, so a
 job can be found again from what it runs (`job_ident`), and a continuation
-enqueued twice is the same job.
+enqueued twice is the same job. One exception: the first run of a match
+woken from its bots' waiting queues gets an id of its own
+("match-{id}-w{token}": `Jobs.enqueue_woken`), since the run that made it
+wait may still be ending under "match-{id}", and RQ deletes a job's record
+under its id as it ends.
 
 Why locks: a worker can die at any moment (a crash, `kill -9`, a lost
 machine), and a job can be enqueued twice (a settling and the recovery sweep
@@ -92,6 +96,11 @@ def job_id(kind: str, ident: str, step: int | None = None) -> str:
     return f"{kind}-{ident}" if step is None else f"{kind}-{ident}-{step}"
 
 
+def fresh_job_id(kind: str, ident: str) -> str:
+    """An id of its own for a job running `kind` `ident` (`job_ident` reads it back the same)."""
+    return f"{kind}-{ident}-w{secrets.token_hex(6)}"
+
+
 def job_ident(jid: str) -> tuple[str, str]:
     """(kind, id) of what the job `jid` runs."""
     kind, _, rest = jid.partition("-")
@@ -108,7 +117,7 @@ def enqueue_job(connection, kind: str, ident: str, queue: str | None = None) -> 
 
 
 def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = None,
-                 steps: Sequence[int | None] | None = None) -> None:
+                 steps: Sequence[int | None] | None = None, fresh: bool = False) -> None:
     """Queue many jobs of one kind on `queue` (see `queue_name`) in a few round trips (a
     tournament's matches), each active and queued in one transaction. With `steps`, the jobs
     are the runs continuing those matches from their logs' `steps[i]` entries (`job_id`)."""
@@ -117,21 +126,24 @@ def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = N
     at = list(steps) if steps else [None] * len(idents)
     for start in range(0, len(idents), 500):
         with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
-            enqueue_on(connection, pipe, kind, idents[start:start + 500], queue, at[start:start + 500])
+            enqueue_on(connection, pipe, kind, idents[start:start + 500], queue, at[start:start + 500],
+                       fresh=fresh)
             pipe.execute()
 
 
 def enqueue_on(connection, pipe, kind: str, idents: list[str], queue: str | None = None,
-               steps: Sequence[int | None] | None = None, at_front: bool = False) -> None:
+               steps: Sequence[int | None] | None = None, at_front: bool = False, fresh: bool = False) -> None:
     """On `pipe` (a transaction the caller executes): queue these jobs and count them active,
     so that what else the transaction writes and the jobs that act on it land together.
-    `at_front`: ahead of the jobs waiting (an abort, before the runs it makes pointless)."""
+    `at_front`: ahead of the jobs waiting (an abort, before the runs it makes pointless).
+    `fresh`: each job under an id of its own (`fresh_job_id`), not the one `job_id` gives."""
     from rq import Queue, Retry
 
     name = queue_name(queue)
     func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
     batch = list(zip(idents, steps or [None] * len(idents), strict=True))
-    data = [Queue.prepare_data(func, args=(i,) if step is None else (i, step), job_id=job_id(kind, i, step),
+    data = [Queue.prepare_data(func, args=(i,) if step is None else (i, step),
+                               job_id=fresh_job_id(kind, i) if fresh else job_id(kind, i, step),
                                timeout=timeout, retry=Retry(max=2), result_ttl=RESULT_TTL,
                                failure_ttl=FAILURE_TTL, description=f"{func}({i})", at_front=at_front)
             for i, step in batch]
@@ -173,6 +185,13 @@ class Jobs:
     def enqueue(self, kind: str, idents: list[str]) -> None:
         """Queue the jobs running these matches or tournaments on this store's queue."""
         enqueue_jobs(self.r, kind, idents, self.queue)
+
+    def enqueue_woken(self, match_ids: list[str]) -> None:
+        """Queue the first runs of matches woken from their bots' waiting queues (core/store/slots.py),
+        each under a job id of its own: the run that put a match in a queue may still be ending
+        under the match's own id (`match-{id}`), and RQ deletes that job as it ends — with it, a
+        job queued again under the same id meanwhile, and the wake-up."""
+        enqueue_jobs(self.r, "match", match_ids, self.queue, fresh=True)
 
     def enqueue_continuations(self, runs: list[tuple[str, int]]) -> None:
         """Queue the runs continuing these (match, log length) on this store's queue: the next

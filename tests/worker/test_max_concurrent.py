@@ -145,3 +145,36 @@ def test_a_woken_match_that_finds_another_bot_full_passes_the_wake_up_on(redis_c
     assert store.pass_wake("m6", [c, b], b) == []  # c is taken by m4: nobody to wake
     assert redis_client.zrange(waiting_key("b_b"), 0, -1) == [b"m5", b"m6"]
     assert redis_client.smembers(WAITING_BOTS) == {b"b_b"}
+
+
+def test_a_wake_up_arriving_while_the_waiting_matchs_own_job_ends_is_not_lost(store, monkeypatch):
+    """A match finds its bot full and waits; the match holding the slot ends while the waiting
+    match's job is still ending. The wake-up must survive that job's end: RQ deletes a finished
+    job under its id, so the woken run is queued under an id of its own (`enqueue_woken`)."""
+    from rq import Queue, SimpleWorker
+
+    from core import conclusion
+    from core.store import Store
+    from worker.match_runner import MatchRunner
+
+    poller = store.create_bot("acct_wake", "poller", GAME, "polling", max_concurrent=1)[0]["id"]
+    house = store.create_bot("admin", "house", GAME, "python", entrypoint="example_bots.random:RandomBot")[0]["id"]
+    holder = store.create_match(GAME, [poller, house], 1, {}, time_bank_ms=0)["id"]
+    waiter = store.create_match(GAME, [poller, house], 2, {}, time_bank_ms=0)["id"]
+    MatchRunner(store, holder).run()
+    if store.waiting_on(holder) is None:  # the house bot moved first: on to the poller's turn
+        MatchRunner(store, holder).run()
+    assert store.waiting_on(holder) is not None and store.playing(poller) == [holder]
+
+    real_pass_wake = Store.pass_wake
+
+    def holder_ends_meanwhile(self, match_id, bots, full):
+        woken = real_pass_wake(self, match_id, bots, full)
+        if match_id == waiter:  # the waiting match's job is ending: the slot frees and wakes it now
+            conclusion.end_match(self, holder, "aborted", reason="stopped by a test")
+        return woken
+
+    monkeypatch.setattr(Store, "pass_wake", holder_ends_meanwhile)
+    store.enqueue("match", [waiter])
+    SimpleWorker([Queue(store.queue, connection=store.r)], connection=store.r).work(burst=True, max_jobs=5)
+    assert store.get_match(waiter)["status"] == "running" and store.playing(poller) == [waiter]
