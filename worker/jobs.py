@@ -3,7 +3,8 @@
     run_tournament(tid)    expand the round-robin (or gauntlet) into matches, one run_match job each;
                            for a tournament "aborting", end its matches not over, then mark it "aborted"
     run_match(mid[, step]) referee one match (worker/match_runner.py): its first run, or with
-                           `step` the run continuing it once its remote turn `step - 1` was settled
+                           `step` the run continuing it once its remote turn `step - 1` was settled;
+                           a batch's job (a tournament's matches) goes on to the first runs of `then`
     run_comparison(cid)    schedule a comparison's deals (core/comparisons.py)
 
 What follows a match's end is core/conclusion.py's.
@@ -19,12 +20,15 @@ from __future__ import annotations
 
 import logging
 import os
+import time
+from collections.abc import Sequence
 
 import redis
 
 from core import comparisons
 from core.conclusion import OVER, due_twin, finish_tournament_if_complete, stop_if_decided, stop_tournament
 from core.store import Store, secret_key
+from core.store.jobs import MATCHES_PER_JOB
 from worker.horses import horse_dies_with_worker
 from worker.locks import TTL_MS, Held
 from worker.match_runner import MatchRunner
@@ -68,15 +72,40 @@ _stores: dict[tuple[int, str | None], Store] = {}
 CONTINUATION_WAIT_S = 2.0
 
 
-def run_match(match_id: str, step: int | None = None) -> str:
+#: a batch's job starts no further match past this many seconds: it queues the rest as a job of
+#: its own, behind the jobs queued meanwhile (the job's timeout bounds one match, not the batch)
+BATCH_S = 10.0
+
+
+def run_match(match_id: str, step: int | None = None, then: Sequence[str] = ()) -> str:
     """A run of the match: its first (`step` None), or the one continuing it from a log of `step`
-    entries. A duplicate or stale run is harmless: it waits for or finds the match's lock taken
-    ("busy"), or finds the log moved on and goes on from there — to a remote turn already
-    published ("waiting"), or the end. A match that ends here is followed, in this job, by its
-    deal's next rotation's first run (`match_concluded`'s chain), and so on to the deal's last:
-    one job a deal played in-process, each rotation still a match of its own (its lock, its
-    log, its end), the job no longer than its deal."""
+    entries; then, in a batch's job (core/store/jobs.py `batch_job_id`), the first runs of the
+    matches `then`, in turn, under the batch's lock (the recovery sweep's sign that the
+    matches it has not reached are not dropped). The status of the first."""
     store = store_for()
+    if not then:
+        return run_one(store, match_id, step)
+    with Held(store.lock("batch", match_id, TTL_MS)) as held:
+        if not held.taken:
+            return "busy"  # the same batch is being run (its job again, after a retry)
+        status = run_one(store, match_id, step)
+        started = time.monotonic()
+        for n, following in enumerate(then):
+            if time.monotonic() - started >= BATCH_S:
+                rest = list(then[n:])
+                store.enqueue("match", rest, per_job=len(rest))
+                break
+            run_one(store, following)
+    return status
+
+
+def run_one(store: Store, match_id: str, step: int | None = None) -> str:
+    """One match's run (see `run_match`). A duplicate or stale run is harmless: it waits for or
+    finds the match's lock taken ("busy"), or finds the log moved on and goes on from there — to
+    a remote turn already published ("waiting"), or the end. A match that ends here is followed,
+    in this job, by its deal's next rotation's first run (`match_concluded`'s chain), and so on
+    to the deal's last: one job a deal played in-process, each rotation still a match of its
+    own (its lock, its log, its end), the job no longer than its deal."""
     chain: list[str] = []
     if step is None:
         match = store.get_match(match_id)
@@ -175,7 +204,7 @@ def expand(store, t: dict) -> list[str]:
                            {twin: statuses[twin] for twin in twins.get(index) or ()}) in (None, mid)]
     if store.tournament_stop(tid)[0] in ("aborting", "aborted"):
         to_run = []
-    store.enqueue("match", to_run)
+    store.enqueue("match", to_run, per_job=MATCHES_PER_JOB)
     log.info("tournament %s: %d matches (%s), %d enqueued", tid, len(schedule.matches),
              schedule.description, len(to_run))
     return to_run

@@ -9,7 +9,8 @@ sweep every few seconds: every job still active (core/store/jobs.py) whose
 match or tournament is not over, whose lock nobody holds, and that is
 neither queued nor being started by a live worker (RQ's queue, its
 intermediate list and its StartedJobRegistry, each job given
-`START_GRACE_S` to take its lock) is enqueued again, its dead execution
+`START_GRACE_S` to take its lock) nor in a batch whose job holds the batch's
+lock (worker/jobs.py `run_match`) is enqueued again, its dead execution
 taken off the registry. The match runner resumes from the log; one whose
 job has started `MAX_ATTEMPTS` times is aborted.
 
@@ -33,7 +34,7 @@ from core.conclusion import archive_due, finish_tournament_if_complete, match_co
 from core.ratings import update_ratings
 from core.store.archive import ArchiveMissing
 from core.store.comparisons import OVER as COMPARISON_OVER
-from core.store.jobs import intermediate_queue, job_ident
+from core.store.jobs import intermediate_queue, job_idents
 from core.store.keys import text
 from core.store.matches import ARCHIVE_BATCH
 
@@ -112,11 +113,14 @@ def requeue_dropped(store) -> list[tuple[str, str]]:
     active = store.active_jobs()
     if not active:
         return []
-    queued = {job_ident(text(j)) for j in store.queued_job_ids()}
+    queued = {ident for j in store.queued_job_ids() for ident in job_idents(text(j))}
     popped = {text(j) for j in store.popped_job_ids()}
     started: dict[tuple[str, str], list[str]] = {}
     for jid in [*popped, *map(text, store.started_job_ids())]:
-        started.setdefault(job_ident(jid), []).append(jid)
+        for ident in job_idents(jid):
+            started.setdefault(ident, []).append(jid)
+    # a batch's job whose lock is held is alive: the matches it has not reached are not dropped
+    batches_running = store.batches_held([jid for jids in started.values() for jid in jids])
     again = []
     for (kind, ident), (status, leased) in zip(active, store.job_states(active), strict=True):
         if status is None:
@@ -146,6 +150,8 @@ def requeue_dropped(store) -> list[tuple[str, str]]:
             if pending is None:  # never asked a remote bot: its one job is "match-{id}"
                 step = None
         if kind == "tournament" and status == "running" and finish_tournament_if_complete(store, ident):
+            continue
+        if any(jid in batches_running for jid in started.get((kind, ident), [])):
             continue
         # every job of it a worker may be starting (any of them would take the lock and go on)
         if any([job_starting(store.r, store.queue, jid, popped) for jid in started.get((kind, ident), [])]):

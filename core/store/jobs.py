@@ -15,7 +15,11 @@ run that continues a match after a remote bot's turn k was settled
 ("match-{id}-{k+1}": its log then holds k+1 entries; core/store/waits.py
 `settle` enqueues it as the entry lands). The ids are deterministic, so a
 job can be found again from what it runs (`job_ident`), and a continuation
-enqueued twice is the same job. One exception: the first run of a match
+enqueued twice is the same job. A tournament's matches are queued
+`MATCHES_PER_JOB` to a job ("match-{a}-and-{b}-and-…": `batch_job_id`), which runs
+them in turn, each locked, logged and ended on its own: one job's
+bookkeeping for several matches (RQ's is most of an in-process match's).
+One exception: the first run of a match
 woken from its bots' waiting queues gets an id of its own
 ("match-{id}-w{token}": `Jobs.enqueue_woken`), since the run that made it
 wait may still be ending under "match-{id}", and RQ deletes a job's record
@@ -62,6 +66,11 @@ RESULT_TTL = 0
 #: (rq-dashboard): bounded by a day's failures, whatever the number of matches
 FAILURE_TTL = 24 * 3600
 KINDS = tuple(JOB_FUNCS)
+#: a tournament's matches are queued this many to a job (`batch_job_id`); each may chain its
+#: deal's other rotations (worker/jobs.py `run_match`)
+MATCHES_PER_JOB = 8
+#: what joins a batch's match ids in its job's id (RQ's ids hold letters, digits, '_' and '-')
+BATCH_JOIN = "-and-"
 
 
 def queue_name(name: str | None = None) -> str:
@@ -96,15 +105,28 @@ def job_id(kind: str, ident: str, step: int | None = None) -> str:
     return f"{kind}-{ident}" if step is None else f"{kind}-{ident}-{step}"
 
 
+def batch_job_id(match_ids: Sequence[str]) -> str:
+    """The RQ id of the job running these matches in turn ("match-{a}-and-{b}-and-…": every
+    one named, so the recovery sweep sees each as the job's: `job_idents`)."""
+    return job_id("match", BATCH_JOIN.join(match_ids))
+
+
 def fresh_job_id(kind: str, ident: str) -> str:
     """An id of its own for a job running `kind` `ident` (`job_ident` reads it back the same)."""
     return f"{kind}-{ident}-w{secrets.token_hex(6)}"
 
 
-def job_ident(jid: str) -> tuple[str, str]:
-    """(kind, id) of what the job `jid` runs."""
+def job_idents(jid: str) -> list[tuple[str, str]]:
+    """(kind, id) of each thing the job `jid` runs: one, or a batch's matches (`batch_job_id`)."""
     kind, _, rest = jid.partition("-")
-    return kind, rest.partition("-")[0]
+    if BATCH_JOIN in rest:
+        return [(kind, ident) for ident in rest.split(BATCH_JOIN)]
+    return [(kind, rest.partition("-")[0])]
+
+
+def job_ident(jid: str) -> tuple[str, str]:
+    """(kind, id) of what the job `jid` runs (a batch's first match)."""
+    return job_idents(jid)[0]
 
 
 def lease_key(kind: str, ident: str) -> str:
@@ -117,36 +139,48 @@ def enqueue_job(connection, kind: str, ident: str, queue: str | None = None) -> 
 
 
 def enqueue_jobs(connection, kind: str, idents: list[str], queue: str | None = None,
-                 steps: Sequence[int | None] | None = None, fresh: bool = False) -> None:
+                 steps: Sequence[int | None] | None = None, fresh: bool = False, per_job: int = 1) -> None:
     """Queue many jobs of one kind on `queue` (see `queue_name`) in a few round trips (a
     tournament's matches), each active and queued in one transaction. With `steps`, the jobs
-    are the runs continuing those matches from their logs' `steps[i]` entries (`job_id`)."""
+    are the runs continuing those matches from their logs' `steps[i]` entries (`job_id`).
+    `per_job`: matches' first runs queued that many to a job (`batch_job_id`)."""
     if not idents:
         return
     at = list(steps) if steps else [None] * len(idents)
-    for start in range(0, len(idents), 500):
+    chunk = 500 - 500 % per_job
+    for start in range(0, len(idents), chunk):
         with connection.pipeline() as pipe:  # MULTI: a job is active exactly when it is queued
-            enqueue_on(connection, pipe, kind, idents[start:start + 500], queue, at[start:start + 500],
-                       fresh=fresh)
+            enqueue_on(connection, pipe, kind, idents[start:start + chunk], queue, at[start:start + chunk],
+                       fresh=fresh, per_job=per_job)
             pipe.execute()
 
 
 def enqueue_on(connection, pipe, kind: str, idents: list[str], queue: str | None = None,
-               steps: Sequence[int | None] | None = None, at_front: bool = False, fresh: bool = False) -> None:
+               steps: Sequence[int | None] | None = None, at_front: bool = False, fresh: bool = False,
+               per_job: int = 1) -> None:
     """On `pipe` (a transaction the caller executes): queue these jobs and count them active,
     so that what else the transaction writes and the jobs that act on it land together.
     `at_front`: ahead of the jobs waiting (an abort, before the runs it makes pointless).
-    `fresh`: each job under an id of its own (`fresh_job_id`), not the one `job_id` gives."""
+    `fresh`: each job under an id of its own (`fresh_job_id`), not the one `job_id` gives.
+    `per_job`: matches' first runs, that many to a job (`batch_job_id`), each counted active."""
     from rq import Queue, Retry
 
     name = queue_name(queue)
     func, timeout = JOB_FUNCS[kind], JOB_TIMEOUTS[kind]
+    if per_job > 1 and (kind != "match" or fresh or at_front or any(s is not None for s in steps or ())):
+        raise ValueError("only matches' first runs are queued several to a job")
     batch = list(zip(idents, steps or [None] * len(idents), strict=True))
-    data = [Queue.prepare_data(func, args=(i,) if step is None else (i, step),
-                               job_id=fresh_job_id(kind, i) if fresh else job_id(kind, i, step),
-                               timeout=timeout, retry=Retry(max=2), result_ttl=RESULT_TTL,
-                               failure_ttl=FAILURE_TTL, description=f"{func}({i})", at_front=at_front)
-            for i, step in batch]
+    jobs: list[tuple[str, tuple]]  # (job id, the job's args)
+    if per_job == 1:
+        jobs = [(fresh_job_id(kind, i) if fresh else job_id(kind, i, step), (i,) if step is None else (i, step))
+                for i, step in batch]
+    else:  # run_match(first, None, the rest)
+        groups = [list(idents[n:n + per_job]) for n in range(0, len(idents), per_job)]
+        jobs = [(batch_job_id(group), (group[0], None, group[1:])) for group in groups]
+    data = [Queue.prepare_data(func, args=job_args, job_id=jid, timeout=timeout, retry=Retry(max=2),
+                               result_ttl=RESULT_TTL, failure_ttl=FAILURE_TTL,
+                               description=f"{func}({job_args[0]})", at_front=at_front)
+            for jid, job_args in jobs]
     pipe.sadd(active_key(name), *(f"{kind}:{i}" for i, _ in batch))
     rq_queue = Queue(name, connection=connection)
     if at_front:  # one already waiting moves to the front, rather than being queued twice
@@ -182,9 +216,10 @@ class Jobs:
     script: Callable[[str], Script]
     queue: str
 
-    def enqueue(self, kind: str, idents: list[str]) -> None:
-        """Queue the jobs running these matches or tournaments on this store's queue."""
-        enqueue_jobs(self.r, kind, idents, self.queue)
+    def enqueue(self, kind: str, idents: list[str], per_job: int = 1) -> None:
+        """Queue the jobs running these matches or tournaments on this store's queue; `per_job`:
+        matches' first runs, that many to a job (`batch_job_id`)."""
+        enqueue_jobs(self.r, kind, idents, self.queue, per_job=per_job)
 
     def enqueue_woken(self, match_ids: list[str]) -> None:
         """Queue the first runs of matches woken from their bots' waiting queues (core/store/slots.py),
@@ -285,6 +320,16 @@ class Jobs:
     def release_lease(self, kind: str, ident: str, token: str) -> None:
         """Give the lease back if it is still `token`'s."""
         self.script(source("release_lease"))(keys=[lease_key(kind, ident)], args=[args(token=token)])
+
+    def batches_held(self, jids: Sequence[str]) -> set[str]:
+        """Of these jobs, the batches (`batch_job_id`) a live job is running: their lock held."""
+        batches = [jid for jid in jids if len(job_idents(jid)) > 1]
+        if not batches:
+            return set()
+        pipe = self.r.pipeline(transaction=False)
+        for jid in batches:
+            pipe.exists(lease_key("batch", job_ident(jid)[1]))
+        return {jid for jid, held in zip(batches, pipe.execute(), strict=True) if held}
 
     def lease_held(self, kind: str, ident: str) -> bool:
         return bool(self.r.exists(lease_key(kind, ident)))

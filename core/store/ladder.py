@@ -73,7 +73,7 @@ class Ladder:
     current_versions: Callable[[list[str]], list[int]]
     create_match: Callable[..., dict]
     get_matches: Callable[..., list[dict | None]]
-    enqueue: Callable[[str, list[str]], None]
+    enqueue: Callable[..., None]
 
     def create_pairing(self, game: str, table: list[str], seed: int, order: list[int],
                        lease_token: str) -> dict | None:
