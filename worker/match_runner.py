@@ -57,7 +57,8 @@ import redis
 from core.conclusion import end_match, match_concluded
 from core.play_on import decision_for, new_referee
 from core.store.bots import guest_share, is_paused
-from core.store.runs import read_run, start_run
+from core.store.runs import read_run, start_run, takes_no_slot
+from core.store.slots import SLOTTED
 from sdk.clock import elapsed_ms
 from sdk.faults import clean, fault
 from sdk.referee import MatchReferee
@@ -151,13 +152,16 @@ class MatchRunner:
     def run_held(self, held: Held) -> str:
         kept = _kept.get(self.match_id)
         self.start = None  # what the run read as it started (`read_run`)
-        if kept is not None:  # a continuation: its reads, slots and start in one step
-            self.start = start_run(self.store, self.match_id, kept.match, kept.ref.turn - 1, kept.seat_bots)
+        match = kept.match if kept is not None else self.known or self.store.get_match(self.match_id)
+        # a continuation, or a first run of bots this process knows take no slots (in-process
+        # bots): its reads, slots and start in one step
+        if match is not None and (kept is not None or (match["status"] not in ("finished", "aborted")
+                                                       and takes_no_slot(match["seats"]))):
+            since, seat_bots = (kept.ref.turn - 1, kept.seat_bots) if kept is not None else (0, [])
+            self.start = start_run(self.store, self.match_id, match, since, seat_bots)
             match = self.start.match if self.start is not None else None
             if match is not None and match["status"] in ("finished", "aborted"):  # its whole record
                 match = self.store.get_match(self.match_id)
-        else:
-            match = self.known or self.store.get_match(self.match_id)
         if match is None:
             return "missing"
         if match["status"] in ("finished", "aborted"):
@@ -403,7 +407,7 @@ def guest_seats(store, match: dict, seat_bots: list[dict | None], tournament: di
         starter = store.started_by(match)
     if starter in (None, "admin"):
         return seat_bots
-    guests = {b["id"] for b in seat_bots if b is not None and b.get("owner") != starter}
+    guests = {b["id"] for b in seat_bots if b is not None and b.get("kind") in SLOTTED and b.get("owner") != starter}
     if not guests:
         return seat_bots
     records = store.bot_records(sorted(guests))  # `ladder` too, which the seats' records lack

@@ -26,7 +26,7 @@ from core.store.bots import RUNNER_FIELDS, read_runner_record, runner_record
 from core.store.keys import load_fields, now_iso, text
 from core.store.lua import args, source
 from core.store.matches import ARCHIVED, log_key, start_announcement
-from core.store.slots import release_step, slots_step, woken_from
+from core.store.slots import SLOTTED, release_step, slots_step, woken_from
 from core.store.tournaments import RUN_FIELDS, due_from, due_keys, run_fields, tournament_key
 from core.store.waits import waiting_head, waiting_key, waiting_record
 
@@ -46,7 +46,7 @@ class RunStart:
     waiting: dict | None
     #: `start_run`'s slots and start: (the first full bot or None, the runs started, this one
     #: included: `take_slots_and_start`'s answer) and whether the start marked the match running;
-    #: None if they were not made (the match is over)
+    #: None if they were not made (the match is over, or its tournament stopping)
     started: tuple[tuple[dict | None, int], bool] | None = None
     #: its tournament's `RUN_FIELDS` (core/store/tournaments.py): read when the match's record was
     #: known to name one, else None
@@ -86,6 +86,7 @@ def read_run(store, match_id: str, seats: list[str], since: int, match: dict | N
     if archived:  # over: only its record is read (from the archive)
         return RunStart(store.archived_document(match_id)["match"], {}, since, [], None)
     records = {b: runner_record(values) for b, values in zip(bot_ids, bots, strict=True)}
+    remember_kinds(records)
     return RunStart(found, {b: r for b, r in records.items() if r is not None},
                     since, [json.loads(e) for e in entries], waiting_head(waiting), tournament=tournament)
 
@@ -96,7 +97,8 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
     among `seat_bots` (the records the match's last run used: a bot's kind never changes, and its
     `max_concurrent` only counts for a match not holding its slot yet, from its next match) and
     the start with what follows it (`match_started`), made only if the match is neither over nor
-    archived (`RunStart.started`); and its tournament's `RUN_FIELDS`. None if
+    archived nor its tournament stopping (`RunStart.started`); and its tournament's `RUN_FIELDS`.
+    A first run passes no `seat_bots` (`since` 0) when none of them takes a slot. None if
     there is no such match. The match's lock is held: nothing else moves it meanwhile."""
     bot_ids = list(dict.fromkeys(match["seats"]))
     slotted, slot_keys, slots = slots_step(match_id, [b for b in seat_bots if b is not None])
@@ -114,6 +116,7 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
     if archived:  # over: only its record is read (from the archive)
         return RunStart(store.archived_document(match_id)["match"], {}, since, [], None)
     records = {b: _bot_read(b, values, h) for b, values, h in zip(bot_ids, bots, held, strict=True)}
+    remember_kinds(records)
     started, status = None, json.loads(status)
     if int(full) >= 0:
         started = ((slotted[int(full) - 1] if int(full) else None, int(attempts)), bool(int(changed)))
@@ -128,6 +131,26 @@ def start_run(store, match_id: str, match: dict, since: int, seat_bots: list[dic
 _read_bots: OrderedDict[str, tuple[bytes, dict | None]] = OrderedDict()
 #: bots whose record a process keeps so (a few hundred bytes each)
 BOTS_KEPT = 1024
+
+
+#: bot id -> its kind, as this process last read it (a bot's kind never changes), most recent last
+_kinds: OrderedDict[str, str] = OrderedDict()
+
+
+def remember_kinds(records: dict[str, dict | None]) -> None:
+    """Keep the kinds of these bots' records (`takes_no_slot`)."""
+    for bot_id, record in records.items():
+        if record is not None and record.get("kind"):
+            _kinds.pop(bot_id, None)
+            _kinds[bot_id] = record["kind"]
+    while len(_kinds) > BOTS_KEPT:
+        _kinds.popitem(last=False)
+
+
+def takes_no_slot(bot_ids: list[str]) -> bool:
+    """Whether this process has read each of these bots and none takes a slot (an in-process
+    bot's): a first run of theirs may start with its reads in one step (`start_run`, no slots)."""
+    return all(_kinds.get(b, SLOTTED[0]) not in SLOTTED for b in bot_ids)
 
 
 def _bot_read(bot_id: str, values: list, held: tuple[bytes, dict | None] | None) -> dict | None:

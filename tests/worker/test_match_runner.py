@@ -691,8 +691,35 @@ def test_a_run_reads_its_tournaments_stop_and_owner_with_the_rest(store):
     assert read_run(store, mid["id"], mid["seats"], 0, mid).tournament == {
         "status": "queued", "reason": None, "owner": "acct_t"}
     store.set_tournament(t["id"], status="aborting", reason="stopped by a test")
-    assert start_run(store, mid["id"], mid, 0, []).tournament == {
-        "status": "aborting", "reason": "stopped by a test", "owner": "acct_t"}
+    stopping = start_run(store, mid["id"], mid, 0, [])
+    assert stopping.tournament == {"status": "aborting", "reason": "stopped by a test", "owner": "acct_t"}
+    assert stopping.started is None and store.get_match(mid["id"])["status"] == "queued"  # never started
     assert read_run(store, mid["id"], mid["seats"], 0, None).tournament is None  # its record not known yet
     assert MatchRunner(store, mid["id"], match=mid).run() == "aborted"
     assert store.get_match(mid["id"])["reason"] == "stopped by a test"
+
+
+def test_a_first_run_of_bots_known_to_take_no_slot_starts_with_its_reads_in_one_step(store, monkeypatch):
+    """Once a process has read a match's bots and none takes a slot (in-process bots), a first run
+    of theirs reads, starts and announces itself in one step (`start_run`); a bot it has not read
+    yet, or one that takes slots, goes the other way (`read_run`, then `take_slots_and_start`)."""
+    from core.store import events
+
+    first = new_match(store, ["First", "First"])
+    assert MatchRunner(store, first["id"], match=first).run() == "finished"  # its bots read now
+    again = store.create_match(GAME, first["seats"], SEED, {}, time_bank_ms=0, tournament_id="t_watched")
+    polling, _ = store.create_bot("acct_test", f"poll{store.r.incr('test:bot-names')}", GAME, "polling")
+    remote = store.create_match(GAME, [polling["id"], first["seats"][0]], SEED, {}, time_bank_ms=0)
+    slow_starts = []
+    take = store.take_slots_and_start
+    monkeypatch.setattr(store, "take_slots_and_start", lambda *a, **k: slow_starts.append(a[0]) or take(*a, **k))
+    with store.r.pubsub(ignore_subscribe_messages=True) as watch:
+        watch.subscribe(events.tournament_channel("t_watched"))
+        assert MatchRunner(store, again["id"], match=again).run() == "finished"
+        told = [watch.get_message(timeout=1.0) for _ in range(3)]
+    assert slow_starts == []
+    assert [m["data"] for m in told if m].count(again["id"].encode()) >= 1  # its start was announced
+    record = store.get_match(again["id"])
+    assert record["status"] == "finished" and record["started"] and store.r.hget(f"match:{again['id']}", "attempts") == b"1"
+    assert MatchRunner(store, remote["id"], match=remote).run() == "waiting"  # asks the polling bot
+    assert slow_starts == [remote["id"]]

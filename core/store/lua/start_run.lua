@@ -2,7 +2,8 @@
 -- A continuation's start (core/store/runs.py `start_run`, its lock held), one step: what the run
 -- reads — the match's status and archived mark, each seat's bot, the log from an entry on, the
 -- waiting record, its tournament's status, reason and owner — then, only if the match is neither
--- missing nor over nor archived, its slots and, if they are taken, its start.
+-- missing nor over nor archived, nor its tournament stopping, its slots and, if they are taken,
+-- its start.
 -- KEYS: the match hash, its log, its waiting hash, its tournament's hash (the match hash again
 -- for a match of no tournament), then each seat's bot's hash, then `take_slots`'s keys. args: bots
 -- (how many seats' bots), fields (the bots' fields to read), stamps (each bot's stamp as this
@@ -36,7 +37,8 @@ local entries = redis.call('LRANGE', log_key, args.since, -1)
 local waiting = redis.call('HGET', waiting_key, 'record') or ''
 local tournament = {}
 if args.tournament then tournament = redis.call('HMGET', tournament_key, 'status', 'reason', 'owner') end
-if not status or archived or status == '"finished"' or status == '"aborted"' then
+local stopping = tournament[1] == '"aborting"' or tournament[1] == '"aborted"'
+if not status or archived or status == '"finished"' or status == '"aborted"' or stopping then
   return {status, archived, bots, entries, waiting, -1, 0, 0, tournament}
 end
 local full = take_slots({unpack(KEYS, 5 + args.bots)}, args.slots)
