@@ -1,8 +1,9 @@
 """In-process bots: a `sdk.Bot` subclass the admin registered as module:Class.
 
 A fresh instance per seat and match, so no memory leaks from one match into
-the next. The bot gets copies of the legal actions, so one that edits the
-action it returns cannot edit the engine's: its answer is judged as sent. The bot runs in the worker's own process under the watchdog's
+the next. The bot gets the referee's decision, whose legal actions are
+copies (sdk/referee.py `offer`), so one that edits the action it returns
+cannot edit the engine's: its answer is judged as sent. The bot runs in the worker's own process under the watchdog's
 deadline (sdk/watchdog.py): a raise, an overrun or a late answer is a
 fault like any remote bot's.
 """
@@ -54,8 +55,7 @@ class InProcessDriver(Driver):
                     if not self.started:
                         self.started = True
                         self.bot.on_match_start(decision["match_id"], decision["seat"], decision["view"])
-                    offered = [_copy(a) for a in decision["legal_actions"]]
-                    action = self.bot.decide({**decision, "legal_actions": offered})
+                    action = self.bot.decide(decision)
             except Overrun:
                 return Reply(fault=decision_timeout(decision), debug=notes.text)
             except Exception as exc:  # written as local play writes it (sdk.local.timed): the same text
@@ -63,9 +63,6 @@ class InProcessDriver(Driver):
         if time.monotonic() - began > limit:
             return Reply(fault=decision_timeout(decision, round((time.monotonic() - began) * 1000)),
                          debug=notes.text)
-        for listed, copy in zip(decision["legal_actions"], offered, strict=True):
-            if action is copy:  # one of the copies handed back: the engine's own, if unedited
-                return Reply(action=listed if copy == listed else action, debug=notes.text)
         return Reply(action=action, debug=notes.text)
 
     def match_over(self, match_id: str, result: dict, you: dict | None = None) -> None:
@@ -76,7 +73,3 @@ class InProcessDriver(Driver):
             except (Exception, Overrun):
                 pass
 
-
-def _copy(action: dict) -> dict:
-    """A copy of an action deep enough for actions (flat dicts of strings, numbers, lists of cards)."""
-    return {k: list(v) if type(v) is list else v for k, v in action.items()}
