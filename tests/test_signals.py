@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -208,16 +209,27 @@ def test_worker_stops_its_processes_and_the_shared_redis(sig, home):
         command.kill()
 
 
+def a_match_played(api: str) -> bool:
+    """Has a match of the tournaments the API at `api` lists been played?"""
+    tournaments = requests.get(f"{api}/tournaments", timeout=10).json()["tournaments"]
+    return any(requests.get(f"{api}/tournaments/{t['id']}", timeout=10).json()["progress"]["done"]
+               for t in tournaments)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", SIGNALS, ids=["SIGTERM", "SIGINT"])
 def test_the_demo_stops_everything_mid_tournament(sig, home):
+    """Ctrl-C (SIGINT) or SIGTERM once the demo's tournaments are under way: the default deals,
+    still playing when it is stopped."""
     command = Command(home, "demo", "--port", "0", "--games", "duck-soup", "double-carre")
     try:
         command.wait_for(lambda: "scheduled" in command.out, "playing")
+        api = re.search(r"referee API at (http://127\.0\.0\.1:\d+/api/v1)", command.out).group(1)
+        command.wait_for(lambda: a_match_played(api), "a match of its tournaments played", timeout=120)
         up = descendants(command.proc.pid)
         assert len(up) >= 3  # its Redis and two workers
         assert check_stops_everything(command, sig, up) == 130
-        assert "stopped: no process left behind." in command.out
+        assert "interrupted" in command.out and "stopped: no process left behind." in command.out
     finally:
         command.kill()
 
