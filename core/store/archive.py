@@ -40,6 +40,7 @@ import os
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 
 ARCHIVE_ENV = "CARDARENA_ARCHIVE"
@@ -76,8 +77,13 @@ def from_env() -> Archive | None:
     return Archive(Path(configured) if configured else default_root())
 
 
-def document(record: dict, log: list[dict], debug: dict[str, dict]) -> dict:
-    return {"format": FORMAT, "version": VERSION, "match": record, "log": log, "debug": debug}
+def document(record: dict, log: Sequence[bytes], debug: dict[str, dict]) -> bytes:
+    """A match's archived document, as JSON text. `log`: its entries as Redis holds them, each
+    the JSON text of one entry (core/store/matches.py `append_entries`), embedded as they are:
+    decoding them only to encode them again would cost more than the rest of the file."""
+    head = json.dumps({"format": FORMAT, "version": VERSION, "match": record}, separators=(",", ":"))
+    return b"".join([head[:-1].encode(), b',"log":[', b",".join(log), b'],"debug":',
+                     json.dumps(debug, separators=(",", ":")).encode(), b"}"])
 
 
 class Archive:
@@ -96,16 +102,16 @@ class Archive:
         h = hashlib.sha1(match_id.encode()).hexdigest()
         return self.root / h[:2] / h[2:4] / f"{match_id}{SUFFIX}"
 
-    def write(self, match_id: str, doc: dict) -> int:
-        """Store `doc` as the match's file, durably, before returning its size in bytes."""
+    def write(self, match_id: str, doc: bytes) -> int:
+        """Store `doc` (`document`) as the match's file, durably, before returning its size in bytes."""
         return self.write_all({match_id: doc})[match_id]
 
-    def write_all(self, docs: dict[str, dict]) -> dict[str, int]:
-        """Store each document as its match's file, all of them durably (one `os.sync()`)
-        before returning: match id -> the file's size in bytes."""
+    def write_all(self, docs: dict[str, bytes]) -> dict[str, int]:
+        """Store each document (`document`) as its match's file, all of them durably (one
+        `os.sync()`) before returning: match id -> the file's size in bytes."""
         sizes = {}
         for match_id, doc in docs.items():
-            data = gzip.compress(json.dumps(doc, separators=(",", ":")).encode(), compresslevel=6, mtime=0)
+            data = gzip.compress(doc, compresslevel=6, mtime=0)
             final = self.path(match_id)
             directory = final.parent
             directory.mkdir(parents=True, exist_ok=True)

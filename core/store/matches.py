@@ -560,11 +560,10 @@ class Matches:
                         if not raw or ARCHIVED.encode() in raw or record.get("status") not in OVER:
                             nothing_to_do.append(match_id)
                             continue
-                        entries = [json.loads(e) for e in raw_log]
                         debug = {str(t): json.loads(v) for t, v in sorted((int(text(t)), v)
                                                                           for t, v in raw_notes.items())}
                         records[match_id] = record
-                        docs[match_id] = archives.document(record, entries, debug)
+                        docs[match_id] = archives.document(record, raw_log, debug)
                     due = archive_due_key(self.queue)
                     if not docs:
                         pipe.unwatch()

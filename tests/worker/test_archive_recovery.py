@@ -20,7 +20,7 @@ import pytest
 from core import conclusion
 from core.store import Store, secret_key
 from core.store.archive import Archive, document
-from core.store.matches import ARCHIVE_BATCH, ARCHIVED, ArchiveBusy, archive_due_key
+from core.store.matches import ARCHIVE_BATCH, ARCHIVED, ArchiveBusy, archive_due_key, log_key
 from tests.server.driving import make_bots, played
 from worker import recovery
 
@@ -30,6 +30,11 @@ def store(redis_client, tmp_path):
     s = Store(redis_client, secret_key(redis_client))
     s.archive = Archive(tmp_path / "archive")
     return s
+
+
+def stored_log(store, mid: str) -> list[bytes]:
+    """The match's log as Redis holds it: the entries' JSON texts the archive embeds."""
+    return store.r.lrange(log_key(mid), 0, -1)
 
 
 def archived(store, mid: str) -> bool:
@@ -53,7 +58,7 @@ def test_a_match_whose_runner_died_after_its_end_is_archived_by_the_sweep(store)
 def test_a_file_written_before_redis_let_go_is_finished_the_same(store):
     mid = played(store, make_bots(store), seed=5)
     record, log = store.get_match(mid), store.match_log(mid)
-    store.archive.write(mid, document(dict(sorted(record.items())), log, {}))  # then the process died: Redis still whole
+    store.archive.write(mid, document(dict(sorted(record.items())), stored_log(store, mid), {}))  # then it died
     written = store.archive.path(mid).read_bytes()
     stale = store.archive.path(mid).with_name(f".{mid}.deadbeef0000.tmp")
     stale.write_bytes(written[:10])  # and another writer was killed mid-file
@@ -85,7 +90,7 @@ class CountingArchive(Archive):
         super().__init__(root)
         self.batches: list[list[str]] = []
 
-    def write_all(self, docs: dict[str, dict]) -> dict[str, int]:
+    def write_all(self, docs: dict[str, bytes]) -> dict[str, int]:
         self.batches.append(sorted(docs))
         return super().write_all(docs)
 
@@ -107,13 +112,13 @@ def test_a_batch_whose_archiver_died_before_redis_let_go_is_finished_by_the_swee
     mids = [played(store, bots, seed=s) for s in (200, 201, 202)]
     for mid in mids:
         conclusion.match_concluded(store, store.get_match(mid))
-    docs = {m: document(dict(sorted(store.get_match(m).items())), store.match_log(m), {}) for m in mids}
+    docs = {m: document(dict(sorted(store.get_match(m).items())), stored_log(store, m), {}) for m in mids}
     store.archive.write_all(docs)  # and then the process died: Redis still holds them whole, due
     assert sorted(due(store)) == sorted(mids) and not any(archived(store, m) for m in mids)
     recovery.sweep(store)
     assert all(archived(store, m) for m in mids) and due(store) == []
     for m in mids:
-        assert json.loads(gzip.decompress(store.archive.path(m).read_bytes()))["log"] == docs[m]["log"]
+        assert gzip.decompress(store.archive.path(m).read_bytes()) == docs[m]
 
 
 def test_with_archiving_off_finished_matches_stay_whole_in_redis(store):
@@ -197,3 +202,12 @@ def test_a_dead_archivers_batch_holds_up_no_other_match(store, monkeypatch):
         store.r.set(f"lease:archive:{mid}", "a dead archiver", px=60_000)
     recovery.sweep(store)
     assert due(store) == held and all(archived(store, m) for m in mids if m not in held)
+
+
+def test_the_document_embeds_the_stored_entries_as_the_json_of_the_whole_would_write_them(store):
+    mid = played(store, make_bots(store), seed=9)
+    record, log = dict(sorted(store.get_match(mid).items())), store.match_log(mid)
+    debug = {"3": {"seat": 1, "text": "thinking \u00e9\n"}}
+    whole = {"format": "cardarena-archive", "version": 1, "match": record, "log": log, "debug": debug}
+    assert document(record, stored_log(store, mid), debug) == json.dumps(whole, separators=(",", ":")).encode()
+    assert json.loads(document(record, [], {})) == {**whole, "log": [], "debug": {}}
