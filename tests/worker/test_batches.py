@@ -8,23 +8,13 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from core.store.jobs import MATCHES_PER_JOB, QUEUE, batch_job_id, enqueue_jobs, job_idents
+from tests.worker.test_recovery import python_bots, queued_ids
 from worker import jobs, recovery
 
 
 @pytest.fixture(autouse=True)
 def no_grace(monkeypatch):
     monkeypatch.setattr(recovery, "START_GRACE_S", 0.0)
-
-
-def python_bots(store, n=2, game="double-carre"):
-    first = store.r.incrby("test:bot-names", n) - n  # names are unique per game
-    return [store.create_bot("acct", f"b{first + i}", game, "python",
-                             entrypoint="example_bots.random:RandomBot")[0]["id"]
-            for i in range(n)]
-
-
-def queued_ids(store):
-    return Queue(QUEUE, connection=store.r).get_job_ids()
 
 
 def worker(store):
