@@ -19,10 +19,13 @@ bystander in a process of its own times `GET /api/v1/games` every 100 ms:
    matches waits on a call that hangs until its deadline.
 
 For each phase it prints the honest matches' faults (target 0), their time per
-turn against phase 1's (target ≤ 1.2×), and the bystander's p50/p99 (target
-p99 < 100 ms). Phase 2 is the API's share (long-polls and streams); what phase 3
-adds is the dispatcher's (webhook calls: `worker/dispatch.py`), whose calls the
-hanging ones may crowd out.
+turn against phase 1's (target ≤ 1.2×), the bystander's p50/p99 (target
+p99 < 100 ms), and the CPU the platform's processes spent in the phase per
+honest turn (bench/remote.py `PlatformCpu`; under attack it includes serving
+the attacker). On a machine others share, the time per turn follows their
+load from one phase to the next; the CPU does not. Phase 2 is the API's share
+(long-polls and streams); what phase 3 adds is the dispatcher's (webhook calls:
+`worker/dispatch.py`), whose calls the hanging ones may crowd out.
 
 4. capacity (unless `--no-capacity`): 5,000 long-polls (79 accounts made
    through the store, 64 each) and 500 event streams (32 addresses) held on the
@@ -285,9 +288,14 @@ def register_many(client_for, jobs: list) -> list:
 
 
 def phase(name: str, admin, owner, args, seats, url: str, watch_file: Path, alone: dict | None) -> dict:
+    from remote import PlatformCpu
+
     load = os.getloadavg()[0]
     watcher = bystander(url + "/api/v1/games", args.seconds)
+    cpu = PlatformCpu()
+    cpu.start()
     honest = play_honest(admin, owner, args.game, seats, args.seconds, watch_file)
+    spent = cpu.stop()
     seen = bystander_result(watcher)
     ms = seen["ms"]
     ratio = honest["per_turn_ms"] / alone["per_turn_ms"] if alone else 1.0
@@ -296,6 +304,9 @@ def phase(name: str, admin, owner, args, seats, url: str, watch_file: Path, alon
           f"(target 0) | bystander GET /games: p50 {percentile(ms, 0.5):.1f} ms, p99 {percentile(ms, 0.99):.1f} ms, "
           f"max {max(ms) if ms else float('nan'):.1f} ms, {len(ms)} reads, {seen['errors']} errors "
           f"(target p99 < 100 ms) | load {load:.2f} -> {os.getloadavg()[0]:.2f}", flush=True)
+    turns = max(1, honest["turns"])
+    print(f"  platform CPU {1000 * sum(spent.values()) / turns:.2f} ms a honest turn ("
+          + ", ".join(f"{kind} {1000 * s / turns:.2f}" for kind, s in sorted(spent.items())) + ")", flush=True)
     if honest["fault_kinds"]:
         print(f"  the honest faults: {honest['fault_kinds']}", flush=True)
     return honest
