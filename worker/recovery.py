@@ -122,7 +122,13 @@ def requeue_dropped(store) -> list[tuple[str, str]]:
     # a batch's job whose lock is held is alive: the matches it has not reached are not dropped
     batches_running = store.batches_held([jid for jids in started.values() for jid in jids])
     again = []
-    for (kind, ident), (status, leased) in zip(active, store.job_states(active), strict=True):
+    states = store.job_states(active)
+    # every match that may be queued again (in play, its lock free, no job waiting): read at once
+    in_play = [ident for (kind, ident), (status, leased) in zip(active, states, strict=True)
+               if kind == "match" and status is not None and json.loads(status) not in ("finished", "aborted")
+               and not leased and (kind, ident) not in queued]
+    runs = store.run_states(in_play)
+    for (kind, ident), (status, leased) in zip(active, states, strict=True):
         if status is None:
             store.job_done(kind, ident)
             continue
@@ -141,10 +147,9 @@ def requeue_dropped(store) -> list[tuple[str, str]]:
             continue
         step = None
         if kind == "match":
-            step = store.log_length(ident)
-            pending = store.waiting_on(ident)
+            step, pending, deadline_set = runs[ident]
             if pending is not None and pending["turn"] == step:  # a remote bot's turn: the dispatcher's
-                if not store.has_deadline(ident, step):  # a clock died holding its claim
+                if not deadline_set:  # a clock died holding its claim
                     store.judge_later(ident, step, pending["deadline_at"])
                 continue
             if pending is None:  # never asked a remote bot: its one job is "match-{id}"

@@ -562,6 +562,26 @@ class Waits:
     def has_deadline(self, match_id: str, turn: int) -> bool:
         return self.r.zscore(deadlines_key(self.queue), _member(match_id, turn)) is not None
 
+    def run_states(self, match_ids: list[str]) -> dict[str, tuple[int, dict | None, bool]]:
+        """For each match in play (none archived): its log's length, its waiting record
+        (`waiting_on`) and whether that record's turn has its deadline (`has_deadline`), in two
+        round trips however many (the recovery sweep's view of every match it may queue again)."""
+        if not match_ids:
+            return {}
+        pipe = self.r.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.llen(log_key(match_id))
+            pipe.hgetall(waiting_key(match_id))
+        replies = pipe.execute()
+        waiting = {m: (length, waiting_record(raw))
+                   for m, length, raw in zip(match_ids, replies[::2], replies[1::2], strict=True)}
+        asked = [(m, record["turn"]) for m, (_, record) in waiting.items() if record is not None]
+        pipe = self.r.pipeline(transaction=False)
+        for match_id, turn in asked:
+            pipe.zscore(deadlines_key(self.queue), _member(match_id, turn))
+        deadlines = {m: score is not None for (m, _), score in zip(asked, pipe.execute() if asked else [], strict=True)}
+        return {m: (length, record, deadlines.get(m, False)) for m, (length, record) in waiting.items()}
+
     def next_deadline(self) -> int | None:
         """When the earliest deadline falls (epoch ms), or None."""
         first = self.r.zrange(deadlines_key(self.queue), 0, 0, withscores=True)
