@@ -39,13 +39,6 @@ def pytest_configure(config):
         compileall.compile_dir(ROOT / package, quiet=1)
 
 
-def pytest_collection_modifyitems(items):
-    """The slow tests first, in their files' order, then the rest: with several processes
-    (xdist), a test of 20 s handed out last would run on alone while the others sit idle;
-    begun first, it overlaps the many short tests that fill in the gaps."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 @pytest.fixture(scope="session")
 def redis_url():
     url = os.environ.get("REDIS_URL")
