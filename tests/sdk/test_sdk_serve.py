@@ -270,7 +270,7 @@ def _free_port() -> int:
 def test_an_example_bot_runs_from_the_command_line_and_stops_on_ctrl_c():
     port = _free_port()
     env = {**os.environ, "CARDARENA_BOT_SECRET": SECRET, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "example_bots.random", "--serve", str(port)],
+    proc = subprocess.Popen(as_from_a_terminal([sys.executable, "-m", "example_bots.random", "--serve", str(port)]),
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -293,12 +293,31 @@ def test_an_example_bot_runs_from_the_command_line_and_stops_on_ctrl_c():
         try:
             _, err = proc.communicate(timeout=20)
         except subprocess.TimeoutExpired:  # no orphan left behind: killed, then the failure reported
+            masks = signal_masks(proc.pid)  # SIGINT blocked or ignored by what started it?
             proc.kill()
             proc.communicate()
-            raise
+            raise AssertionError(f"the example bot ignored SIGINT for 20 s ({masks})") from None
     assert proc.returncode == 0, err.decode()
     log = err.decode()
     assert "serving RandomBot" in log and "m_test turn 0" in log and "stopped" in log
+
+
+def as_from_a_terminal(command: list[str]) -> list[str]:
+    """`command`, started with SIGINT at its default and unblocked, as a shell in a terminal starts
+    it: a test runner launched in the background ignores SIGINT, and its children would inherit
+    that (a Python started so never turns SIGINT into KeyboardInterrupt)."""
+    reset = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *command]
+
+
+def signal_masks(pid: int) -> str:
+    """The process's blocked, ignored and caught signals, as /proc shows them (hex masks)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError as exc:
+        return f"no /proc status: {exc}"
+    return ", ".join(line for line in status.splitlines() if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
 
 
 def test_the_command_line_refuses_to_run_without_a_secret():
