@@ -55,7 +55,8 @@ class InProcessDriver(Driver):
                     if not self.started:
                         self.started = True
                         self.bot.on_match_start(decision["match_id"], decision["seat"], decision["view"])
-                    action = self.bot.decide(decision)
+                    # its own dict and list: a bot that edits them cannot edit what the runner holds
+                    action = self.bot.decide({**decision, "legal_actions": list(decision["legal_actions"])})
             except Overrun:
                 return Reply(fault=decision_timeout(decision), debug=notes.text)
             except Exception as exc:  # written as local play writes it (sdk.local.timed): the same text
