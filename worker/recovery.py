@@ -30,7 +30,7 @@ import logging
 import time
 
 from core.comparisons import settle_comparison
-from core.conclusion import archive_due, finish_tournament_if_complete, match_concluded, stop_if_decided
+from core.conclusion import OVER, archive_due, finish_tournament_if_complete, match_concluded, stop_if_decided
 from core.ratings import update_ratings
 from core.store.archive import ArchiveMissing
 from core.store.comparisons import OVER as COMPARISON_OVER
@@ -125,7 +125,7 @@ def requeue_dropped(store) -> list[tuple[str, str]]:
     states = store.job_states(active)
     # every match that may be queued again (in play, its lock free, no job waiting): read at once
     in_play = [ident for (kind, ident), (status, leased) in zip(active, states, strict=True)
-               if kind == "match" and status is not None and json.loads(status) not in ("finished", "aborted")
+               if kind == "match" and status is not None and json.loads(status) not in OVER
                and not leased and (kind, ident) not in queued]
     runs = store.run_states(in_play)
     for (kind, ident), (status, leased) in zip(active, states, strict=True):

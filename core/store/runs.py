@@ -150,7 +150,7 @@ def remember_kinds(records: dict[str, dict | None]) -> None:
 def takes_no_slot(bot_ids: list[str]) -> bool:
     """Whether this process has read each of these bots and none takes a slot (an in-process
     bot's): a first run of theirs may start with its reads in one step (`start_run`, no slots)."""
-    return all(_kinds.get(b, SLOTTED[0]) not in SLOTTED for b in bot_ids)
+    return all(b in _kinds and _kinds[b] not in SLOTTED for b in bot_ids)
 
 
 def _bot_read(bot_id: str, values: list, held: tuple[bytes, dict | None] | None) -> dict | None:
