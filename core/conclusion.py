@@ -142,7 +142,7 @@ def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | No
         store.job_done("match", match["id"], keep=chained)
         return
     for following in chained:  # none once the deal is over; made active all the same
-        store.keep_active("match", following)
+        store.keep_active(following)
     if store.archive_later(list(statuses), done=match["id"]) >= ARCHIVE_BATCH:
         archive_due(store, ARCHIVE_BATCH)
 

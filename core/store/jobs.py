@@ -5,6 +5,9 @@ Keys:
                            (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the lock of the runner working on it (redis-py's `Lock`: its token,
                            expiring unless renewed); also the archive's and the ladder's leases
+    lease:chain:{id}       a match its caller's job runs next (`keep_active`), not queued: the
+                           recovery sweep leaves it alone until its runner holds its lock, or
+                           `CHAIN_GRACE_MS` has passed (that job died first)
     rq:*                   RQ's own keys for the queue (see `queue_name`): its jobs, registries,
                            workers, read and written only through RQ's API
 
@@ -66,6 +69,9 @@ RESULT_TTL = 0
 #: (rq-dashboard): bounded by a day's failures, whatever the number of matches
 FAILURE_TTL = 24 * 3600
 KINDS = tuple(JOB_FUNCS)
+#: how long a match its caller's job runs next (`keep_active`) has to take its lock: the job
+#: takes it at once, so a match found neither locked nor queued past this was dropped
+CHAIN_GRACE_MS = 10_000
 #: a tournament's matches are queued this many to a job (`batch_job_id`); each may chain its
 #: deal's other rotations (worker/jobs.py `run_match`)
 MATCHES_PER_JOB = 8
@@ -195,6 +201,14 @@ def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
     pipe.sadd(active_key(queue), f"{kind}:{ident}")
 
 
+def chained(pipe, queue: str, match_ids: Sequence[str]) -> None:
+    """On `pipe`: these matches are active, and held `CHAIN_GRACE_MS` for the job that runs them
+    next to take their locks (`Jobs.keep_active`)."""
+    pipe.sadd(active_key(queue), *(f"match:{m}" for m in match_ids))
+    for match_id in match_ids:
+        pipe.set(lease_key("chain", match_id), 1, px=CHAIN_GRACE_MS)
+
+
 def drop_queue(connection, queue: str) -> None:
     """Forget a queue nobody will work any more: its waiting jobs, its active set and
     RQ's bookkeeping for it (registries, the intermediate list)."""
@@ -262,27 +276,31 @@ class Jobs:
 
     def job_states(self, jobs: list[tuple[str, str]]) -> list[tuple[bytes | None, bool]]:
         """For each (kind, id): its record's status as stored (JSON; None when the record is gone)
-        and whether its lock is held, in one round trip."""
+        and whether it is held — its lock taken, or a match's caller about to run it
+        (`keep_active`) —, in one round trip."""
         pipe = self.r.pipeline(transaction=False)
         for kind, ident in jobs:
             pipe.hget(f"{kind}:{ident}", "status")
-            pipe.exists(lease_key(kind, ident))
+            pipe.exists(lease_key(kind, ident), *([lease_key("chain", ident)] if kind == "match" else []))
         replies = pipe.execute()
         return [(status, bool(held)) for status, held in zip(replies[::2], replies[1::2], strict=True)]
 
-    def keep_active(self, kind: str, ident: str) -> None:
-        """Count `kind` `ident` active without queueing its job: the caller runs it now, in its
-        own job; should it die first, the recovery sweep queues it (worker/recovery.py)."""
-        self.r.sadd(active_key(self.queue), f"{kind}:{ident}")
+    def keep_active(self, match_id: str) -> None:
+        """Count the match active without queueing its job: the caller runs it now, in its own
+        job; should it die first, the recovery sweep queues it once `CHAIN_GRACE_MS` is over
+        (worker/recovery.py)."""
+        with self.r.pipeline() as pipe:
+            chained(pipe, self.queue, [match_id])
+            pipe.execute()
 
     def job_done(self, kind: str, ident: str, keep: Sequence[str] = ()) -> None:
         """`kind` `ident` has no work left; with `keep`, in the same step those matches are
-        counted active (`keep_active`: its caller runs them next)."""
+        counted active instead (`keep_active`: its caller runs them next)."""
         if not keep:
             self.r.srem(active_key(self.queue), f"{kind}:{ident}")
             return
         with self.r.pipeline() as pipe:
-            pipe.sadd(active_key(self.queue), *(f"match:{m}" for m in keep))
+            chained(pipe, self.queue, keep)
             pipe.srem(active_key(self.queue), f"{kind}:{ident}")
             pipe.execute()
 

@@ -664,6 +664,7 @@ class Matches:
                     pipe.multi()
                     pipe.hset(key, mapping=dump_fields(fields))
                     mark_active(pipe, self.queue, "match", match_id)  # its follow-ups: core/conclusion.py
+                    pipe.delete(lease_key("chain", match_id))  # held for its job (`keep_active`) no more
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
                     for _, seat_records in counted:

@@ -12,7 +12,9 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from core import conclusion
+from core.store import jobs as store_jobs
 from core.store.jobs import QUEUE, enqueue_job, job_id, lease_key
+from tests.waiting import wait_until
 from worker import jobs, recovery
 from worker.match_runner import MatchRunner
 
@@ -102,16 +104,34 @@ def test_a_deal_played_in_process_is_one_job(store):
     assert store.active_jobs() == [] and queued_ids(store) == []
 
 
-def test_a_rotation_its_deal_left_to_a_job_that_died_is_enqueued_again(store):
+def chained_rotation(store) -> str:
+    """A duplicate deal whose first rotation a job has played: the id of the next, which that
+    job runs next (active, not queued)."""
     bots = python_bots(store)
     t = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=True, seed=1, options={})
     (first,) = jobs.expand(store, t)
     chain: list[str] = []
     assert MatchRunner(store, first, chain=chain).run() == "finished"
-    (following,) = chain  # the deal's next rotation, for this job to run next: active, not queued
+    (following,) = chain
     assert following != first and queued_ids(store) == [job_id("match", first)]
     assert ("match", following) in store.active_jobs()
-    # the job dies here, before running it: the sweep queues it
+    return following
+
+
+def test_a_rotation_its_job_is_about_to_run_is_left_to_it(store):
+    following = chained_rotation(store)
+    # its job has not taken its lock yet: the sweep does not take it for dropped
+    assert recovery.sweep(store) == []
+    assert queued_ids(store)[-1] != job_id("match", following)
+    assert MatchRunner(store, following).run() == "finished"
+    assert store.job_states([("match", following)]) == [(b'"finished"', False)]  # its hold ends with it
+
+
+def test_a_rotation_its_deal_left_to_a_job_that_died_is_enqueued_again(store, monkeypatch):
+    monkeypatch.setattr(store_jobs, "CHAIN_GRACE_MS", 1)
+    following = chained_rotation(store)
+    # the job dies here, before running it: once its hold lapses, the sweep queues it
+    wait_until(lambda: store.job_states([("match", following)])[0][1] is False, what="the hold's lapse")
     assert recovery.sweep(store) == [("match", following)]
     assert queued_ids(store)[-1] == job_id("match", following)
 
