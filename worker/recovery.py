@@ -10,8 +10,9 @@ match or tournament is not over, whose lock nobody holds, and that is
 neither queued nor being started by a live worker (RQ's queue, its
 intermediate list and its StartedJobRegistry, each job given
 `START_GRACE_S` to take its lock) nor in a batch whose job holds the batch's
-lock (worker/jobs.py `run_match`) nor a deal's next rotation its job is
-about to run (`Jobs.keep_active`, for `CHAIN_GRACE_MS`) is enqueued again, its dead execution
+lock (worker/jobs.py `run_match`) nor a match whose next run is in hand (a
+deal's next rotation its job runs next, a settled turn's continuation its
+settler queues next: `next_run_key`, for `NEXT_RUN_GRACE_MS`) is enqueued again, its dead execution
 taken off the registry. The match runner resumes from the log; one whose
 job has started `MAX_ATTEMPTS` times is aborted.
 

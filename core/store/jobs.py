@@ -5,9 +5,10 @@ Keys:
                            (on the default queue; another queue Q has jobs:active:Q)
     lease:{kind}:{id}      the lock of the runner working on it (redis-py's `Lock`: its token,
                            expiring unless renewed); also the archive's and the ladder's leases
-    lease:chain:{id}       a match its caller's job runs next (`keep_active`), not queued: the
-                           recovery sweep leaves it alone until its runner holds its lock, or
-                           `CHAIN_GRACE_MS` has passed (that job died first)
+    lease:next:{id}        a match whose next run is in hand, not queued yet: the job that chained
+                           it runs it next (`keep_active`), or the settler whose turn just landed
+                           queues it (core/store/waits.py `settle_all`); the recovery sweep leaves
+                           it alone for `NEXT_RUN_GRACE_MS` (whoever held it died, past that)
     rq:*                   RQ's own keys for the queue (see `queue_name`): its jobs, registries,
                            workers, read and written only through RQ's API
 
@@ -69,9 +70,9 @@ RESULT_TTL = 0
 #: (rq-dashboard): bounded by a day's failures, whatever the number of matches
 FAILURE_TTL = 24 * 3600
 KINDS = tuple(JOB_FUNCS)
-#: how long a match its caller's job runs next (`keep_active`) has to take its lock: the job
-#: takes it at once, so a match found neither locked nor queued past this was dropped
-CHAIN_GRACE_MS = 10_000
+#: how long a match whose next run is in hand (`next_run_key`) has for it to be locked or queued:
+#: that follows at once, so a match found neither past this was dropped by a dead process
+NEXT_RUN_GRACE_MS = 10_000
 #: a tournament's matches are queued this many to a job (`batch_job_id`); each may chain its
 #: deal's other rotations (worker/jobs.py `run_match`)
 MATCHES_PER_JOB = 8
@@ -139,6 +140,11 @@ def lease_key(kind: str, ident: str) -> str:
     return f"lease:{kind}:{ident}"
 
 
+def next_run_key(match_id: str) -> str:
+    """Set (`NEXT_RUN_GRACE_MS`) while the match's next run is in hand but not yet queued or locked."""
+    return lease_key("next", match_id)
+
+
 def enqueue_job(connection, kind: str, ident: str, queue: str | None = None) -> None:
     """Queue the job that runs `kind` `ident`, and count it active until it ends."""
     enqueue_jobs(connection, kind, [ident], queue)
@@ -202,11 +208,11 @@ def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
 
 
 def chained(pipe, queue: str, match_ids: Sequence[str]) -> None:
-    """On `pipe`: these matches are active, and held `CHAIN_GRACE_MS` for the job that runs them
-    next to take their locks (`Jobs.keep_active`)."""
+    """On `pipe`: these matches are active, their next runs in the hands of the job that runs
+    them next (`Jobs.keep_active`)."""
     pipe.sadd(active_key(queue), *(f"match:{m}" for m in match_ids))
     for match_id in match_ids:
-        pipe.set(lease_key("chain", match_id), 1, px=CHAIN_GRACE_MS)
+        pipe.set(next_run_key(match_id), 1, px=NEXT_RUN_GRACE_MS)
 
 
 def drop_queue(connection, queue: str) -> None:
@@ -276,18 +282,18 @@ class Jobs:
 
     def job_states(self, jobs: list[tuple[str, str]]) -> list[tuple[bytes | None, bool]]:
         """For each (kind, id): its record's status as stored (JSON; None when the record is gone)
-        and whether it is held — its lock taken, or a match's caller about to run it
-        (`keep_active`) —, in one round trip."""
+        and whether it is held — its lock taken, or a match's next run in hand (`next_run_key`) —,
+        in one round trip."""
         pipe = self.r.pipeline(transaction=False)
         for kind, ident in jobs:
             pipe.hget(f"{kind}:{ident}", "status")
-            pipe.exists(lease_key(kind, ident), *([lease_key("chain", ident)] if kind == "match" else []))
+            pipe.exists(lease_key(kind, ident), *([next_run_key(ident)] if kind == "match" else []))
         replies = pipe.execute()
         return [(status, bool(held)) for status, held in zip(replies[::2], replies[1::2], strict=True)]
 
     def keep_active(self, match_id: str) -> None:
         """Count the match active without queueing its job: the caller runs it now, in its own
-        job; should it die first, the recovery sweep queues it once `CHAIN_GRACE_MS` is over
+        job; should it die first, the recovery sweep queues it once `NEXT_RUN_GRACE_MS` is over
         (worker/recovery.py)."""
         with self.r.pipeline() as pipe:
             chained(pipe, self.queue, [match_id])

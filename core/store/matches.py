@@ -58,7 +58,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
-from core.store.jobs import QUEUE, active_key, lease_key, mark_active
+from core.store.jobs import QUEUE, active_key, lease_key, mark_active, next_run_key
 from core.store.keys import dump_fields, load_fields, members, new_id, now_iso, scored, text
 from core.store.lua import args, source
 from core.store.ratings import entrant, queue_for_rating
@@ -664,7 +664,7 @@ class Matches:
                     pipe.multi()
                     pipe.hset(key, mapping=dump_fields(fields))
                     mark_active(pipe, self.queue, "match", match_id)  # its follow-ups: core/conclusion.py
-                    pipe.delete(lease_key("chain", match_id))  # held for its job (`keep_active`) no more
+                    pipe.delete(next_run_key(match_id))  # no next run to hold for
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
                     for _, seat_records in counted:

@@ -61,7 +61,7 @@ from redis.exceptions import NoScriptError
 from core.store.debug import debug_key, debug_note
 from core.store.decisions import decisions_key, pending_value, wake_channel
 from core.store.events import match_channel
-from core.store.jobs import QUEUE, active_key, enqueue_jobs
+from core.store.jobs import NEXT_RUN_GRACE_MS, QUEUE, active_key, enqueue_jobs, next_run_key
 from core.store.keys import now_ms, text
 from core.store.lua import args, source
 from core.store.matches import log_key
@@ -523,10 +523,10 @@ class Waits:
         field, note = debug_note(turn, entry["seat"], debug) if debug else ("", "")
         keys = [log_key(match_id), f"match:{match_id}", match_channel(match_id), deadlines_key(queue),
                 share_key(queue, account or "-"), debug_key(match_id), decisions_key(record.get("bot") or "-"),
-                active_key(queue)]
+                active_key(queue), next_run_key(match_id)]
         return keys, [args(turn=turn, entry=json.dumps(entry, separators=(",", ":")), member=member,
                            shared=bool(account), debug_field=field, debug_note=note, polling=polling,
-                           active_member=f"match:{match_id}")]
+                           active_member=f"match:{match_id}", next_run_ms=NEXT_RUN_GRACE_MS)]
 
     def note_late(self, ms: int) -> None:
         """A timeout was recorded `ms` after its deadline."""

@@ -11,7 +11,9 @@ import pytest
 
 from core import play_on
 from core.answers import answered, timed_out
+from core.store import waits
 from core.store.jobs import job_id
+from tests.waiting import wait_until
 from worker import recovery
 from worker.match_runner import MatchRunner
 
@@ -50,12 +52,24 @@ def test_the_settler_publishes_the_next_remote_turn_and_no_run_is_enqueued(store
     assert store.queued_job_ids() == before  # no job for a worker
 
 
-def test_a_settler_that_died_before_going_on_leaves_the_turn_to_a_run_published_once(store):
-    """The settling landed and its process died: the sweep enqueues the match's next run, which
-    publishes the turn; a settler coming late (or a second run) publishes nothing more."""
+def test_a_settler_going_on_is_left_to_it(store):
+    """The settling landed and its settler is about to go on (publish the next turn or queue the
+    run): the sweep, running in between, leaves the match to it."""
+    mid = polling_match(store)
+    assert store.settle_all([(mid, answer(store, mid), store.waiting_on(mid), None)], enqueue=False) == [True]
+    assert recovery.sweep(store) == []
+    assert job_id("match", mid, 1) not in store.queued_job_ids()
+
+
+def test_a_settler_that_died_before_going_on_leaves_the_turn_to_a_run_published_once(store, monkeypatch):
+    """The settling landed and its process died: once its hold lapses, the sweep enqueues the
+    match's next run, which publishes the turn; a settler coming late (or a second run)
+    publishes nothing more."""
+    monkeypatch.setattr(waits, "NEXT_RUN_GRACE_MS", 1)
     mid = polling_match(store)
     assert store.settle_all([(mid, answer(store, mid), store.waiting_on(mid), None)], enqueue=False) == [True]
     assert store.waiting_on(mid)["turn"] == 0  # nothing went on
+    wait_until(lambda: store.job_states([("match", mid)])[0][1] is False, what="the hold's lapse")
     assert recovery.sweep(store) == [("match", mid)]
     assert job_id("match", mid, 1) in store.queued_job_ids()
     assert MatchRunner(store, mid, 0.0).run() == "waiting"

@@ -128,7 +128,7 @@ def test_a_rotation_its_job_is_about_to_run_is_left_to_it(store):
 
 
 def test_a_rotation_its_deal_left_to_a_job_that_died_is_enqueued_again(store, monkeypatch):
-    monkeypatch.setattr(store_jobs, "CHAIN_GRACE_MS", 1)
+    monkeypatch.setattr(store_jobs, "NEXT_RUN_GRACE_MS", 1)
     following = chained_rotation(store)
     # the job dies here, before running it: once its hold lapses, the sweep queues it
     wait_until(lambda: store.job_states([("match", following)])[0][1] is False, what="the hold's lapse")
