@@ -6,8 +6,9 @@ does not work here. Without that binary or the `playwright` package they
 *skip*, with a one-line reason saying how to run them, so the README's test
 command passes on a fresh machine with nothing but Python; under CI
 (`CI=true`) a missing browser *fails* them instead, so CI (which installs
-Chromium in `.ci/run`) can never pass them by skipping. Screenshots go to
-`test-output/web/` at the repository root (git-ignored).
+Chromium in `.ci/run`) can never pass them by skipping. Screenshots of the pages
+they visit are taken only on demand: `CARDARENA_SCREENS=test-output/web pytest tests/web`
+(any folder; test-output/ is git-ignored).
 """
 
 from __future__ import annotations
@@ -22,7 +23,24 @@ import pytest
 from tests.live import reset_db
 
 CHROMIUM = os.environ.get("CARDARENA_CHROMIUM", "/usr/bin/chromium")
-SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "web"
+#: the folder the browser tests save their screenshots in; unset, they take none
+SCREENS_ENV = "CARDARENA_SCREENS"
+
+
+def screenshot(page, name: str, selector: str | None = None) -> None:
+    """<name>.png in the folder `CARDARENA_SCREENS` names: the whole page, or the element
+    `selector` finds. Nothing when it is unset: no test reads a screenshot (they are for a
+    person to look at), and rendering a whole page to an image is much of Chromium's work
+    in a test run."""
+    folder = os.environ.get(SCREENS_ENV)
+    if not folder:
+        return
+    path = Path(folder) / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if selector is None:
+        page.screenshot(path=str(path), full_page=True)
+    else:
+        page.locator(selector).screenshot(path=str(path))
 
 
 @pytest.fixture()
@@ -99,12 +117,5 @@ def page(browser):
 
 @pytest.fixture()
 def shot():
-    """shot(page, name): a full-page screenshot in test-output/web/<name>.png."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-
-    def take(page, name: str) -> Path:
-        path = SHOTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
-        return path
-
-    return take
+    """shot(page, name): `screenshot` of the whole page, when screenshots are asked for."""
+    return screenshot

@@ -15,7 +15,7 @@ from example_bots.double import DoubleHeuristic
 from example_bots.double_carre import DoubleCarreHeuristic
 from example_bots.duck_soup import DuckSoupHeuristic
 from example_bots.soupe_gertrude import SoupeGertrudeHeuristic
-from tests.web.conftest import SHOTS
+from tests.web.conftest import screenshot
 from tests.web.helpers import SCRIPT_NAME, finished_match, make_bot, state_at
 
 #: a DOM subtree as [tag, sorted attributes, children], text runs trimmed: what both renderers must agree on
@@ -59,11 +59,6 @@ def expected(store, mid: str, k: int) -> dict[str, list[str]]:
     return {str(seat): [str(c) for c in state.view(seat)["hand"]] for seat in range(state.seats)}
 
 
-def board_shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("#board").screenshot(path=str(SHOTS / f"{name}.png"))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("game", "seats", "heuristic", "steps"), TABLES, ids=[t[0] for t in TABLES])
 def test_each_games_table_replays_and_the_script_draws_the_servers_board(live_server, store, page, game, seats,
@@ -78,7 +73,7 @@ def test_each_games_table_replays_and_the_script_draws_the_servers_board(live_se
         at_step(page, k)
         served = page.eval_on_selector("#board .board", CANON)
         assert hands_in(page) == expected(store, mid, k)
-        board_shot(page, f"table-{game}-step-{k}" if k < turns else f"table-{game}-end")
+        screenshot(page, f"table-{game}-step-{k}" if k < turns else f"table-{game}-end", "#board")
         page.goto(f"{live_server.url}/matches/{mid}?step={k - 1}")
         at_step(page, k - 1)
         page.keyboard.press("ArrowRight")  # web.js fetches step k from the API and redraws

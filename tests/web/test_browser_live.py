@@ -19,7 +19,7 @@ import games
 from tests.live import served_api
 from tests.server.driving import make_bots, running_match, step
 from tests.sse import EventStream
-from tests.web.conftest import SHOTS
+from tests.web.conftest import screenshot
 
 GAME = "duck-soup"
 SEED = 5
@@ -80,8 +80,7 @@ def test_the_live_page_and_the_event_stream_follow_a_running_match(api, worker_p
             assert not shown & held
             assert f"step {k + 1}" in page.inner_text("#live-status")
             if k + 1 in (1, 3, WATCHED):
-                SHOTS.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(SHOTS / f"live-{GAME}-step-{k + 1}.png"), full_page=True)
+                screenshot(page, f"live-{GAME}-step-{k + 1}")
         assert page.evaluate("window.sameDocument") is True  # redrawn in place, never reloaded
         fetched = [u for u in requests if "/web/static/" not in u]  # the page, then only its stream: no polling
         assert fetched == [f"{api.live.url}/matches/{mid}", f"{api.base}/matches/{mid}/events?after=-1"], fetched
@@ -100,7 +99,7 @@ def test_the_live_page_and_the_event_stream_follow_a_running_match(api, worker_p
     page.keyboard.press("End")
     page.wait_for_selector("#board .result")
     assert winner in page.inner_text("#board .result .winner")
-    page.screenshot(path=str(SHOTS / f"live-{GAME}-over.png"), full_page=True)
+    screenshot(page, f"live-{GAME}-over")
     assert page.dialogs == []
 
 

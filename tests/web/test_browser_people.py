@@ -4,9 +4,9 @@ The live API (`cardarena serve`) and the real worker pool referee every match; t
 Chromium, signed in with an account token through the sign-in page, choosing the game
 and the example heuristic on /play, then clicking one of the legal actions the table
 offers (`[data-action]`) until the table says `data-status="finished"`. Every game is
-played to its end this way; a screenshot of each game's table mid-decision goes to
-test-output/web/play-<game>.png. One match is played with the keyboard alone on a
-phone-sized window.
+played to its end this way; a screenshot of each game's table mid-decision, when asked for
+(`CARDARENA_SCREENS`, tests/web/conftest.py), is play-<game>.png. One match is played with
+the keyboard alone on a phone-sized window.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 import games
 from tests.waiting import wait_until
-from tests.web.conftest import SHOTS
+from tests.web.conftest import screenshot
 
 HEURISTICS = {
     "duck-soup": "example_bots.duck_soup:DuckSoupHeuristic",
@@ -149,8 +149,7 @@ def check_actions_are_the_referees(page, api, mid: str) -> list[dict]:
 @pytest.mark.parametrize("game", games.names())
 def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
     setup_person(api, page, game)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"play-form-{game}.png"), full_page=True)
+    screenshot(page, f"play-form-{game}")
     mid = start_match(page, game)
     rng = random.Random(7)
     decisions, bid_shot = 0, False
@@ -158,12 +157,11 @@ def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
         decisions += 1
         check_actions_are_the_referees(page, api, mid)
         if decisions == SHOT_AT[game]:
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"play-{game}.png"), full_page=True)
+            screenshot(page, f"play-{game}")
             assert page.locator("#countdown").inner_text()  # the person's clock, counting down
         if not bid_shot and page.locator("#actions .action-group.range").count():  # a long run of bids
             bid_shot = True
-            page.screenshot(path=str(SHOTS / f"play-{game}-bids.png"), full_page=True)
+            screenshot(page, f"play-{game}-bids")
         turns = page.get_attribute("#table", "data-turns")
         options = page.locator("#table [data-action]")
         click_action(page, options.nth(rng.randrange(options.count())))
@@ -175,7 +173,7 @@ def test_a_person_plays_a_whole_match_by_clicking(api, worker_pool, page, game):
     seat = int(page.get_attribute("#table", "data-seat"))
     assert sum(1 for e in log if e["seat"] == seat) >= decisions and not any(e.get("fault") for e in log)
     assert page.locator("#verdict").count() == 1 and page.locator("#board .result").count() == 1
-    page.screenshot(path=str(SHOTS / f"play-{game}-over.png"), full_page=True)
+    screenshot(page, f"play-{game}-over")
     # after the match: the replay, and the same deal again with the seats rotated
     assert page.get_attribute("#replay-link", "href") == f"/matches/{mid}"
     with page.expect_navigation(url=lambda url: "/play/" in url and mid not in url, timeout=30_000):
@@ -205,7 +203,7 @@ def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
             decisions += 1
             actions = check_actions_are_the_referees(page, api, mid)
             if decisions == 2:
-                page.screenshot(path=str(SHOTS / f"play-{game}-phone.png"), full_page=True)
+                screenshot(page, f"play-{game}-phone")
             turns = page.get_attribute("#table", "data-turns")
             seat = page.get_attribute("#table", "data-seat")
             hand = page.locator(f'#board .seat[data-seat="{seat}"] .hand [data-card]')
@@ -220,7 +218,7 @@ def test_a_person_plays_with_the_keyboard_on_a_phone(api, worker_pool, browser):
             wait_moved(page, turns, api, mid)
         assert page.get_attribute("#table", "data-status") == "finished"
         assert not any(e.get("fault") for e in api.store.match_log(mid))
-        page.screenshot(path=str(SHOTS / f"play-{game}-phone-over.png"), full_page=True)
+        screenshot(page, f"play-{game}-phone-over")
     finally:
         context.close()
 
@@ -302,8 +300,7 @@ def test_every_decision_kind_is_offered_to_click(api, page, game):
         page.goto(f"{api.live.url}/play/{mid}")
         page.wait_for_selector("#table [data-action]")
         assert sorted(offered(page), key=json.dumps) == sorted(legal, key=json.dumps), kind
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"play-{game}-{kind}.png"), full_page=True)
+        screenshot(page, f"play-{game}-{kind}")
         choice = page.locator("#table [data-action]").last
         chosen = json.loads(choice.get_attribute("data-action"))
         cards = [c for v in chosen.values() for c in (v if isinstance(v, list) else [v]) if isinstance(c, str)]

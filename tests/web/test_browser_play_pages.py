@@ -3,22 +3,20 @@
 For each game: the form (/play?game=…) and the table at each kind of the person's decisions
 (published by hand, as the match runner publishes it), in a phone-sized and a
 desktop-sized window. Neither shows raw JSON, and no list of choices is longer than
-the window. Screenshots go to test-output/web/ (or `CARDARENA_SCREENS`), named
-<game>-<viewport>.png (the table at the decision with the most choices),
+the window. Screenshots, when asked for (`CARDARENA_SCREENS`, tests/web/conftest.py), are
+named <game>-<viewport>.png (the table at the decision with the most choices),
 <game>-<viewport>-<decision>.png (the others) and <game>-<viewport>-form.png.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 import games
-from tests.web.conftest import SHOTS
+from tests.web.conftest import screenshot
 from tests.web.test_browser_people import decision_states
 
 VIEWPORTS = {
@@ -29,12 +27,6 @@ VIEWPORTS = {
 SHOWN = {"duck-soup": "follow", "double": "bid", "double-carre": "discard", "soupe-gertrude": "bid"}
 #: JSON as a reader would spot it: an object's key, or a quoted word standing alone
 RAW_JSON = re.compile(r'\{\s*"|"\s*:\s*|(?:^|\s)"[\w-]+"(?:\s|$)')
-
-
-def screens_dir() -> Path:
-    path = Path(os.environ.get("CARDARENA_SCREENS") or SHOTS)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def person_at_decision(api, game: str, kind: str, account: dict, person: dict, bots: list[str],
@@ -179,11 +171,10 @@ def test_play_shows_no_json_and_no_list_longer_than_the_window(api, browser, gam
     person, _ = s.create_bot(account["id"], "kim (person)", game, "polling", accepts="owner", person=True)
     s.claim_person_seat(account["id"], game, person["id"])
     states = decision_states(game)
-    out = screens_dir()
     context, page = signed_in_page(api, browser, viewport, token)
     try:
         page.goto(f"{api.live.url}/play?game={game}")
-        page.screenshot(path=str(out / f"{game}-{viewport}-form.png"), full_page=True)
+        screenshot(page, f"{game}-{viewport}-form")
         form = shown_text(page, "#play-form")
         assert not RAW_JSON.search(form), RAW_JSON.search(form)
         wrong = {}
@@ -192,7 +183,7 @@ def test_play_shows_no_json_and_no_list_longer_than_the_window(api, browser, gam
             page.goto(f"{api.live.url}/play/{mid}")
             page.wait_for_selector("#table.my-turn")
             name = f"{game}-{viewport}" if kind == SHOWN[game] else f"{game}-{viewport}-{kind}"
-            page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+            screenshot(page, name)
             table = shown_text(page, "#table")
             tallest = longest_list(page)
             width = page.evaluate("document.documentElement.scrollWidth")

@@ -4,7 +4,7 @@ watched live as it runs, a bot page afterwards.
 
 Bots are in-process (`kind: "python"`, registered with the admin token), the
 tournaments are scheduled through the public API and the pages are checked
-against their JSON twins. Each test saves a screenshot in test-output/web/.
+against their JSON twins. Each test can save a screenshot (`CARDARENA_SCREENS`, tests/web/conftest.py).
 
 A tournament reads "finished" as soon as its last match is counted, a moment
 before the worker has rated that match for the ladder (worker/jobs.py:
