@@ -33,7 +33,7 @@ between leaves it for the next one.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import redis
 from redis.commands.core import Script
@@ -48,6 +48,9 @@ DEFAULT_SIGMA = 25.0 / 3.0
 PROVISIONAL_SIGMA = DEFAULT_SIGMA * 0.5
 
 
+#: what the ladder shows of each bot's record, and decides its place by (`rankings`)
+LADDER_FIELDS = ("name", "matches", "wins", "faults", "rated_matches", "rated_wins", "retired", "ladder",
+                 "version", "forfeit_streak")
 #: how many points a bot's rating history keeps, its latest (`bot:{id}:ratings`)
 RATING_HISTORY_POINTS = 2000
 
@@ -120,6 +123,7 @@ class Ratings:
     r: redis.Redis
     script: Callable[[str], Script]
     bot_records: Callable[[list[str]], dict[str, dict]]
+    bot_fields: Callable[[list[str], Sequence[str]], dict[str, dict]]
     ladder_match_counts: Callable[[str, list[str]], dict[str, int]]
     match_ranks: Callable[[list[str]], list[tuple[str | None, list, list | None]]]
 
@@ -163,16 +167,18 @@ class Ratings:
     def rankings(self, game: str) -> list[dict]:
         """The ladder: the latest version of each rated bot that is not retired and is on the
         ladder (`ladder` not false), best ordinal first (a version not yet rated is not on it),
-        with its `ladder_matches` and whether it is `provisional` (core/ratings.py); its record
-        `matches` and `wins` is its rated play, `other_matches` and `other_wins` the rest.
+        with its `ladder_matches`, whether it is `provisional` (core/ratings.py) and whether it
+        is `paused` (core/store/bots.py `is_paused`); its record `matches` and `wins` is its rated
+        play, `other_matches` and `other_wins` the rest.
 
         Ties (same ordinal) share a rank and the next rank is skipped.
         """
         keys = members(self.r.zrevrange(f"ladder:{game}", 0, -1))
         if not keys:
             return []
-        # the bots' own records are theirs (core/store/bots.py)
-        bots = self.bot_records(list(dict.fromkeys(entrant_version(k)[0] for k in keys)))
+        from core.store.bots import is_paused  # the bots' own records are theirs
+
+        bots = self.bot_fields(list(dict.fromkeys(entrant_version(k)[0] for k in keys)), LADDER_FIELDS)
         ratings = self.r.hmget(f"rating:{game}", keys)
         out: list[dict] = []
         for key, stored_rating in zip(keys, ratings, strict=True):
@@ -193,7 +199,8 @@ class Ratings:
                         "matches": rated_matches, "wins": rated_wins,
                         "other_matches": (matches or 0) - rated_matches, "other_wins": (wins or 0) - rated_wins,
                         "faults": faults or 0,
-                        "provisional": is_provisional(rating["sigma"]), "entrant": key})
+                        "provisional": is_provisional(rating["sigma"]), "paused": is_paused(bot),
+                        "entrant": key})
         played = self.ladder_match_counts(game, [row.pop("entrant") for row in out])
         for row in out:
             row["ladder_matches"] = played[entrant(row["bot"], row["version"])]

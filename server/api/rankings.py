@@ -12,7 +12,6 @@ import marshmallow as ma
 from flask_smorest import Blueprint
 
 import games
-from core.store.bots import is_paused
 from core.store.ratings import PROVISIONAL_SIGMA
 from server.api.common import RatingSchema, SeatSchema, errors, seats_of
 from server.api.matches import seats_hidden
@@ -112,14 +111,11 @@ def in_play(game: str) -> list[dict]:
 
 
 def ladder(game: str) -> list[dict]:
-    """The store's ladder, each bot's fault count included (the leaderboard page shows it too),
-    read in two round trips; with the bots each one is statistically tied with, and whether it is
-    `paused` (it keeps its place, paired by nobody until its owner resumes it)."""
+    """The store's ladder, each bot's fault count and whether it is `paused` (it keeps its place,
+    paired by nobody until its owner resumes it) included (the leaderboard page shows them too);
+    with the bots each one is statistically tied with."""
     rows = store().rankings(game)
     mark_ties(rows)
-    bots = store().bot_records([row["bot"] for row in rows]) if rows else {}
-    for row in rows:
-        row["paused"] = is_paused(bots.get(row["bot"]) or {})
     return rows
 
 
