@@ -88,12 +88,28 @@ def pytest_runtest_setup(item):
         pytest.skip(reason)
 
 
+#: the Chromium features the browser tests run without. Chromium keeps only the last
+#: --disable-features switch it is given, so this is the list Playwright's launcher passes
+#: (playwright 1.65) and, besides, the omnibox popups: pages Chromium renders in a process
+#: of their own for every window, that is for every context a test opens, though no test
+#: types in an address bar.
+DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin",
+    "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+    "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup",
+)
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                              args=[f"--disable-features={','.join(DISABLED_FEATURES)}"])
         yield chromium
         chromium.close()
 

@@ -1,4 +1,5 @@
-"""Whether the browser tests run, skip or fail is decided from the environment alone."""
+"""Whether the browser tests run, skip or fail is decided from the environment alone; the
+browser they run opens no page of its own beside theirs."""
 
 from __future__ import annotations
 
@@ -39,3 +40,18 @@ def test_under_ci_a_missing_browser_is_a_failure(ci):
 @pytest.mark.parametrize("ci", ["", "false", "0"])
 def test_ci_unset_or_false_still_skips(ci):
     assert browser_missing({"CI": ci}, chromium_exists=False, playwright_installed=True)[0] == "skip"
+
+
+def test_a_context_opens_no_page_of_the_browsers_own(browser):
+    """Chromium's own pages for a window (the omnibox popup) would cost each test's context a
+    renderer process: the browser fixture turns them off."""
+    context = browser.new_context()
+    try:
+        context.new_page().goto("data:text/html,<p>a page</p>")
+        session = browser.new_browser_cdp_session()
+        targets = session.send("Target.getTargets", {"filter": [{}]})["targetInfos"]  # every kind
+        session.detach()
+    finally:
+        context.close()
+    assert [t["url"] for t in targets if t["type"] == "browser_ui"] == []
+    assert [t["url"] for t in targets if t["type"] == "page"] == ["data:text/html,<p>a page</p>"]
