@@ -2,7 +2,7 @@
 
 It must finish on its own with standings for every game and leave no process
 behind (Redis, API, workers, horses); with `--stay`, every URL it prints answers
-until it is stopped. Stopped by Ctrl-C or SIGTERM mid-tournament, it leaves none
+until it is stopped. Whatever `REDIS_URL` says, it runs on a Redis of its own. Stopped by Ctrl-C or SIGTERM mid-tournament, it leaves none
 either: tests/test_signals.py.
 """
 
@@ -19,16 +19,19 @@ import pytest
 import requests
 
 import games
+from tests.demo_platform import platform_state
 from tests.games.builtin import builtin_names
 from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start_demo(*args: str) -> subprocess.Popen:
-    # a fresh machine: no Redis configured, the ladder at its default
+def start_demo(*args: str, redis_url_env: str | None = None) -> subprocess.Popen:
+    """A fresh machine's demo: no Redis configured (unless `redis_url_env`), the ladder at its default."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_LADDER_MATCHES")}
     env.update(COLUMNS="160", CARDARENA_HOME=str(ROOT / "test-output" / "demo-home"))
+    if redis_url_env:
+        env["REDIS_URL"] = redis_url_env
     return subprocess.Popen([sys.executable, "-m", "cardarena.cli", "demo", "--port", "0", *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -65,12 +68,28 @@ def test_the_demo_plays_every_game_and_leaves_nothing_behind():
 
 
 @pytest.mark.slow
-def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
+def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped_and_REDIS_URL_is_not_touched():
+    """The demo runs on its own Redis whatever `REDIS_URL` says: here a platform's
+    (tests/demo_platform.py), left as it was, not one key written."""
+
+    with platform_state("duck-soup") as (client, _, snapshot):
+        before, keys = snapshot(), sorted(client.keys("*"))
+        out, rest = stay_and_stop(client.url)
+        assert snapshot() == before and sorted(client.keys("*")) == keys
+    assert "fresh embedded Redis" in out and "REDIS_URL is not used" in out
+    assert "stopped: no process left behind." in rest
+    port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
+    wait_until(lambda: leftovers(port) == [], 10, "no process of the demo left")
+
+
+def stay_and_stop(redis_url_env: str) -> tuple[str, str]:
+    """`cardarena demo --stay` of one game, with `REDIS_URL` set: every URL it prints answers; then
+    SIGTERM. What it printed until then, and after."""
     from core.redis_server import free_port
 
     redis_port, bot_port = free_port(), free_port()  # every port of the demo is the caller's to choose
     demo = start_demo("--stay", "--deals", "1", "--games", "duck-soup", "--redis-port", str(redis_port),
-                      "--bot-port", str(bot_port))
+                      "--bot-port", str(bot_port), redis_url_env=redis_url_env)
     try:
         lines = []
         for line in demo.stdout:  # bounded by the timeout of the test
@@ -94,6 +113,4 @@ def test_with_stay_the_urls_it_prints_answer_until_it_is_stopped():
             demo.send_signal(signal.SIGTERM)
             demo.communicate(timeout=60)
     assert demo.returncode == 0, out + rest
-    assert "stopped: no process left behind." in rest
-    port = re.search(r"redis://127\.0\.0\.1:(\d+)", out).group(1)
-    wait_until(lambda: leftovers(port) == [], 10, "no process of the demo left")
+    return out, rest

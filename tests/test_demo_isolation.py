@@ -1,10 +1,8 @@
-"""`cardarena demo` never disturbs a platform: on its own Redis by default, whatever
-`REDIS_URL` says; on the platform's Redis only when told (`--redis-url`), and then
-it takes only its own jobs, sweeps only its own, and retires its bots at the end.
-
-The "platform" is the state a running one keeps in Redis, built through the store
-with no worker of its own running: a queued tournament, a match its (dead) worker
-dropped — exactly what a wrong sweep would re-enqueue — its bots and its ladder.
+"""`cardarena demo` never disturbs a platform: on the platform's Redis only when told
+(`--redis-url`), and then it takes only its own jobs, sweeps only its own, and retires
+its bots at the end. The platform is tests/demo_platform.py's. That by default the demo
+runs on its own Redis, whatever `REDIS_URL` says, tests/test_demo.py checks on its run
+with `--stay`.
 """
 
 from __future__ import annotations
@@ -15,12 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import redis
 
 from core import sandbox
-from core.redis_server import EmbeddedRedis
-from core.store import Store, secret_key
-from core.store.jobs import QUEUE
+from tests.demo_platform import platform_state
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "duck-soup"
@@ -41,43 +36,9 @@ def run_demo(home: Path, *args: str, redis_url_env: str | None = None) -> str:
 
 @pytest.fixture()
 def platform():
-    """A platform's state on a Redis of its own, as `(store, snapshot())`."""
-    with EmbeddedRedis() as server:
-        client = redis.Redis.from_url(server.url)
-        store = Store(client, secret_key(client))
-        bots = [store.create_bot("a_platform", name, GAME, "python",
-                                 entrypoint="example_bots.random:RandomBot")[0]["id"]
-                for name in ("heuristic", "random")]
-        for i, bot in enumerate(bots):
-            store.save_rating(GAME, bot, 30.0 - i, 5.0)
-        t = store.create_tournament(GAME, bots, seats=2, deals=1, duplicate=True, seed=1, options={})
-        store.enqueue("tournament", [t["id"]])
-        dropped = store.create_match(GAME, bots, 2, {})
-        store.enqueue("match", [dropped["id"]])
-        client.lrem(f"rq:queue:{QUEUE}", 0, f"match-{dropped['id']}")  # its worker died with it
-
-        def snapshot() -> dict:
-            return {
-                "queue": client.lrange(f"rq:queue:{QUEUE}", 0, -1),
-                "active": sorted(store.active_jobs()),
-                "tournament": store.get_tournament(t["id"])["status"],
-                "dropped": store.get_match(dropped["id"])["status"],
-                "bots": [store.get_bot(b) for b in bots],
-                "ladder": [(r["bot"], r["rating"]) for r in store.rankings(GAME)],
-            }
-
-        client.url = server.url
-        yield client, store, snapshot
-        client.close()
-
-
-@pytest.mark.slow
-def test_by_default_the_demo_runs_on_its_own_redis_whatever_REDIS_URL_says(platform, tmp_path):
-    client, _, snapshot = platform
-    before, keys = snapshot(), sorted(client.keys("*"))
-    out = run_demo(tmp_path, redis_url_env=client.url)
-    assert "fresh embedded Redis" in out and "REDIS_URL is not used" in out
-    assert snapshot() == before and sorted(client.keys("*")) == keys  # not one key written
+    """A platform's state on a Redis of its own, as `(client, store, snapshot)`."""
+    with platform_state(GAME) as state:
+        yield state
 
 
 @pytest.mark.slow
