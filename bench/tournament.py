@@ -16,7 +16,11 @@
    match — the worker, dispatcher and Redis processes' CPU from /proc, less the
    bare loop's CPU per match: what the platform adds to the engine (target ≤
    8 ms) — and the speed-up from the first worker count to the last (target
-   ≥ 1.8× from 1 to 2), each round's ratios taken within the round.
+   ≥ 1.8× from 1 to 2), each round's ratios taken within the round. Beside the
+   ratio by rate, which follows whatever else the machine runs, it prints the
+   ratio the CPU a match allows: `min(workers, cores)` cores' worth of the
+   platform's matches against one core's of the bare loop's, each at its CPU
+   a match (what a machine the platform has to itself would reach).
 2. One webhook decision as the referee makes it (`WebhookDriver.ask`: sign,
    POST, size-capped read, parse) against a bare keep-alive `requests` POST
    of the same body to the same local bot (`sdk.serve`), interleaved call by
@@ -139,6 +143,7 @@ def tournaments(args, seats: int) -> None:
     rate: dict[int, list[float]] = {w: [] for w in counts}
     ratio: dict[int, list[float]] = {w: [] for w in counts}
     extra_ms: dict[int, list[float]] = {w: [] for w in counts}
+    by_cpu: dict[int, list[float]] = {w: [] for w in counts}
     scaling: list[float] = []
     with EmbeddedRedis() as server:
         client = redis.Redis.from_url(server.url)
@@ -156,6 +161,7 @@ def tournaments(args, seats: int) -> None:
                 rate[w].append(n / wall)
                 ratio[w].append(bare_s / wall)
                 extra_ms[w].append(1000 * cpu / n - bare_cpu_ms[-1])
+                by_cpu[w].append(min(w, os.cpu_count() or 1) * bare_cpu_s / cpu)
                 line.append(f"{w}w {n / wall:.0f}/s ({bare_s / wall:.2f}x, +{extra_ms[w][-1]:.1f} ms CPU)")
             if len(counts) > 1:
                 scaling.append(rate[counts[-1]][-1] / rate[counts[0]][-1])
@@ -168,6 +174,8 @@ def tournaments(args, seats: int) -> None:
         met = statistics.median(ratio[w]) >= 0.6
         print(f"  platform, {w} worker{'s' * (w > 1)}:{' ' * (w < 2)}         {spread(rate[w], '{:.0f}')} matches/s, "
               f"ratio {spread(ratio[w])}x{'   target >= 0.6x: ' + ('met' if met else 'NOT MET') if w == 2 else ''}")
+        print(f"    ratio the CPU a match allows ({min(w, os.cpu_count() or 1)} of {os.cpu_count()} cores): "
+              f"{spread(by_cpu[w])}x")
         met = statistics.median(extra_ms[w]) <= 8
         print(f"    platform CPU a match beyond the engine's: {spread(extra_ms[w], '{:.1f}')} ms"
               f"{'   target <= 8 ms: ' + ('met' if met else 'NOT MET') if w == 2 else ''}")
