@@ -9,6 +9,7 @@ from __future__ import annotations
 import compileall
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -37,6 +38,20 @@ def pytest_configure(config):
         return
     for package in PACKAGES:
         compileall.compile_dir(ROOT / package, quiet=1)
+    if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None):
+        rewrite_test_modules_once(config)
+
+
+def rewrite_test_modules_once(config) -> None:
+    """The test modules as pytest rewrites their asserts, cached before xdist's processes start.
+    pytest caches a rewritten module beside it (`__pycache__/*-pytest-*.pyc`) unless bytecode is
+    not written, so each of those processes rewrote every test module again as it collected them:
+    one collection in a process that writes bytecode leaves them the cache to read."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    args = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []  # else testpaths
+    subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider",
+                    *args], cwd=config.invocation_params.dir, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=300, check=False)  # its errors: the run's own to report
 
 
 @pytest.fixture(scope="session")
