@@ -57,13 +57,30 @@ def version_line(distribution: str) -> str:
     return "cardarena (version unknown: not installed as a distribution)"
 
 
+class _Version(argparse.Action):
+    """`--version`: `version_line`, looked up only when asked (it reads the installed
+    distributions' metadata)."""
+
+    def __init__(self, option_strings, dest, distribution: str, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
+        self.distribution = distribution
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_line(self.distribution))  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser(commands: dict[str, str] = COMMANDS, description: str = DESCRIPTION,
-                 distribution: str = DISTRIBUTION) -> argparse.ArgumentParser:
+                 distribution: str = DISTRIBUTION, only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser, every subcommand in it; with `only`, that subcommand alone, so
+    running one imports its module and no other's (`main` does, for the one its command names)."""
     parser = _Parser(prog="cardarena", description=description)
-    parser.add_argument("--version", action="version", version=version_line(distribution))
+    parser.add_argument("--version", action=_Version, distribution=distribution)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name in commands.items():
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -79,8 +96,10 @@ def build_parser(commands: dict[str, str] = COMMANDS, description: str = DESCRIP
 
 def main(argv: list[str] | None = None, commands: dict[str, str] = COMMANDS,
          description: str = DESCRIPTION, distribution: str = DISTRIBUTION) -> int:
-    parser = build_parser(commands, description, distribution)
-    if not (sys.argv[1:] if argv is None else argv):  # bare `cardarena`: what it can do, no error
+    argv = sys.argv[1:] if argv is None else argv
+    named = argv[0] if argv and argv[0] in commands else None  # else `--help`, `--version`, a typo
+    parser = build_parser(commands, description, distribution, only=named)
+    if not argv:  # bare `cardarena`: what it can do, no error
         parser.print_help()
         return 0
     args = parser.parse_args(argv)
