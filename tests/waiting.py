@@ -20,13 +20,16 @@ def wait_until(condition, seconds: float = 60, what: str = "the condition") -> N
 def wait_answering(url: str, proc: subprocess.Popen, what: str = "the server", seconds: float = 60,
                    log=None) -> None:
     """Until `url` answers a GET (any status), failing if `proc` dies first (with `log()`'s text,
-    if given) or after `seconds`."""
+    if given) or after `seconds`. Its first answer may come slowly on a busy machine: the
+    request waits for it as long as the deadline allows."""
     deadline = time.monotonic() + seconds
     while True:
         assert proc.poll() is None, log() if log else f"{what} exited with {proc.returncode}"
         try:
-            requests.get(url, timeout=5)
+            requests.get(url, timeout=max(0.5, deadline - time.monotonic()))
             return
-        except requests.ConnectionError:
+        except requests.ConnectionError:  # not listening yet
             assert time.monotonic() < deadline, f"{what} did not start"
             time.sleep(0.1)
+        except requests.Timeout:
+            raise AssertionError(f"{what} did not answer within {seconds} s") from None
