@@ -56,7 +56,8 @@ import redis
 
 from core.conclusion import end_match, match_concluded
 from core.play_on import decision_for, new_referee
-from core.store.bots import guest_share, is_paused
+from core.store.bots import guest_share
+from core.store.probation import is_paused
 from core.store.runs import read_run, start_run, takes_no_slot
 from core.store.slots import SLOTTED
 from sdk.clock import elapsed_ms

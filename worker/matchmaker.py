@@ -64,9 +64,10 @@ import games
 from core import liveness
 from core.collusion import crowding, pair_key
 from core.ratings import model
-from core.store.bots import DEFAULT_MAX_CONCURRENT, is_paused, ladder_room, on_ladder
+from core.store.bots import DEFAULT_MAX_CONCURRENT, ladder_room, on_ladder
 from core.store.keys import now_ms
 from core.store.ladder import HOUR_MS, ladder_lease
+from core.store.probation import is_paused
 from core.store.ratings import account_of, entrant
 from core.store.slots import SLOTTED
 

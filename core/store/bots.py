@@ -8,7 +8,7 @@ Keys:
                       words), last_noted? ("seen" | "failed": which was noted last, for two
                       in one millisecond): its liveness, core/liveness.py;
                       last_pinged? (a timestamp: the heartbeat's claim, worker/heartbeat.py);
-                      forfeit_streak? (ladder matches forfeited in a row: PROBATION pauses);
+                      forfeit_streak? (ladder matches forfeited in a row: core/store/probation.py);
                       max_concurrent? (its matches at once: core/store/slots.py);
                       version?, version_created? (its latest version: core/store/versions.py);
                       accepts? ("everyone" | "owner": who may enter it in a match; absent
@@ -125,10 +125,6 @@ PUBLIC_FIELDS = (
 )
 #: who may enter a bot in a challenge, tournament or comparison: any account, or its own only
 ACCEPTS = ("everyone", "owner")
-#: ladder matches forfeited in a row that pause a bot from the ladder (and rated tournaments) until
-#: its owner resumes it: forfeits elsewhere never count (docs/api.md §6), or anyone could pause a
-#: bot by entering it where it cannot play
-PROBATION = 5
 #: the matches `faults_by_kind` counts over
 FAULT_MATCHES = 100
 
@@ -152,18 +148,6 @@ def runner_record(values: list) -> dict | None:
     if values[0] is None:
         return None
     return {k: json.loads(v) for k, v in zip(RUNNER_FIELDS, values, strict=True) if v is not None}
-
-
-def is_paused(bot: dict) -> bool:
-    """Whether the bot is paused from rated play (its record: `forfeit_streak`)."""
-    return int(bot.get("forfeit_streak") or 0) >= PROBATION
-
-
-def paused_reason(bot: dict) -> str:
-    """Why a paused bot plays no rated match, and how its owner resumes it (its `status_reason`)."""
-    return (f"paused: it forfeited {PROBATION} ladder matches in a row, so the ladder pairs it with "
-            f"nobody and it enters no rated match until its owner resumes it: POST "
-            f"/api/v1/bots/{bot['id']}/resume (Client.resume_bot)")
 
 
 def on_ladder(bot: dict) -> bool:
@@ -196,7 +180,7 @@ def accepts_of(bot: dict) -> str:
 def count_result(pipe, record: dict, ladder: bool, rated: bool = False) -> None:
     """Queue on `pipe` what one finished match (a seat's `record`: bot, won, faults,
     forfeit?, faults_by_kind?) adds to its bot's record (called by the match's conclusion);
-    only a `ladder` match moves its forfeit streak (`PROBATION`), only a `rated` one its
+    only a `ladder` match moves its forfeit streak (core/store/probation.py), only a `rated` one its
     rated record (`rated_matches`, `rated_wins`: the leaderboard's, which matches an account
     schedules itself must not move)."""
     # the hash holds JSON, and a JSON integer is what HINCRBY reads and writes

@@ -40,6 +40,7 @@ from redis.commands.core import Script
 
 from core.store.keys import members, now_iso, text
 from core.store.lua import args, source
+from core.store.probation import is_paused
 
 #: openskill's defaults: a new bot's rating before its first rated match
 DEFAULT_MU = 25.0
@@ -176,8 +177,6 @@ class Ratings:
         keys = members(self.r.zrevrange(f"ladder:{game}", 0, -1))
         if not keys:
             return []
-        from core.store.bots import is_paused  # the bots' own records are theirs
-
         bots = self.bot_fields(list(dict.fromkeys(entrant_version(k)[0] for k in keys)), LADDER_FIELDS)
         ratings = self.r.hmget(f"rating:{game}", keys)
         out: list[dict] = []

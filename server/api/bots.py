@@ -37,17 +37,9 @@ from redis.exceptions import LockError
 
 from core import hosted_code, liveness, sandbox
 from core.ratings import kind_of
-from core.store.bots import (
-    ACCEPTS,
-    DEFAULT_MAX_CONCURRENT,
-    PROBATION,
-    NameTaken,
-    accepts_of,
-    is_paused,
-    on_ladder,
-    paused_reason,
-)
+from core.store.bots import ACCEPTS, DEFAULT_MAX_CONCURRENT, NameTaken, accepts_of, on_ladder
 from core.store.keys import now_ms
+from core.store.probation import PROBATION, is_paused, paused_reason
 from core.store.versions import match_versions, version_of
 from core.urls import public_url_problem, url_shape_problem
 from server.api.common import (

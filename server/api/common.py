@@ -10,7 +10,8 @@ from marshmallow import validate
 from webargs.multidictproxy import MultiDictProxy
 
 import games
-from core.store.bots import PROBATION, accepts_of, guest_share, is_paused
+from core.store.bots import accepts_of, guest_share
+from core.store.probation import PROBATION, is_paused
 from core.store.versions import match_versions
 from sdk.clock import DEFAULT_TIME, TimeRules
 from server.errors import fail

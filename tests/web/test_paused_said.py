@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from core.store.bots import PROBATION
+from core.store.probation import PROBATION
 
 GAME = "duck-soup"
 

@@ -10,7 +10,7 @@ import pytest
 
 import sdk
 from core.redis_server import free_port
-from core.store.bots import PROBATION
+from core.store.probation import PROBATION
 from sdk import Bot, Client
 from sdk.protocol import BotHooks
 from tests.live import ADMIN_TOKEN
