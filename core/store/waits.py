@@ -564,8 +564,13 @@ class Waits:
 
     def run_states(self, match_ids: list[str]) -> dict[str, tuple[int, dict | None, bool]]:
         """For each match in play (none archived): its log's length, its waiting record
-        (`waiting_on`) and whether that record's turn has its deadline (`has_deadline`), in two
-        round trips however many (the recovery sweep's view of every match it may queue again)."""
+        (`waiting_on`) and whether that record's turn has its deadline (`has_deadline`) — the
+        recovery sweep's view of every match it may queue again, in two round trips however many.
+
+        A deadline found missing is a clock's claim the sweep puts back (`judge_later`), so a third
+        round trip, for those alone, checks that nothing moved since the first: a match ended or
+        a turn settled meanwhile took its deadline away with its waiting record or its log's
+        length, and counts as still having it (nothing to put back)."""
         if not match_ids:
             return {}
         pipe = self.r.pipeline(transaction=False)
@@ -573,14 +578,24 @@ class Waits:
             pipe.llen(log_key(match_id))
             pipe.hgetall(waiting_key(match_id))
         replies = pipe.execute()
-        waiting = {m: (length, waiting_record(raw))
+        waiting = {m: (length, waiting_record(raw), raw.get(b"record") if raw else None)
                    for m, length, raw in zip(match_ids, replies[::2], replies[1::2], strict=True)}
-        asked = [(m, record["turn"]) for m, (_, record) in waiting.items() if record is not None]
+        asked = [(m, record["turn"]) for m, (_, record, _) in waiting.items() if record is not None]
         pipe = self.r.pipeline(transaction=False)
         for match_id, turn in asked:
             pipe.zscore(deadlines_key(self.queue), _member(match_id, turn))
         deadlines = {m: score is not None for (m, _), score in zip(asked, pipe.execute() if asked else [], strict=True)}
-        return {m: (length, record, deadlines.get(m, False)) for m, (length, record) in waiting.items()}
+        missing = [m for m, present in deadlines.items() if not present]
+        if missing:
+            pipe = self.r.pipeline(transaction=False)
+            for match_id in missing:
+                pipe.llen(log_key(match_id))
+                pipe.hget(waiting_key(match_id), "record")
+            replies = pipe.execute()
+            for match_id, length, raw in zip(missing, replies[::2], replies[1::2], strict=True):
+                if (length, raw) != (waiting[match_id][0], waiting[match_id][2]):
+                    deadlines[match_id] = True  # moved on since: not a claim to put back
+        return {m: (length, record, deadlines.get(m, False)) for m, (length, record, _) in waiting.items()}
 
     def next_deadline(self) -> int | None:
         """When the earliest deadline falls (epoch ms), or None."""

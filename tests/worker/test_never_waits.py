@@ -191,6 +191,32 @@ def test_the_sweep_leaves_a_waiting_match_alone_and_restarts_a_settled_one_whose
     assert job_id("match", mid, turn + 1) in queued(store)
 
 
+def test_a_match_that_ends_while_the_sweep_reads_it_gets_no_deadline_back(store, monkeypatch):
+    """The sweep puts back a deadline a dead clock claimed; one that went with its match's end
+    between the sweep's reads stays gone (the admin stopping a match on a remote turn)."""
+    from core.conclusion import end_match
+    from core.store import waits
+
+    match, _, _ = remote_match(store, "polling")
+    record = ask_first_remote_turn(store, match)
+    mid, turn = match["id"], record["turn"]
+    store.r.sadd("jobs:active", f"match:{mid}")  # active, not queued: the sweep reads it
+    read = waits.waiting_record
+    ended: list[bool] = []
+
+    def read_then_end(raw):  # the sweep's first read done, the match ends before its next
+        out = read(raw)
+        if not ended:
+            ended.append(False)
+            ended[0] = end_match(store, mid, "aborted", reason="stopped by the admin")
+        return out
+
+    monkeypatch.setattr(waits, "waiting_record", read_then_end)
+    sweep(store)
+    assert ended == [True]
+    assert not store.has_deadline(mid, turn)
+
+
 # -- on the pool ------------------------------------------------------------------------------
 
 @pytest.mark.slow
