@@ -25,6 +25,7 @@ import sdk
 from sdk.faults import FORFEITED, fault_kind
 from tests.live import ADMIN_TOKEN
 from tests.test_signals import _kill, descendants
+from tests.waiting import wait_answering
 from tests.worker.test_never_waits import GAME, Thinker, free_port
 from tests.worker.test_worker_e2e import OUTPUT, matches_of, replay_mismatches, tournament, wait_finished
 
@@ -91,7 +92,7 @@ def test_kill_9_mid_tournament_with_remote_bots_loses_nothing(api, redis_url, vi
         serve = start(["serve", "--port", str(port)], redis_url, log)
         pool = start(["worker", "-n", "2"], redis_url, log)
         processes += [serve, pool]
-        wait_until(lambda: answers(url), "serving")
+        wait_answering(url + "/api/v1/games", serve, "the API", seconds=90)
         token = api.account("organiser")
         bots = []
         for i in range(2):
@@ -113,7 +114,7 @@ def test_kill_9_mid_tournament_with_remote_bots_loses_nothing(api, redis_url, vi
             serve.wait()
             serve = start(["serve", "--port", str(port)], redis_url, log)
             processes.append(serve)
-            wait_until(lambda: answers(url), "serving again")
+            wait_answering(url + "/api/v1/games", serve, "the API started again", seconds=90)
         elif victim == "pool":
             pool.kill()  # its workers and dispatcher live on, orphaned; a new pool joins them
             pool.wait()
