@@ -296,12 +296,14 @@ def drop_queue_at(redis_url: str, queue: str) -> None:
     import redis
 
     from core.store.jobs import drop_queue
+    from core.store.matches import hand_over_archive_due
     from core.store.waits import drop_waits
 
     client = redis.Redis.from_url(redis_url)
     try:
         drop_queue(client, queue)
         drop_waits(client, queue)
+        hand_over_archive_due(client, queue)  # its matches stay the platform's, archived by its sweep
     finally:
         client.close()
 

@@ -101,6 +101,17 @@ def archive_due_key(queue: str) -> str:
     return "archive:due" if queue == QUEUE else f"archive:due:{queue}"
 
 
+def hand_over_archive_due(connection, queue: str) -> None:
+    """The matches still due to be archived on a queue nobody will work any more become due on
+    the default queue, whose workers' sweep archives them (with `jobs.drop_queue`)."""
+    if queue == QUEUE:
+        raise ValueError("the default queue is the platform's: it is never dropped")
+    with connection.pipeline() as pipe:  # MULTI: due on one queue or the other, never neither
+        pipe.zunionstore(archive_due_key(QUEUE), [archive_due_key(QUEUE), archive_due_key(queue)], aggregate="MIN")
+        pipe.delete(archive_due_key(queue))
+        pipe.execute()
+
+
 def log_key(match_id: str) -> str:
     return f"match:{match_id}:log"
 

@@ -9,6 +9,7 @@ from rq import Queue, SimpleWorker
 
 from core.store import Store, secret_key
 from core.store.jobs import QUEUE, drop_queue, job_id, queue_name
+from core.store.matches import archive_due_key, hand_over_archive_due
 from worker import recovery
 
 OTHER = "cardarena-other"
@@ -95,3 +96,16 @@ def test_dropping_a_queue_forgets_its_jobs_and_no_one_elses(stores):
     assert other.active_jobs() == [] and Queue(OTHER, connection=other.r).count == 0
     assert default.active_jobs() == [("match", mine["id"])]
     assert Queue(QUEUE, connection=default.r).get_job_ids() == [job_id("match", mine["id"])]
+
+
+def test_a_dropped_queues_matches_due_to_be_archived_are_handed_to_the_default_queue(stores):
+    default, other = stores
+    mine = default.create_match("double-carre", random_bots(default), 1, {})
+    theirs = other.create_match("double-carre", random_bots(other), 2, {})
+    for store, queue, match in ((default, QUEUE, mine), (other, OTHER, theirs)):
+        store.set_match_status(match["id"], "finished")
+        store.r.zadd(archive_due_key(queue), {match["id"]: 1})  # as `archive_later` leaves it
+    drop_queue(other.r, OTHER)
+    hand_over_archive_due(other.r, OTHER)
+    assert other.archive_due_count() == 0 and not other.r.exists(archive_due_key(OTHER))
+    assert default.archive_due_count() == 2  # the default queue's sweep archives both
