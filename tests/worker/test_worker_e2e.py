@@ -268,9 +268,9 @@ def test_kill_9_of_workers_during_a_tournament_loses_nothing(api, redis_url, for
         done = wait_finished(api, tid)
         assert pool.restarts >= 2
         # a deal whose rating a killed worker held the game's ratings lock for is rated by the
-        # pool's sweep once that lock lapses: while the pool still runs
+        # pool's sweep once that lock lapses (core/ratings.py: 60 s): while the pool still runs
         history = lambda bot: api.ok(api.get(f"/bots/{bot}/ratings"), 200)["history"]  # noqa: E731
-        wait_until(lambda: all(len(history(bot)) >= 8 for bot in bots), what="every deal rated")
+        wait_until(lambda: all(len(history(bot)) >= 8 for bot in bots), seconds=120, what="every deal rated")
     assert done["status"] == "finished" and done["progress"] == {"done": 24, "total": 24}
     matches = matches_of(api, tid)
     assert all(m["status"] == "finished" for m in matches)
