@@ -60,6 +60,7 @@ from typing import Any
 import redis
 from redis.commands.core import Script
 
+from core.store.counts import Counts
 from core.store.keys import dump_fields, iso_ms, load_fields, members, new_id, now_iso, now_ms, scored, text
 from core.store.lua import args, source
 from core.store.ratings import entrant, rating_dict
@@ -177,23 +178,23 @@ def accepts_of(bot: dict) -> str:
     return bot.get("accepts") or "everyone"
 
 
-def count_result(pipe, record: dict, ladder: bool, rated: bool = False) -> None:
-    """Queue on `pipe` what one finished match (a seat's `record`: bot, won, faults,
-    forfeit?, faults_by_kind?) adds to its bot's record (called by the match's conclusion);
+def count_result(pipe, counts: Counts, record: dict, ladder: bool, rated: bool = False) -> None:
+    """What one finished match (a seat's `record`: bot, won, faults, forfeit?, faults_by_kind?)
+    adds to its bot's record, queued on `pipe` and `counts` (called by the match's conclusion);
     only a `ladder` match moves its forfeit streak (core/store/probation.py), only a `rated` one its
     rated record (`rated_matches`, `rated_wins`: the leaderboard's, which matches an account
     schedules itself must not move)."""
     # the hash holds JSON, and a JSON integer is what HINCRBY reads and writes
     key = f"bot:{record['bot']}"
-    pipe.hincrby(key, "matches", 1)
-    pipe.hincrby(key, "wins", 1 if record["won"] else 0)
+    counts.add(key, "matches", 1)
+    counts.add(key, "wins", 1 if record["won"] else 0)
     if rated:
-        pipe.hincrby(key, "rated_matches", 1)
-        pipe.hincrby(key, "rated_wins", 1 if record["won"] else 0)
-    pipe.hincrby(key, "faults", int(record["faults"]))
+        counts.add(key, "rated_matches", 1)
+        counts.add(key, "rated_wins", 1 if record["won"] else 0)
+    counts.add(key, "faults", int(record["faults"]))
     if ladder:
         if record.get("forfeit"):
-            pipe.hincrby(key, "forfeit_streak", 1)
+            counts.add(key, "forfeit_streak", 1)
         else:
             pipe.hset(key, "forfeit_streak", 0)
     if "faults_by_kind" in record:

@@ -58,6 +58,7 @@ from core.store import archive as archives
 from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
+from core.store.counts import Counts
 from core.store.jobs import QUEUE, active_key, lease_key, mark_active, next_run_key
 from core.store.keys import dump_fields, load_fields, members, new_id, now_iso, scored, text
 from core.store.lua import args, source
@@ -144,7 +145,7 @@ class Matches:
     current_versions: Callable[[list[str]], list[int]]
     take_leases: Callable[..., dict[str, str | None]]  # core/store/jobs.py (its ttl_ms has a default)
     release_leases: Callable[[str, dict[str, str]], None]
-    count_tournament_match: Callable[[Pipeline, str, str, list[list[dict]]], None]  # core/store/tournaments.py
+    count_tournament_match: Callable[[Pipeline, Counts, str, str, list[list[dict]]], None]  # core/store/tournaments.py
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms, max_faults: int = DEFAULT_TIME.max_faults,
@@ -636,8 +637,10 @@ class Matches:
         twins ends, and that conclusion counts them all — so no standings,
         record or rating shows one rotation of a deal while another is to come.
         `twins` are the match's (as its record has them: they never change) if
-        the caller holds its record, else they are read first. Three round
-        trips: the WATCH, the reads, the transaction.
+        the caller holds its record, else they are read first. The additions to
+        the bots' records and the tallies are one script call in the transaction
+        (core/store/counts.py). Four round trips: the WATCH, the reads, redis-py's
+        check that the script is loaded, the transaction.
         """
         import redis
 
@@ -678,16 +681,18 @@ class Matches:
                     pipe.delete(next_run_key(match_id))  # no next run to hold for
                     if owner:
                         pipe.srem(queued_key(owner), match_id)
+                    counts = Counts()  # the bots' records' and the tallies' additions: one step
                     for _, seat_records in counted:
                         for record in once_per_bot(seat_records):  # a bot's versions: one match
-                            count_result(pipe, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
+                            count_result(pipe, counts, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
                     deal = [mid for mid, seat_records in counted if seat_records]  # records: finished
                     if deal and rated:  # the deal's finished rotations, rated as one (core/ratings.py)
                         assert game is not None, "a match has its game"
                         queue_for_rating(pipe, game, deal)
                     if tournament:  # the deal's rotations in the order they were played
-                        self.count_tournament_match(pipe, tournament, match_id,
+                        self.count_tournament_match(pipe, counts, tournament, match_id,
                                                     [seat_records for _, seat_records in counted])
+                    counts.queue(pipe, self.script(source("add_counts")))
                     events.match_changed(pipe, match_id, tournament)
                     pipe.execute()
                     return True

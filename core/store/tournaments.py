@@ -38,6 +38,7 @@ from redis.commands.core import Script
 
 from core.store import events
 from core.store.accounts import open_tournaments_key
+from core.store.counts import Counts
 from core.store.jobs import enqueue_on
 from core.store.keys import dump_fields, load_fields, new_id, now_iso, text
 from sdk.clock import DEFAULT_TIME
@@ -241,23 +242,21 @@ class Tournaments:
 
     TALLIES = TALLY_FIELDS
 
-    def count_tournament_match(self, pipe, tid: str, match_id: str, rotations: list[list[dict]]) -> None:
-        """Queue on `pipe` (inside the match's concluding transaction): the match done, and
-        each seat record of the deal's rotations counted now (one list per rotation, in the
-        order played: a single match's, or a duplicate deal's once its last twin ended) added
-        to the tournament's tallies, with each bot's memory difference over the deal."""
+    def count_tournament_match(self, pipe, counts: Counts, tid: str, match_id: str,
+                               rotations: list[list[dict]]) -> None:
+        """Queue on `pipe` and `counts` (inside the match's concluding transaction): the match
+        done, and each seat record of the deal's rotations counted now (one list per rotation,
+        in the order played: a single match's, or a duplicate deal's once its last twin ended)
+        added to the tournament's tallies, with each bot's memory difference over the deal."""
         pipe.sadd(f"tournament:{tid}:done", match_id)
         tally = f"tournament:{tid}:tally"
         for record in (r for rotation in rotations for r in rotation):
             for stat, value in tally_increments(record).items():
-                if isinstance(value, int):
-                    pipe.hincrby(tally, f"{record['bot']}|{stat}", value)
-                else:
-                    pipe.hincrbyfloat(tally, f"{record['bot']}|{stat}", value)
+                counts.add(tally, f"{record['bot']}|{stat}", value)
         for bot, diff in memory_differences(rotations).items():
-            pipe.hincrby(tally, f"{bot}|memory_n", 1)
-            pipe.hincrbyfloat(tally, f"{bot}|memory", diff)
-            pipe.hincrbyfloat(tally, f"{bot}|memory2", diff * diff)
+            counts.add(tally, f"{bot}|memory_n", 1)
+            counts.add(tally, f"{bot}|memory", diff)
+            counts.add(tally, f"{bot}|memory2", diff * diff)
 
     def tournament_tallies(self, tid: str) -> dict[str, dict[str, float]]:
         """bot -> {stat: number} for every entrant with a finished match."""
