@@ -27,9 +27,6 @@ class Counts:
         self.ints: list[tuple[int, str, str]] = []
         self.floats: list[tuple[int, str, str]] = []
 
-    def __len__(self) -> int:
-        return len(self.ints) + len(self.floats)
-
     def add(self, key: str, field: str, amount: int | float) -> None:
         index = self.keys.setdefault(key, len(self.keys) + 1)
         if isinstance(amount, int):  # bool too: HINCRBY's integers
