@@ -57,6 +57,15 @@ def children(pool: subprocess.Popen, module: str, timeout: float = 30.0) -> list
     raise AssertionError(f"the pool has no {module} process")
 
 
+def answers(url: str) -> bool:
+    import requests
+
+    try:
+        return requests.get(url + "/api/v1/games", timeout=1).ok
+    except requests.RequestException:
+        return False
+
+
 def wait_until(ready, what: str, timeout: float = 60.0) -> None:
     end = time.monotonic() + timeout
     while not ready():
