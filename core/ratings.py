@@ -6,6 +6,11 @@ same transaction that removes it from the queue (`apply_rating_event`). So
 with many workers finishing matches at once no update is lost or applied
 twice: whoever holds the lock drains the queue, looking again after it lets
 the lock go, so a worker that finds the lock taken can leave its match to it.
+The lock expires `RATING_LOCK_S` after it was last renewed (`Lease`), so a
+worker that dies holding it frees the queue; a batch renews it as it goes and
+stops, writing nothing more, once it finds it no longer its own (it stalled
+past the lock's life and another worker may rate now: two workers each
+carrying ratings in memory would overwrite each other's updates).
 
 The model is Plackett–Luce (openskill's default), which rates k-seat
 matches with ties as well as two-seat ones; a seat's rating is (μ, σ) and the
@@ -23,7 +28,10 @@ rotations' ids (core/store/ratings.py `queue_for_rating`).
 from __future__ import annotations
 
 import logging
+import time
 from functools import lru_cache
+
+import redis
 
 from core import collusion
 from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA
@@ -142,8 +150,56 @@ def refit(deals: list[tuple[list[str], list[int]]], apart: set[str] | frozenset[
     return ratings
 
 
-def rate_queue(store, game: str, limit: int = 1000) -> int:
-    """Rate the queued matches in order (the caller holds the lock); how many were applied.
+#: how long the rating lock lives after it was taken or last renewed (`Lease`): how long a
+#: worker that died while rating keeps the others from the queue
+RATING_LOCK_S = 60.0
+
+
+class Lease:
+    """A game's rating lock (redis-py `Lock`) held through a batch: renewed
+    (`Lock.reacquire`, its life back to its full timeout) before each deal once a
+    third of its life has passed since its last renewal — a clock check, no round
+    trip, otherwise — and before each long step. A renewal that finds the lock no
+    longer ours (`LockError`: it expired, and another worker may hold it now) tells
+    the batch to stop."""
+
+    def __init__(self, lock) -> None:
+        self.lock = lock
+        self.renewed_at = time.monotonic()
+
+    def acquire(self) -> bool:
+        """Take the lock if it is free, without waiting."""
+        self.renewed_at = time.monotonic()  # before the round trip: its life starts no earlier
+        return bool(self.lock.acquire(blocking=False))
+
+    def renew(self) -> bool:
+        """Renew the lock now; whether it was still ours."""
+        started = time.monotonic()
+        try:
+            self.lock.reacquire()
+        except redis.exceptions.LockError:
+            return False
+        self.renewed_at = started
+        return True
+
+    def keep(self) -> bool:
+        """Whether the lock is still ours, renewed first if a third of its life has passed."""
+        if time.monotonic() - self.renewed_at < self.lock.timeout / 3:
+            return True
+        return self.renew()
+
+    def release(self) -> bool:
+        """Let the lock go; whether it was still ours."""
+        try:
+            self.lock.release()
+        except redis.exceptions.LockError:
+            return False
+        return True
+
+
+def rate_queue(store, game: str, lease: Lease, limit: int = 1000) -> int:
+    """Rate the queued matches in order, holding the rating lock (`lease`); how many were
+    applied. Stops at once, applying nothing more, if the lock is no longer ours.
 
     Each event is a deal (`deal_ratings`: its finished rotations in one update).
     Reads every queued deal's rotations and their bots' ratings in a few round
@@ -171,6 +227,8 @@ def rate_queue(store, game: str, limit: int = 1000) -> int:
     touched: set[str] = set()
     applied = 0
     for match_id, (who, ranks) in zip(events, ranked, strict=True):
+        if not lease.keep():
+            return lost_lock(game, applied)
         ratings, changed, changed_met = rate_deal(who, ranks, current, accounts, apart, records, met)
         deal = (who, ranks) if ratings else None
         if not store.apply_rating_event(game, match_id, ratings, deal, changed, changed_met):
@@ -178,9 +236,20 @@ def rate_queue(store, game: str, limit: int = 1000) -> int:
         current.update(ratings)
         touched.update(changed)
         applied += 1
+    if not lease.renew():
+        return lost_lock(game, applied)
     flagged = test_pairs(store, game, touched, records, met, current, accounts, apart)
     if flagged:
+        if not lease.renew():
+            return lost_lock(game, applied)
         refit_game(store, game, flagged)
+    return applied
+
+
+def lost_lock(game: str, applied: int) -> int:
+    """A batch stopped because its rating lock is no longer its own: the rest of the queue is
+    left to the lock's holder now; what the batch applied."""
+    log.warning("ratings of %s: the rating lock was lost after %d deals: batch stopped", game, applied)
     return applied
 
 
@@ -264,18 +333,14 @@ def update_ratings(store, game: str) -> int:
     and the lock's holder looks at the queue again after releasing the lock,
     so a match queued while the lock was taken is rated by the holder.
     """
-    import redis
-
     rated = 0
     while store.rating_events(game, limit=1):
-        lock = store.rating_lock(game, timeout_s=60.0)
-        if not lock.acquire(blocking=False):
+        lease = Lease(store.rating_lock(game, timeout_s=RATING_LOCK_S))
+        if not lease.acquire():
             return rated
         try:
-            rated += rate_queue(store, game)
+            rated += rate_queue(store, game, lease)
         finally:
-            try:
-                lock.release()
-            except redis.exceptions.LockError:
+            if not lease.release():
                 log.warning("ratings of %s: the lock expired while rating", game)
     return rated

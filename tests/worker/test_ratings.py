@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
+import time
 
 import pytest
 import redis as redis_lib
 
+import core.ratings
 from core.ratings import new_ratings, update_ratings
 from core.store import Store, secret_key
 from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, RATING_HISTORY_POINTS, rating_queue_key
@@ -205,6 +208,85 @@ def test_a_held_lock_leaves_the_queue_to_its_holder(store):
     finally:
         lock.release()
     assert update_ratings(store, GAME) == 1
+
+
+class PausingStore(Store):
+    """The platform's store whose rating worker pauses after each deal it applies (`after_apply`,
+    given how many it applied so far): a batch that takes long, or a process that stalls."""
+
+    def __init__(self, client, after_apply) -> None:
+        super().__init__(client, secret_key(client))
+        self.after_apply = after_apply
+        self.applied = 0
+
+    def apply_rating_event(self, *args, **kwargs) -> bool:
+        done = super().apply_rating_event(*args, **kwargs)
+        self.applied += done
+        self.after_apply(self.applied)
+        return done
+
+
+def wait_for(condition, what: str, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"not {what} after {timeout:.0f} s"
+        time.sleep(0.01)
+
+
+def test_a_batch_that_outlasts_the_rating_lock_keeps_it_by_renewing_it(store, redis_client, monkeypatch):
+    """Each deal takes half the lock's life (after applying it the worker waits until the lock's
+    time to live fell by that much, or the lock is gone): three deals outlast the lock, which
+    must still be the worker's at each of them."""
+    lock_s = 1.0
+    monkeypatch.setattr(core.ratings, "RATING_LOCK_S", lock_s)
+    lock = store.rating_lock(GAME).name
+    held: list[bool] = []
+
+    def half_a_life(applied: int) -> None:
+        until = max(redis_client.pttl(lock) - lock_s * 500, 0)  # half its life on, or gone
+        wait_for(lambda: max(redis_client.pttl(lock), 0) <= until, "half the lock's life gone")
+        held.append(bool(redis_client.exists(lock)))
+
+    bots = make_bots(store, 3)
+    played = random_matches(bots, 3, seed=5)
+    for seats, ranks in played:
+        finish_rated(store, seats, ranks)
+    started = time.monotonic()
+    assert update_ratings(PausingStore(redis_client, half_a_life), GAME) == 3
+    assert time.monotonic() - started > lock_s  # the batch outlasted the lock's life
+    assert held == [True, True, True]
+    assert queue_length(store) == 0
+    expected = sequential(played)
+    assert_same_ratings(stored(store, list(expected)), expected)
+
+
+def test_a_batch_whose_rating_lock_another_worker_took_stops_applying(store, redis_client, monkeypatch, caplog):
+    """The worker stalls after its second deal until its lock expires, and another worker takes
+    the lock: the batch must apply no more (its ratings in memory are the other's to change),
+    leaving the rest of the queue to the lock's holder."""
+    monkeypatch.setattr(core.ratings, "RATING_LOCK_S", 0.5)
+    lock = store.rating_lock(GAME).name
+    other = store.rating_lock(GAME, timeout_s=30)
+
+    def stall_after_the_second(applied: int) -> None:
+        if applied == 2:
+            wait_for(lambda: not redis_client.exists(lock), "the lock expired")
+            assert other.acquire(blocking=False)
+
+    bots = make_bots(store, 4)
+    played = random_matches(bots, 5, seed=6)
+    for seats, ranks in played:
+        finish_rated(store, seats, ranks)
+    with caplog.at_level(logging.WARNING, logger="cardarena.worker"):
+        assert update_ratings(PausingStore(redis_client, stall_after_the_second), GAME) == 2
+    assert "lost" in caplog.text
+    assert queue_length(store) == 3
+    expected = sequential(played[:2])
+    assert_same_ratings(stored(store, list(expected)), expected)
+    other.release()
+    assert update_ratings(store, GAME) == 3  # the holder drains the rest
+    expected = sequential(played)
+    assert_same_ratings(stored(store, list(expected)), expected)
 
 
 def test_six_threads_draining_at_once_lose_no_update_and_apply_none_twice(store, redis_url):
