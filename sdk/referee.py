@@ -39,7 +39,14 @@ PROTOCOL = 1
 def offer(legal: list[dict]) -> list[dict]:
     """Copies of the legal actions to hand a bot in this process: a bot that edits
     the action it returns cannot edit the engine's."""
-    return [_json_copy(action) for action in legal]  # actions are dicts
+    copies = []
+    for action in legal:  # dicts, most of them flat: copied whole, then their containers
+        copy = action.copy()
+        for key, value in copy.items():
+            if type(value) in _CONTAINERS:
+                copy[key] = _json_copy(value)
+        copies.append(copy)
+    return copies
 
 
 def _json_copy(value: Any) -> Any:

@@ -138,6 +138,11 @@ def test_an_offered_copy_stands_for_its_original_and_edits_never_reach_the_engin
     assert legal[2]["play"] != "2C"
     offered[3]["play"] = str(legal[5]["play"])  # edited into another listed action: judged as sent
     assert listed_action(legal, offered[3], offered) is legal[5]
+    nested = [{"discard": ["2C", "3C"], "then": {"play": ["4C"]}}]
+    copy = offer(nested)[0]
+    copy["discard"].append("5C")
+    copy["then"]["play"][0] = "AS"  # edits deep inside a copy reach no original
+    assert nested == [{"discard": ["2C", "3C"], "then": {"play": ["4C"]}}]
 
 
 # -- time ---------------------------------------------------------------------
