@@ -9,7 +9,9 @@ ladders. Its bots are on the ladder: the pool's matchmaker pairs them meanwhile
 (`DEMO_LADDER_MATCHES` ladder matches in play per game, or
 `CARDARENA_LADDER_MATCHES`), and the ladders it prints count their ladder
 matches; with `--stay` the ladder keeps playing while you browse. Everything it started is stopped on the way out, on Ctrl-C and
-SIGTERM too (core/signals.py); `--stay` keeps the platform up for
+SIGTERM too (core/signals.py); started with `CARDARENA_PARENT_PID` (a test
+starts it so), it dies with that process, even one killed with SIGKILL, and
+everything it started with it. `--stay` keeps the platform up for
 browsing until then, and only then prints the URLs to browse, where to play
 (`/play`) and the token of the demo's account to sign in with (`/signin`).
 
@@ -117,9 +119,12 @@ def pick_port(wanted: int) -> int:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from core.signals import shielded, stop_on_signals
+    from core.signals import PARENT_ENV, die_with_parent, shielded, stop_on_signals
     from sdk import CardarenaError
 
+    parent = os.environ.pop(PARENT_ENV, None)  # its children get the demo's pid, never its parent's
+    if parent:  # started by a process it must not outlive (a test): it dies with it
+        die_with_parent(parent)
     console = Console()
     platform = Platform()
     with stop_on_signals():  # SIGTERM stops as cleanly as Ctrl-C

@@ -102,7 +102,10 @@ def server_args(port: int, data_dir: str, persist: bool) -> list[str]:
 
 
 class EmbeddedRedis:
-    """A private redis-server on a free loopback port, stopped on exit."""
+    """A private redis-server on a free loopback port, stopped on exit; should the process that
+    started it be killed first (even by SIGKILL), the kernel kills it too (Linux: core/signals.py
+    `child_dies_with_this_process`), so it never outlives its owner. Start it from a thread that
+    lives as long as its process (the main thread)."""
 
     def __init__(self, port: int | None = None, data_dir: str | None = None) -> None:
         self.port = port or free_port()
@@ -118,10 +121,13 @@ class EmbeddedRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> EmbeddedRedis:
+        from core.signals import child_dies_with_this_process
+
         self.proc = subprocess.Popen(
             server_args(self.port, self.data_dir, persist=False),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            preexec_fn=child_dies_with_this_process(),
         )
         try:
             wait_for_ping(self.url, proc=self.proc)

@@ -13,8 +13,11 @@ child is never started without being recorded, nor a cleanup cut short.
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 import signal
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -66,7 +69,8 @@ def shielded() -> Iterator[None]:
 
 #: Linux's prctl option: the signal a process gets when its parent dies
 _PR_SET_PDEATHSIG = 1
-#: the environment variable a pool sets to its pid for the processes it starts
+#: the environment variable a process sets to its pid for the processes it starts that must die
+#: with it (`die_with_parent`): a pool's workers, the demo's API, a test's demo
 PARENT_ENV = "CARDARENA_PARENT_PID"
 
 
@@ -79,15 +83,30 @@ def die_with_parent(parent: int | str | None = None) -> None:
     The kernel's "parent" is the thread that forked the child: a pool starts its children
     from its main thread and its supervising thread, which both live as long as it does.
     """
-    import os
-    import sys
-
     parent = parent if parent is not None else os.environ.get(PARENT_ENV)
     if not sys.platform.startswith("linux") or parent is None:
         return
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != int(parent):  # the parent died before the request was made
         os._exit(1)
+
+
+def child_dies_with_this_process() -> Callable[[], None] | None:
+    """A `preexec_fn` for `subprocess.Popen`: the child asks the kernel to kill it (SIGKILL) when
+    this process dies (`die_with_parent`), before it runs its program — for a program that
+    cannot ask itself, such as the embedded redis-server. None but on Linux. Start the child
+    from a thread that lives as long as this process (see `die_with_parent`). The child runs it
+    between fork and exec, where a process with threads should make system calls only: libc
+    is loaded here, beforehand."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc()
+    return functools.partial(die_with_parent, os.getpid())
+
+
+@functools.lru_cache(maxsize=1)
+def libc():
+    """The C library, to call `prctl` (Linux)."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)

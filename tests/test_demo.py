@@ -3,7 +3,8 @@
 It must finish on its own with standings for every game and leave no process
 behind (Redis, API, workers, horses); with `--stay`, every URL it prints answers
 until it is stopped. Whatever `REDIS_URL` says, it runs on a Redis of its own. Stopped by Ctrl-C or SIGTERM mid-tournament, it leaves none
-either: tests/test_signals.py.
+either: tests/test_signals.py. A demo a test starts dies with the test's process, even one killed
+with SIGKILL, and leaves none either.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 import requests
 
 import games
+from core.signals import PARENT_ENV
 from tests.demo_platform import platform_state
 from tests.games.builtin import builtin_names
 from tests.waiting import wait_until
@@ -26,14 +28,16 @@ from tests.waiting import wait_until
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start_demo(*args: str, redis_url_env: str | None = None) -> subprocess.Popen:
-    """A fresh machine's demo: no Redis configured (unless `redis_url_env`), the ladder at its default."""
+def start_demo(*args: str, redis_url_env: str | None = None, stdout=subprocess.PIPE) -> subprocess.Popen:
+    """A fresh machine's demo: no Redis configured (unless `redis_url_env`), the ladder at its default.
+    Its output (both streams) goes to `stdout`, a pipe by default."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CARDARENA_LADDER_MATCHES")}
     env.update(COLUMNS="160", CARDARENA_HOME=str(ROOT / "test-output" / "demo-home"))
+    env[PARENT_ENV] = str(os.getpid())  # it dies with the test's process, should that be killed
     if redis_url_env:
         env["REDIS_URL"] = redis_url_env
     return subprocess.Popen([sys.executable, "-m", "cardarena.cli", "demo", "--port", "0", *args],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.STDOUT, text=True)
 
 
 def leftovers(redis_port: str) -> list[str]:
@@ -114,3 +118,52 @@ def stay_and_stop(redis_url_env: str) -> tuple[str, str]:
             demo.communicate(timeout=60)
     assert demo.returncode == 0, out + rest
     return out, rest
+
+
+def start_and_tell(out: str) -> None:
+    """What `test_a_demo_dies_with_the_process_that_started_it` runs in a process of its own: a
+    demo that stays up (its output to the file `out`: no pipe of a dead process to write to),
+    then, once its workers started, its pid, its Redis port and its API's port on one line;
+    then it waits for the demo."""
+    with open(out, "w") as log:
+        demo = start_demo("--stay", "--deals", "1", "--games", "duck-soup", "--workers", "1", stdout=log)
+    wait_until(lambda: "worker processes" in Path(out).read_text() or demo.poll() is not None, 60,
+               "the demo's workers")
+    text = Path(out).read_text()
+    redis_port = re.search(r"redis://127\.0\.0\.1:(\d+)", text).group(1)
+    api_port = re.search(r"http://127\.0\.0\.1:(\d+)/api/v1", text).group(1)
+    print(demo.pid, redis_port, api_port, flush=True)
+    demo.wait()
+
+
+def gone(pid: int) -> bool:
+    """Whether process `pid` has ended (a zombie waiting for its new parent to reap it has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.slow
+def test_a_demo_dies_with_the_process_that_started_it(tmp_path):
+    """A test killed past its timeout (os._exit) or with kill -9 leaves no demo playing the ladder:
+    here the process that started the demo is killed with SIGKILL once the demo is up, and the
+    demo, its Redis, its API and its workers end too."""
+    out = tmp_path / "demo.out"
+    starter = subprocess.Popen([sys.executable, "-c", "import sys; from tests.test_demo import start_and_tell; "
+                                "start_and_tell(sys.argv[1])", str(out)],
+                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    told = starter.stdout.readline()  # bounded: the starter gives up on a demo not up in 60 s
+    assert told, out.read_text() if out.exists() else "the starter failed"
+    demo, redis_port, api_port = int(told.split()[0]), *told.split()[1:]
+    try:
+        assert not gone(demo) and leftovers(redis_port) and leftovers(api_port)
+        starter.kill()
+        starter.wait(timeout=10)
+        wait_until(lambda: gone(demo), 30, "the demo's end")
+        wait_until(lambda: leftovers(redis_port) == leftovers(api_port) == [], 30,
+                   "the end of the demo's Redis, API and workers")
+    finally:  # a failed check above: stop what is left
+        for pid in [demo] + [int(p.split(":")[0]) for p in leftovers(redis_port) + leftovers(api_port)]:
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
