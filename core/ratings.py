@@ -28,6 +28,7 @@ rotations' ids (core/store/ratings.py `queue_for_rating`).
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from functools import lru_cache
 
@@ -161,16 +162,19 @@ class Lease:
     third of its life has passed since its last renewal — a clock check, no round
     trip, otherwise — and before each long step. A renewal that finds the lock no
     longer ours (`LockError`: it expired, and another worker may hold it now) tells
-    the batch to stop."""
+    the batch to stop. A process can stall between a renewal and its next write, so
+    each write checks the lock too, in its own step (`held`: the lock's key and
+    this lease's token)."""
 
     def __init__(self, lock) -> None:
         self.lock = lock
         self.renewed_at = time.monotonic()
+        self.held = (lock.name, secrets.token_hex(16))
 
     def acquire(self) -> bool:
         """Take the lock if it is free, without waiting."""
         self.renewed_at = time.monotonic()  # before the round trip: its life starts no earlier
-        return bool(self.lock.acquire(blocking=False))
+        return bool(self.lock.acquire(blocking=False, token=self.held[1]))
 
     def renew(self) -> bool:
         """Renew the lock now; whether it was still ours."""
@@ -231,8 +235,8 @@ def rate_queue(store, game: str, lease: Lease, limit: int = 1000) -> int:
             return lost_lock(game, applied)
         ratings, changed, changed_met = rate_deal(who, ranks, current, accounts, apart, records, met)
         deal = (who, ranks) if ratings else None
-        if not store.apply_rating_event(game, match_id, ratings, deal, changed, changed_met):
-            break  # another worker applied it: this batch is over
+        if not store.apply_rating_event(game, match_id, ratings, deal, changed, changed_met, held=lease.held):
+            break  # another worker applied it, or holds the lock now: this batch is over
         current.update(ratings)
         touched.update(changed)
         applied += 1
@@ -242,7 +246,8 @@ def rate_queue(store, game: str, lease: Lease, limit: int = 1000) -> int:
     if flagged:
         if not lease.renew():
             return lost_lock(game, applied)
-        refit_game(store, game, flagged)
+        if not refit_game(store, game, flagged, lease.held):
+            return lost_lock(game, applied)
     return applied
 
 
@@ -313,17 +318,17 @@ def newly_flagged(records: dict[str, collusion.PairRecord], keys, apart: set[str
     return collusion.suspects_and_flags(pool, records, account_of, met, current, model().beta, apart)
 
 
-def refit_game(store, game: str, flagged: dict[str, collusion.PairTest]) -> None:
+def refit_game(store, game: str, flagged: dict[str, collusion.PairTest], held: tuple[str, str]) -> bool:
     """Flag the pairs of accounts `flagged` (their tests) and fit the game's ratings again from
-    its rated deals without any flagged pair's (`refit`), in one transaction (the caller holds
-    the rating lock)."""
+    its rated deals without any flagged pair's (`refit`), in one transaction made only while
+    the caller still holds the rating lock (`held`: `Lease.held`); whether it was made."""
     deals = store.rated_deals(game)
     accounts = store.entrant_accounts(sorted({e for who, _ in deals for e in who}))
     apart = set(store.collusion_flags(game)) | set(flagged)
     fitted = refit(deals, apart, accounts)
     log.warning("ratings of %s: pairs of accounts flagged for collusion (%s), %d deals refitted",
                 game, ", ".join(f"{k} z={t.z:.1f}" for k, t in flagged.items()), len(deals))
-    store.save_refit(game, fitted, {k: t.as_dict() for k, t in flagged.items()})
+    return store.save_refit(game, fitted, {k: t.as_dict() for k, t in flagged.items()}, held)
 
 
 def update_ratings(store, game: str) -> int:

@@ -222,18 +222,22 @@ class Ratings:
 
     def apply_rating_event(self, game: str, match_id: str, ratings: dict[str, tuple[float, float]],
                            deal: tuple[list[str], list[int]] | None = None,
-                           pairs: dict[str, dict] | None = None, met: dict[str, dict] | None = None) -> bool:
+                           pairs: dict[str, dict] | None = None, met: dict[str, dict] | None = None,
+                           held: tuple[str, str] | None = None) -> bool:
         """Save the ratings `match_id` produced (by entrant), keep its `deal` (entrants and deal
         ranks) and the encounter records it changed (`pairs` of accounts, entrants' `met`), and
         drop it from the queue, atomically.
 
         Only while `match_id` is still the head of the queue (one Lua step): an
         event is applied once, in queue order, even if a lock holder stalled
-        past its lock's timeout and another worker took over.
+        past its lock's timeout and another worker took over. With `held` (the
+        rating lock's key and its holder's token), only while that lock is still
+        the caller's too: a stalled holder's ratings, computed from ratings the
+        new holder may have changed since, are never written over them.
         """
         at = now_iso()
         keys = [rating_queue_key(game), f"rating:{game}", f"ladder:{game}", rated_deals_key(game),
-                pairs_key(game), met_key(game)]
+                pairs_key(game), met_key(game), held[0] if held else rating_queue_key(game)]
         entrants = []
         records = {"pairs": [{"field": k, "record": json.dumps(v, separators=(",", ":"))} for k, v in (pairs or {}).items()],
                    "met": [{"field": k, "record": json.dumps(v, separators=(",", ":"))} for k, v in (met or {}).items()]}
@@ -244,7 +248,7 @@ class Ratings:
             entrants.append({"entrant": key, "rating": json.dumps({"mu": mu, "sigma": sigma}),
                              "ordinal": repr(ordinal(mu, sigma)), "point": json.dumps(point, separators=(",", ":"))})
         return bool(self.script(source("apply_rating_event"))(
-            keys=keys, args=[args(match=match_id, history=RATING_HISTORY_POINTS, entrants=entrants,
+            keys=keys, args=[args(match=match_id, token=held[1] if held else "", history=RATING_HISTORY_POINTS, entrants=entrants,
                                   deal=json.dumps(list(deal), separators=(",", ":")) if deal else "", **records)]))
 
     def rated_deals(self, game: str) -> list[tuple[list[str], list[int]]]:
@@ -282,30 +286,43 @@ class Ratings:
         return {e: account_of({"id": entrant_version(e)[0], "owner": owners[entrant_version(e)[0]]})
                 for e in entrants}
 
-    def save_refit(self, game: str, fitted: dict[str, tuple[float, float]], flags: dict[str, dict]) -> None:
+    def save_refit(self, game: str, fitted: dict[str, tuple[float, float]], flags: dict[str, dict],
+                   held: tuple[str, str] | None = None) -> bool:
         """Flag the pairs of accounts `flags` (their tests) and replace the game's ratings by
         `fitted` (core/ratings.py `refit`) in one transaction: an entrant fitted with another
-        rating gets it and a point in its history, one no longer rated leaves the ladder."""
+        rating gets it and a point in its history, one no longer rated leaves the ladder. With
+        `held` (the rating lock's key and its holder's token), only while that lock is still
+        the caller's (WATCHed: its expiry or another holder fails the transaction); whether it
+        was made."""
         stored = {text(k): json.loads(v) for k, v in self.r.hgetall(f"rating:{game}").items()}
         at = now_iso()
-        pipe = self.r.pipeline()
-        for field, test in flags.items():
-            pipe.hset(flags_key(game), field, json.dumps({"accounts": field.split("|"), **test, "at": at}))
-        for key, old in stored.items():
-            if key not in fitted:
-                pipe.hdel(f"rating:{game}", key)
-                pipe.zrem(f"ladder:{game}", key)
-                continue
-            mu, sigma = fitted[key]
-            if (mu, sigma) == (old["mu"], old["sigma"]):
-                continue
-            bot_id, version = entrant_version(key)
-            pipe.hset(f"rating:{game}", key, json.dumps({"mu": mu, "sigma": sigma}))
-            pipe.zadd(f"ladder:{game}", {key: ordinal(mu, sigma)})
-            point = {**rating_dict(mu, sigma), "match": None, "at": at, "version": version, "refit": True}
-            pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
-            pipe.ltrim(f"bot:{bot_id}:ratings", -RATING_HISTORY_POINTS, -1)
-        pipe.execute()
+        with self.r.pipeline() as pipe:
+            try:
+                if held is not None:
+                    pipe.watch(held[0])
+                    if text(pipe.get(held[0]) or b"") != held[1]:
+                        return False
+                pipe.multi()
+                for field, test in flags.items():
+                    pipe.hset(flags_key(game), field, json.dumps({"accounts": field.split("|"), **test, "at": at}))
+                for key, old in stored.items():
+                    if key not in fitted:
+                        pipe.hdel(f"rating:{game}", key)
+                        pipe.zrem(f"ladder:{game}", key)
+                        continue
+                    mu, sigma = fitted[key]
+                    if (mu, sigma) == (old["mu"], old["sigma"]):
+                        continue
+                    bot_id, version = entrant_version(key)
+                    pipe.hset(f"rating:{game}", key, json.dumps({"mu": mu, "sigma": sigma}))
+                    pipe.zadd(f"ladder:{game}", {key: ordinal(mu, sigma)})
+                    point = {**rating_dict(mu, sigma), "match": None, "at": at, "version": version, "refit": True}
+                    pipe.rpush(f"bot:{bot_id}:ratings", json.dumps(point, separators=(",", ":")))
+                    pipe.ltrim(f"bot:{bot_id}:ratings", -RATING_HISTORY_POINTS, -1)
+                pipe.execute()
+            except redis.WatchError:
+                return False
+        return True
 
     def bot_ratings(self, game: str, bot_ids: list[str]) -> dict[str, tuple[float, float]]:
         """(mu, sigma) of each entrant (a bot id: its version 1), the default for one never

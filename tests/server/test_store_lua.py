@@ -58,15 +58,22 @@ def test_count_deal_counts_a_deal_once_and_a_void_deal_not_at_all(store):
 
 
 def test_apply_rating_event_saves_only_the_head_of_the_queue_and_pops_it(store):
-    keys = ["r:queue", "r:ratings", "r:ladder", "r:deals", "r:pairs", "r:met", "r:a", "r:b"]
+    keys = ["r:queue", "r:ratings", "r:ladder", "r:deals", "r:pairs", "r:met", "r:lock", "r:a", "r:b"]
     store.r.rpush("r:queue", "m1", "m2")
     store.r.rpush("r:a", "old1", "old2")
     entrants = [{"entrant": "a@1", "rating": '{"mu":30}', "ordinal": "2.5", "point": "p-a"},
                 {"entrant": "b@1", "rating": '{"mu":20}', "ordinal": "-1.5", "point": "p-b"}]
-    event = {"history": 2, "deal": '{"deal":1}', "entrants": entrants,
+    event = {"history": 2, "deal": '{"deal":1}', "entrants": entrants, "token": "ours",
              "pairs": [{"field": "x|y", "record": '{"n":1}'}], "met": [{"field": "a@1", "record": '{"m":1}'}]}
-    assert run(store, "apply_rating_event", keys, match="m2", **event) == 0
+    store.r.set("r:lock", "ours")
+    assert run(store, "apply_rating_event", keys, match="m2", **event) == 0  # not the head
     assert store.r.hlen("r:ratings") == 0 and store.r.llen("r:deals") == 0
+    store.r.set("r:lock", "theirs")  # the lock expired and another worker took it
+    assert run(store, "apply_rating_event", keys, match="m1", **event) == 0
+    store.r.delete("r:lock")  # expired, nobody's
+    assert run(store, "apply_rating_event", keys, match="m1", **event) == 0
+    assert store.r.llen("r:queue") == 2 and store.r.hlen("r:ratings") == 0
+    store.r.set("r:lock", "ours")
     assert run(store, "apply_rating_event", keys, match="m1", **event) == 1
     assert store.r.lrange("r:deals", 0, -1) == [b'{"deal":1}']
     assert store.r.hgetall("r:pairs") == {b"x|y": b'{"n":1}'} and store.r.hgetall("r:met") == {b"a@1": b'{"m":1}'}

@@ -289,6 +289,40 @@ def test_a_batch_whose_rating_lock_another_worker_took_stops_applying(store, red
     assert_same_ratings(stored(store, list(expected)), expected)
 
 
+def test_a_holder_stalled_between_renewals_writes_nothing_once_another_took_the_lock(store, redis_client, caplog):
+    """The lock changes hands after the second deal while the holder's lease still thinks it
+    fresh (no renewal due for 20 s): each write checks the lock itself, so no third deal lands."""
+    lock = store.rating_lock(GAME).name
+
+    def taken_over_after_the_second(applied: int) -> None:
+        if applied == 2:
+            redis_client.set(lock, "another worker's token", px=30_000)  # expired, and taken
+
+    bots = make_bots(store, 4)
+    played = random_matches(bots, 5, seed=7)
+    for seats, ranks in played:
+        finish_rated(store, seats, ranks)
+    with caplog.at_level(logging.WARNING, logger="cardarena.worker"):
+        assert update_ratings(PausingStore(redis_client, taken_over_after_the_second), GAME) == 2
+    assert "lost" in caplog.text and queue_length(store) == 3
+    expected = sequential(played[:2])
+    assert_same_ratings(stored(store, list(expected)), expected)
+
+
+def test_a_refit_is_saved_only_while_its_lock_is_the_callers(store, redis_client):
+    a, b = make_bots(store, 2)
+    finish_rated(store, [a, b], [1, 2])
+    assert update_ratings(store, GAME) == 1
+    before = stored(store, [a, b])
+    lock = store.rating_lock(GAME).name
+    redis_client.set(lock, "theirs", px=30_000)
+    assert store.save_refit(GAME, {a: (1.0, 1.0), b: (2.0, 1.0)}, {}, (lock, "ours")) is False
+    assert stored(store, [a, b]) == before and store.collusion_flags(GAME) == {}
+    redis_client.set(lock, "ours", px=30_000)
+    assert store.save_refit(GAME, {a: (1.0, 1.0), b: (2.0, 1.0)}, {}, (lock, "ours")) is True
+    assert stored(store, [a, b]) == {a: (1.0, 1.0), b: (2.0, 1.0)}
+
+
 def test_six_threads_draining_at_once_lose_no_update_and_apply_none_twice(store, redis_url):
     bots = make_bots(store, 8)
     played = random_matches(bots, 60, seed=9)
