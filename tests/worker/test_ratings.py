@@ -14,6 +14,7 @@ import core.ratings
 from core.ratings import new_ratings, update_ratings
 from core.store import Store, secret_key
 from core.store.ratings import DEFAULT_MU, DEFAULT_SIGMA, RATING_HISTORY_POINTS, rating_queue_key
+from tests.waiting import wait_until
 
 GAME = "double-carre"
 
@@ -55,6 +56,14 @@ def random_matches(bots: list[str], count: int, seed: int) -> list[tuple[list[st
         seats = rng.sample(bots, 2)
         out.append((seats, rng.choice([[1, 2], [2, 1], [1, 1]])))
     return out
+
+
+def queue_random(store, bots: int, count: int, seed: int) -> list[tuple[list[str], list[int]]]:
+    """`count` random rated matches between `bots` new bots, concluded: queued for the ladder."""
+    played = random_matches(make_bots(store, bots), count, seed)
+    for seats, ranks in played:
+        finish_rated(store, seats, ranks)
+    return played
 
 
 def stored(store, bots: list[str]) -> dict[str, tuple[float, float]]:
@@ -226,13 +235,6 @@ class PausingStore(Store):
         return done
 
 
-def wait_for(condition, what: str, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < end, f"not {what} after {timeout:.0f} s"
-        time.sleep(0.01)
-
-
 def test_a_batch_that_outlasts_the_rating_lock_keeps_it_by_renewing_it(store, redis_client, monkeypatch):
     """Each deal takes half the lock's life (after applying it the worker waits until the lock's
     time to live fell by that much, or the lock is gone): three deals outlast the lock, which
@@ -244,13 +246,10 @@ def test_a_batch_that_outlasts_the_rating_lock_keeps_it_by_renewing_it(store, re
 
     def half_a_life(applied: int) -> None:
         until = max(redis_client.pttl(lock) - lock_s * 500, 0)  # half its life on, or gone
-        wait_for(lambda: max(redis_client.pttl(lock), 0) <= until, "half the lock's life gone")
+        wait_until(lambda: max(redis_client.pttl(lock), 0) <= until, 10, "half the lock's life gone")
         held.append(bool(redis_client.exists(lock)))
 
-    bots = make_bots(store, 3)
-    played = random_matches(bots, 3, seed=5)
-    for seats, ranks in played:
-        finish_rated(store, seats, ranks)
+    played = queue_random(store, 3, 3, seed=5)
     started = time.monotonic()
     assert update_ratings(PausingStore(redis_client, half_a_life), GAME) == 3
     assert time.monotonic() - started > lock_s  # the batch outlasted the lock's life
@@ -270,13 +269,10 @@ def test_a_batch_whose_rating_lock_another_worker_took_stops_applying(store, red
 
     def stall_after_the_second(applied: int) -> None:
         if applied == 2:
-            wait_for(lambda: not redis_client.exists(lock), "the lock expired")
+            wait_until(lambda: not redis_client.exists(lock), 10, "the lock's expiry")
             assert other.acquire(blocking=False)
 
-    bots = make_bots(store, 4)
-    played = random_matches(bots, 5, seed=6)
-    for seats, ranks in played:
-        finish_rated(store, seats, ranks)
+    played = queue_random(store, 4, 5, seed=6)
     with caplog.at_level(logging.WARNING, logger="cardarena.worker"):
         assert update_ratings(PausingStore(redis_client, stall_after_the_second), GAME) == 2
     assert "lost" in caplog.text
@@ -298,10 +294,7 @@ def test_a_holder_stalled_between_renewals_writes_nothing_once_another_took_the_
         if applied == 2:
             redis_client.set(lock, "another worker's token", px=30_000)  # expired, and taken
 
-    bots = make_bots(store, 4)
-    played = random_matches(bots, 5, seed=7)
-    for seats, ranks in played:
-        finish_rated(store, seats, ranks)
+    played = queue_random(store, 4, 5, seed=7)
     with caplog.at_level(logging.WARNING, logger="cardarena.worker"):
         assert update_ratings(PausingStore(redis_client, taken_over_after_the_second), GAME) == 2
     assert "lost" in caplog.text and queue_length(store) == 3
