@@ -196,7 +196,7 @@ def count_result(pipe, counts: Counts, record: dict, ladder: bool, rated: bool =
         if record.get("forfeit"):
             counts.add(key, "forfeit_streak", 1)
         else:
-            pipe.hset(key, "forfeit_streak", 0)
+            counts.set(key, "forfeit_streak", 0)  # in order with a deal's other rotations
     if "faults_by_kind" in record:
         pipe.lpush(f"{key}:faults", json.dumps(record["faults_by_kind"], separators=(",", ":")))
         pipe.ltrim(f"{key}:faults", 0, FAULT_MATCHES - 1)

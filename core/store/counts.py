@@ -1,14 +1,17 @@
-"""Amounts to add to fields of hashes, gathered then added in one step.
+"""Amounts to add to fields of hashes, and fields to set, gathered then applied in one step.
 
     counts = Counts()
     counts.add("bot:b1", "matches", 1)
+    counts.set("bot:b1", "forfeit_streak", 0)
     counts.queue(pipe, store.script(source("add_counts")))
 
 A match's conclusion adds to dozens of fields (each seat's bot record, its
 tournament's tallies): one script call in its transaction (lua/add_counts.lua)
-instead of a command each. An integer is added as HINCRBY adds it, any other
-number as HINCRBYFLOAT does, each sent as the text redis-py would send, so the
-stored values are those the commands one by one would leave.
+instead of a command each. The additions and sets run in the order they were made (a
+streak set back to 0 by one rotation of a deal and added to by the next ends
+as the commands one by one would leave it). An integer is added as HINCRBY adds
+it, any other number as HINCRBYFLOAT does, each sent as the text redis-py would
+send, so what is stored is what the commands one by one would leave.
 """
 
 from __future__ import annotations
@@ -20,22 +23,26 @@ from core.store.lua import args
 
 
 class Counts:
-    """Amounts to add to hash fields (`add`), queued as one step (`queue`)."""
+    """Amounts to add to hash fields (`add`) and fields to set (`set`), queued as one step
+    (`queue`)."""
 
     def __init__(self) -> None:
         self.keys: dict[str, int] = {}  # hash -> its index in the script's KEYS (from 1)
-        self.ints: list[tuple[int, str, str]] = []
-        self.floats: list[tuple[int, str, str]] = []
+        self.ops: list[tuple[str, int, str, str]] = []  # (how, index, field, amount or value)
 
     def add(self, key: str, field: str, amount: int | float) -> None:
         index = self.keys.setdefault(key, len(self.keys) + 1)
         if isinstance(amount, int):  # bool too: HINCRBY's integers
-            self.ints.append((index, field, str(int(amount))))
+            self.ops.append(("i", index, field, str(int(amount))))
         else:
-            self.floats.append((index, field, repr(float(amount))))
+            self.ops.append(("f", index, field, repr(float(amount))))
+
+    def set(self, key: str, field: str, value: int) -> None:
+        """Set an integer field (after the additions made before, before those made after)."""
+        self.ops.append(("s", self.keys.setdefault(key, len(self.keys) + 1), field, str(int(value))))
 
     def queue(self, pipe: Pipeline, script: Script) -> None:
-        """The additions on `pipe` (in its transaction, if it is in one), as `script`
+        """The additions and sets on `pipe` (in its transaction, if it is in one), as `script`
         (`add_counts`) run once; nothing if there are none."""
         if self.keys:
-            script(keys=list(self.keys), args=[args(ints=self.ints, floats=self.floats)], client=pipe)
+            script(keys=list(self.keys), args=[args(ops=self.ops)], client=pipe)

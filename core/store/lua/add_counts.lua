@@ -1,11 +1,10 @@
--- Amounts added to fields of hashes, all in one step (core/store/counts.py `Counts`).
--- KEYS: the hashes; args: ints, floats: lists of {the hash's index in KEYS, field, amount as
--- text}, added with HINCRBY and HINCRBYFLOAT in that order. How many were added.
+-- Amounts added to fields of hashes, and fields set, all in one step (core/store/counts.py
+-- `Counts`).
+-- KEYS: the hashes; args: ops: list of {how ("i": HINCRBY, "f": HINCRBYFLOAT, "s": HSET), the
+-- hash's index in KEYS, field, amount or value as text}, run in that order. How many.
 local args = cjson.decode(ARGV[1])
-for _, add in ipairs(args.ints) do
-  redis.call('HINCRBY', KEYS[add[1]], add[2], add[3])
+local commands = {i = 'HINCRBY', f = 'HINCRBYFLOAT', s = 'HSET'}
+for _, op in ipairs(args.ops) do
+  redis.call(commands[op[1]], KEYS[op[2]], op[3], op[4])
 end
-for _, add in ipairs(args.floats) do
-  redis.call('HINCRBYFLOAT', KEYS[add[1]], add[2], add[3])
-end
-return #args.ints + #args.floats
+return #args.ops
