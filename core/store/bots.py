@@ -178,9 +178,9 @@ def accepts_of(bot: dict) -> str:
     return bot.get("accepts") or "everyone"
 
 
-def count_result(pipe, counts: Counts, record: dict, ladder: bool, rated: bool = False) -> None:
+def count_result(counts: Counts, record: dict, ladder: bool, rated: bool = False) -> None:
     """What one finished match (a seat's `record`: bot, won, faults, forfeit?, faults_by_kind?)
-    adds to its bot's record, queued on `pipe` and `counts` (called by the match's conclusion);
+    adds to its bot's record, gathered in `counts` (called by the match's conclusion);
     only a `ladder` match moves its forfeit streak (core/store/probation.py), only a `rated` one its
     rated record (`rated_matches`, `rated_wins`: the leaderboard's, which matches an account
     schedules itself must not move)."""
@@ -198,8 +198,7 @@ def count_result(pipe, counts: Counts, record: dict, ladder: bool, rated: bool =
         else:
             counts.set(key, "forfeit_streak", 0)  # in order with a deal's other rotations
     if "faults_by_kind" in record:
-        pipe.lpush(f"{key}:faults", json.dumps(record["faults_by_kind"], separators=(",", ":")))
-        pipe.ltrim(f"{key}:faults", 0, FAULT_MATCHES - 1)
+        counts.push(f"{key}:faults", json.dumps(record["faults_by_kind"], separators=(",", ":")), FAULT_MATCHES)
 
 
 class Bots:

@@ -684,7 +684,7 @@ class Matches:
                     counts = Counts()  # the bots' records' and the tallies' additions: one step
                     for _, seat_records in counted:
                         for record in once_per_bot(seat_records):  # a bot's versions: one match
-                            count_result(pipe, counts, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
+                            count_result(counts, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
                     deal = [mid for mid, seat_records in counted if seat_records]  # records: finished
                     if deal and rated:  # the deal's finished rotations, rated as one (core/ratings.py)
                         assert game is not None, "a match has its game"

@@ -329,32 +329,41 @@ def test_add_counts_changes_what_the_commands_one_by_one_would_in_their_order(st
     from core.store.counts import Counts
 
     store.r.hset("c:a", mapping={"n": 2, "x": "0.5"})
+    store.r.rpush("c:l", "old1", "old2")
     counts = Counts()
     counts.add("c:a", "n", 3)
     counts.add("c:b", "won", True)
+    counts.push("c:l", "e1", keep=3)
     counts.add("c:a", "x", 0.1)
     counts.set("c:b", "streak", 0)  # a set between additions of its field: in that order
     counts.add("c:b", "streak", 1)
     counts.add("c:b", "y", -2.25)
+    counts.push("c:l", "e2", keep=3)
     counts.add("c:a", "n", 0)
     counts.set("c:a", "streak", 4)
     counts.add("c:b", "zero", 0)
     pipe = store.r.pipeline()
     counts.queue(pipe, store.script(source("add_counts")))
-    assert pipe.execute() == [9]
+    assert pipe.execute() == [11]
     store.r.hset("d:a", mapping={"n": 2, "x": "0.5"})  # the same, a command each
+    store.r.rpush("d:l", "old1", "old2")
     store.r.hincrby("d:a", "n", 3)
     store.r.hincrby("d:b", "won", 1)
+    store.r.lpush("d:l", "e1")
+    store.r.ltrim("d:l", 0, 2)
     store.r.hincrbyfloat("d:a", "x", 0.1)
     store.r.hset("d:b", "streak", 0)
     store.r.hincrby("d:b", "streak", 1)
     store.r.hincrbyfloat("d:b", "y", -2.25)
+    store.r.lpush("d:l", "e2")
+    store.r.ltrim("d:l", 0, 2)
     store.r.hincrby("d:a", "n", 0)
     store.r.hset("d:a", "streak", 4)
     store.r.hincrby("d:b", "zero", 0)
     assert store.r.hgetall("c:a") == store.r.hgetall("d:a") == {b"n": b"5", b"x": b"0.6", b"streak": b"4"}
     assert store.r.hgetall("c:b") == store.r.hgetall("d:b") == {b"won": b"1", b"streak": b"1", b"y": b"-2.25",
                                                                 b"zero": b"0"}
+    assert store.r.lrange("c:l", 0, -1) == store.r.lrange("d:l", 0, -1) == [b"e2", b"e1", b"old1"]
     empty = store.r.pipeline()
     Counts().queue(empty, store.script(source("add_counts")))
     assert empty.execute() == []
