@@ -65,10 +65,12 @@ def test_polling_bots_reconnect_after_a_restart_and_the_match_finishes(api, fixe
             turn += 1
             if turn == 2:  # mid-match: the API goes away, the next decision is published meanwhile
                 fixed_api.stop()
-                publish_next(store, match.id)
+                # its deadline a minute away: on a busy machine the restart and the bots' backoff
+                # can outlast a move's 10 s, and no clock here ends a turn that timed out
+                publish_next(store, match.id, deadline_ms=60_000)
                 _wait_for(lambda: _both_away(pollers))
                 fixed_api.start()
-                assert wait_turn(store, match.id, turn, 30)
+                assert wait_turn(store, match.id, turn, 60)
                 turn += 1
         finish(store, match.id)
         _wait_for(lambda: all(match.id in p.stats.matches_over for p in pollers))

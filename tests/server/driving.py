@@ -13,22 +13,24 @@ import time
 import games
 
 
-def next_decision(store, match_id: str) -> tuple[dict, str]:
-    """The decision pending in `match_id` now, and the bot whose seat it is."""
+def next_decision(store, match_id: str, deadline_ms: int | None = None) -> tuple[dict, str]:
+    """The decision pending in `match_id` now (its deadline the match's move time, or
+    `deadline_ms`), and the bot whose seat it is."""
     match = store.get_match(match_id)
     state = store.replay(match_id)
     seat = state.to_act
     decision = {
         "type": "turn", "protocol": 1, "match_id": match_id, "game": match["game"],
         "turn": store.log_length(match_id), "seat": seat, "view": state.view(seat),
-        "legal_actions": state.legal_actions(), "deadline_ms": match["move_timeout_ms"],
+        "legal_actions": state.legal_actions(), "deadline_ms": deadline_ms or match["move_timeout_ms"],
     }
     return decision, match["seats"][seat]
 
 
-def publish_next(store, match_id: str) -> tuple[dict, str]:
-    """Publish the pending decision to its polling bot, as the match runner does."""
-    decision, bot_id = next_decision(store, match_id)
+def publish_next(store, match_id: str, deadline_ms: int | None = None) -> tuple[dict, str]:
+    """Publish the pending decision to its polling bot, as the match runner does (`deadline_ms`:
+    `next_decision`'s)."""
+    decision, bot_id = next_decision(store, match_id, deadline_ms)
     store.await_answer(match_id, decision, {"id": bot_id, "kind": "polling"})
     return decision, bot_id
 
