@@ -38,13 +38,13 @@ def test_time_is_cpu_time_a_sleeping_bot_is_charged_little_a_spinning_one_times_
 
     class MyBot(Bot):
         def act(self, view, legal_actions):
-            time.sleep(0.15)  # past the move time in wall time, within its ceiling (3x)
+            time.sleep(0.45)  # past the move time in wall time, well within its ceiling (3x)
             return legal_actions[0]
     """
-    match, log = play(store, sleeps, move_timeout_ms=100)
+    match, log = play(store, sleeps, move_timeout_ms=400)  # a margin of 750 ms for a busy machine
     mine = [e for e in log if e["seat"] == 0]
     assert not any("fault" in e for e in mine), mine
-    assert max(e["ms"] for e in mine) < 100, [e["ms"] for e in mine]
+    assert max(e["ms"] for e in mine) < 400, [e["ms"] for e in mine]
 
     spins = """
     import time
