@@ -108,7 +108,9 @@ def test_with_the_worker_pool_a_restart_mid_match_costs_nothing(api, fixed_api, 
     poll_a = connect(bot_a, fixed_api.url, secret=a.secret, wait=1, block=False)
     poll_b = connect(bot_b, fixed_api.url, secret=b.secret, wait=1, block=False)
     try:
-        match = client.challenge(GAME, [a, b], seed=5, move_timeout_ms=10000)
+        # a's held turn must outlast the restart: on a busy machine the stop, the start and the
+        # pollers' backoff can take more than the default 10 s move + 10 s bank
+        match = client.challenge(GAME, [a, b], seed=5, move_timeout_ms=10000, time_bank_ms=60000)
         assert held.wait(60)  # a is thinking about its second turn: the match is under way
         fixed_api.stop()
         _wait_for(lambda: _both_away([poll_b]))
