@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis  # noqa: E402
 from rq import Queue, SimpleWorker  # noqa: E402
 
-from bench.tournament import RANDOM, bare_loop, load, spread  # noqa: E402
+from bench.tournament import CLOCK_TICKS, RANDOM, bare_loop, load, spread  # noqa: E402
 from core.redis_server import EmbeddedRedis  # noqa: E402
 from core.store import Store, secret_key  # noqa: E402
 from core.store.archive import Archive, document  # noqa: E402
@@ -56,7 +56,6 @@ from example_bots.random import RandomBot  # noqa: E402
 from sdk.local import play_local  # noqa: E402
 from worker.schedules import round_robin  # noqa: E402
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 #: what a 4-seat conclusion adds: 4 fields of each seat's bot record, 8 of its tally
 BOT_FIELDS = ("matches", "wins", "faults", "ms")
 TALLY_FIELDS = ("matches", "points", "score", "won", "draws", "forfeits", "faults", "ms")

@@ -170,8 +170,8 @@ class Archive:
 
 def remove_stale(directory: Path, match_id: str) -> None:
     """Remove the match's temporary files in `directory` (`.{id}.{token}.tmp`): a killed
-    writer's, or a slower one's. One scan of the directory (a pattern glob compiles a regular
-    expression for every match id: 20 times the cost)."""
+    writer's, or a slower one's. One scan of the directory, not a pattern glob, which compiles a
+    regular expression for every match id (docs/performance.md)."""
     prefix = f".{match_id}."
     with os.scandir(directory) as entries:
         stale = [e.path for e in entries if e.name.startswith(prefix) and e.name.endswith(".tmp")]
