@@ -31,7 +31,7 @@ from core.comparisons import comparison_match_concluded, in_play
 from core.ratings import update_ratings
 from core.store import Store
 from core.store.comparisons import OVER as COMPARISON_OVER
-from core.store.matches import ARCHIVE_BATCH
+from core.store.matches import ARCHIVE_BATCH, PlayedAhead
 from core.store.runs import read_end
 from sdk.standings import standings_from_tallies
 
@@ -42,21 +42,30 @@ OVER = ("finished", "aborted")
 
 def end_match(store: Store, match_id: str, status: str, result: dict | None = None, *,
               reason: str | None = None, records: Sequence[dict] = (),
-              announce: Callable[[], None] | None = None, match: dict | None = None,
-              chain: list[str] | None = None) -> bool:
+              announce: Callable[[bool], None] | None = None, match: dict | None = None,
+              chain: list[str] | None = None, ahead: Sequence[PlayedAhead] = ()) -> bool:
     """End a match and do everything that follows; True only for the call that ended it.
 
     `announce` runs once, for the call that ended it, between the transaction and
-    the follow-ups (the runner's `match_over` notices). Repeating a call changes
-    nothing stored but repeats the follow-ups, which are idempotent. `match` is the
-    match's record if the caller holds it (its runner): what the follow-ups read of it
-    never changes but its status, so the call that ended it reads it no more. `chain`:
-    the caller runs the deal's next rotation itself (`match_concluded`).
+    the follow-ups (the runner's `match_over` notices), told whether `ahead` ended too.
+    Repeating a call changes nothing stored but repeats the follow-ups, which are
+    idempotent. `match` is the match's record if the caller holds it (its runner): what
+    the follow-ups read of it never changes but its status, so the call that ended it
+    reads it no more. `chain`: the caller runs the deal's next rotation itself
+    (`match_concluded`). `ahead`: the deal's next rotations, which the caller (its runner,
+    holding `match`) played whole in memory: they end in the same transaction if they are
+    still to be played (`Store.conclude_rotations`), and their follow-ups are done with the
+    last one's.
     """
-    ended = store.conclude_match(match_id, status, result, reason=reason, records=records,
-                                 twins=None if match is None else match.get("twins") or [])
+    ended, landed = store.conclude_rotations(match_id, status, result, reason=reason, records=records,
+                                             twins=None if match is None else match.get("twins") or [],
+                                             ahead=ahead)
     if ended and announce is not None:
-        announce()
+        announce(landed)
+    if ended and landed:
+        last = {**ahead[-1].match, "status": "finished"}
+        match_concluded(store, last, chain, together=[match_id, *(a.match_id for a in ahead[:-1])])
+        return True
     if ended and match is not None:
         match = {**match, "status": status}
     else:
@@ -86,7 +95,8 @@ def due_twin(store: Store, match: dict, statuses: dict[str, str | None] | None =
     return None
 
 
-def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -> None:
+def match_concluded(store: Store, match: dict, chain: list[str] | None = None,
+                    together: Sequence[str] = ()) -> None:
     """After a match's end: the ratings and its ladder pairing, its comparison, its tournament's
     end, its waiting record, slots and next twin, the archive once its deal is over; last, it is
     no longer active. Repeatable. (A tournament's standings in play are computed from its
@@ -94,7 +104,11 @@ def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -
 
     With `chain` (a match's runner: worker/jobs.py `run_match`), the deal's next rotation is
     not queued but counted active and appended to it: the caller's job runs it next, sparing
-    a job's bookkeeping; should that process die first, the recovery sweep queues it."""
+    a job's bookkeeping; should that process die first, the recovery sweep queues it.
+
+    `together`: the earlier rotations of its deal that ended in the same transaction
+    (`end_match`'s `ahead`: bots that hold no slots and wait on no turn), no longer active
+    with it."""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
     if match.get("pairing"):  # a ladder deal whose last twin ended leaves play (counted once)
@@ -120,13 +134,13 @@ def match_concluded(store: Store, match: dict, chain: list[str] | None = None) -
         store.enqueue("match", [following])
     # their first runs; repeated by a retry, a run finds the match locked or where the first left it
     store.enqueue_woken(woken)
-    archive_when_settled(store, match, statuses, chained)  # last: the match is no longer active
+    archive_when_settled(store, match, statuses, chained, together)  # last: the match is no longer active
     if chain is not None:
         chain.extend(chained)
 
 
 def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | None] | None = None,
-                         chained: Sequence[str] = ()) -> None:
+                         chained: Sequence[str] = (), together: Sequence[str] = ()) -> None:
     """Once nothing can change what the match shows, it is due to be archived (Redis then
     keeps its summary: core/store/matches.py `archive_later`): a lone match at once, a twin
     with its deal's last rotation (until then the last one's end reads the others' records).
@@ -136,14 +150,16 @@ def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | No
     tournament's or a comparison's match stays private until that is over is decided from
     their status, not from here. `statuses`: its deal's, as `twin_statuses` read them, else
     read now. `chained`: the rotation its caller runs next (`match_concluded`), counted active in
-    the same step."""
+    the same step. `together`: matches that ended with it, no longer active with it."""
     statuses = statuses or twin_statuses(store, match)
     if any(status not in OVER for status in statuses.values()):
+        for mid in together:
+            store.job_done("match", mid)
         store.job_done("match", match["id"], keep=chained)
         return
     for following in chained:  # none once the deal is over; made active all the same
         store.keep_active(following)
-    if store.archive_later(list(statuses), done=match["id"]) >= ARCHIVE_BATCH:
+    if store.archive_later(list(statuses), done=[*together, match["id"]]) >= ARCHIVE_BATCH:
         archive_due(store, ARCHIVE_BATCH)
 
 

@@ -57,6 +57,7 @@ import redis
 from core.conclusion import end_match, match_concluded
 from core.play_on import decision_for, new_referee
 from core.store.bots import guest_share
+from core.store.matches import PlayedAhead
 from core.store.probation import is_paused
 from core.store.runs import read_run, start_run, takes_no_slot
 from core.store.slots import SLOTTED
@@ -80,6 +81,9 @@ FLUSH_AFTER_S = 0.2
 PLATFORM_ERRORS = (redis.exceptions.RedisError,)
 #: matches whose referee a worker process keeps between runs (see above)
 REFEREES_KEPT = 256
+#: a deal's next rotations are played ahead in memory (`MatchRunner.play_ahead`) for at most this
+#: long, and only after a rotation played in less: a slower deal's moves are shown live
+PLAY_AHEAD_S = FLUSH_AFTER_S
 
 
 @dataclass
@@ -139,6 +143,8 @@ class MatchRunner:
         self.known = match
         #: where its end puts the deal's next rotation for this job to run next (core/conclusion.py)
         self.chain = chain
+        #: played ahead in memory, to end with the rotation before it (`play_ahead`)
+        self.ahead = False
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -217,6 +223,7 @@ class MatchRunner:
 
     def referee(self, match: dict, held: Held, context: Context) -> str:
         self.match = match
+        self.began = time.monotonic()
         self.rebuild()
         drivers = self.drivers(match, context)
         try:
@@ -228,11 +235,7 @@ class MatchRunner:
                 if self.flush():  # the log holds the whole match: it is over
                     return self.conclude(match, drivers)
         finally:
-            for driver in drivers:
-                try:
-                    driver.close()
-                except Exception:
-                    log.exception("closing a driver of match %s", self.match_id)
+            close(drivers, self.match_id)
 
     def step(self, drivers: list[Driver]) -> None:
         """Play one turn: ask an in-process seat (or play for a forfeited one), judge, record;
@@ -260,6 +263,8 @@ class MatchRunner:
         self.buffer.append(entry)
         ref.record(entry)
         self.last_entry = entry
+        if self.ahead:  # its entries land with its end, or not at all (`play_ahead`)
+            return
         if len(self.buffer) >= FLUSH_EVERY or time.monotonic() - self.flushed > FLUSH_AFTER_S:
             self.flush()
 
@@ -367,32 +372,109 @@ class MatchRunner:
 
     # -- the end -------------------------------------------------------------
     def conclude(self, match: dict, drivers: list[Driver]) -> str:
-        result = self.ref.outcome()
+        result, records = self.ending(match)
         ranks = result["ranks"]
+        shown = notice_result(match, result)
+        ahead = self.play_ahead(match)
+
+        def announce(landed: bool) -> None:
+            log.info("match %s finished: ranks %s", self.match_id, ranks)
+            yours = seat_notices(self.store, match["seats"], result) if any(d.remote for d in drivers) else {}
+            tell(self.match_id, drivers, shown, yours)
+            for played, played_drivers in ahead if landed else ():
+                log.info("match %s finished: ranks %s", played.match_id, played.result["ranks"])
+                tell(played.match_id, played_drivers, notice_result(played.match, played.result), {})
+
+        # another runner may have ended it: then only what follows is done (again)
+        try:
+            end_match(self.store, self.match_id, "finished", result, records=records, announce=announce,
+                      match=match, chain=self.chain, ahead=[played for played, _ in ahead])
+        finally:
+            for _, played_drivers in ahead:
+                close(played_drivers, self.match_id)
+        return "finished"
+
+    def ending(self, match: dict) -> tuple[dict, list[dict]]:
+        """The over match's result and its seats' records."""
+        result = self.ref.outcome()
         records = seat_records(result, match["seats"])
         for seat, record in enumerate(records):
             record["faults_by_kind"] = self.ref.tally.faults_by_kind(seat)
-        shown = notice_result(match, result)
+        return result, records
 
-        def announce() -> None:
-            log.info("match %s finished: ranks %s", self.match_id, ranks)
-            yours = seat_notices(self.store, match["seats"], result) if any(d.remote for d in drivers) else {}
-            for seat, driver in enumerate(drivers):
-                try:
-                    driver.match_over(self.match_id, shown, yours.get(seat))  # a webhook's: sent by a dispatcher
-                except PLATFORM_ERRORS:
-                    raise
-                except Exception:  # best effort: the match is over whatever the bot does
-                    log.warning("match_over of match %s failed", self.match_id, exc_info=True)
+    # -- a deal played ahead -------------------------------------------------
+    def play_ahead(self, match: dict) -> list[tuple[PlayedAhead, list[Driver]]]:
+        """The deal's next rotations, played whole in memory to end with this one in one step
+        (`end_match`'s `ahead`), when their job runs them next anyway (`chain`), every seat is an
+        in-process bot (no slot, no remote turn, no sandbox) and this rotation was played within
+        less than `PLAY_AHEAD_S`. They are played while that long has not passed since they
+        began: a rotation not over by then is left to be played as a match of its own, its
+        moves shown live. Nothing of them is written until their end lands, so a process that
+        dies first loses nothing anyone saw: this rotation's run is retried and plays them again."""
+        twins = match.get("twins") or []
+        if (self.chain is None or not match.get("tournament") or match.get("comparison")
+                or match.get("kind") == "ladder" or self.match_id not in twins
+                or not all(bot is not None and bot.get("kind") == "python" for bot in self.seat_bots)
+                or time.monotonic() - self.began >= PLAY_AHEAD_S):
+            return []
+        later = twins[twins.index(self.match_id) + 1:]
+        if not later:
+            return []
+        by_bot = {bot["id"]: bot for bot in self.seat_bots if bot is not None}
+        began = time.monotonic()
+        played: list[tuple[PlayedAhead, list[Driver]]] = []
+        for twin in self.store.get_matches(later):
+            if twin is None or twin["status"] != "queued":
+                break
+            one = MatchRunner(self.store, twin["id"]).played_ahead(twin, [by_bot.get(b) for b in twin["seats"]], began)
+            if one is None:
+                break
+            played.append(one)
+        return played
 
-        # another runner may have ended it: then only what follows is done (again)
-        end_match(self.store, self.match_id, "finished", result, records=records, announce=announce, match=match,
-                  chain=self.chain)
-        return "finished"
+    def played_ahead(self, match: dict, seat_bots: list[dict | None],
+                     began: float) -> tuple[PlayedAhead, list[Driver]] | None:
+        """This rotation played whole in memory (`play_ahead`), with its drivers (the caller
+        closes them); None if it was not over `PLAY_AHEAD_S` after `began`."""
+        self.match, self.seat_bots, self.ahead = match, seat_bots, True
+        self.ref = new_referee(match)
+        self.buffer, self.notes, self.last_entry = [], [], None
+        drivers = self.drivers(match, Context(watchdog(), self.match_id))
+        try:
+            while not self.ref.is_over:
+                if time.monotonic() - began >= PLAY_AHEAD_S:
+                    close(drivers, self.match_id)
+                    return None
+                self.step(drivers)
+        except BaseException:
+            close(drivers, self.match_id)
+            raise
+        result, records = self.ending(match)
+        return PlayedAhead(match, self.buffer, result, records, self.notes), drivers
 
     def abort(self, match: dict, reason: str) -> None:
         if end_match(self.store, self.match_id, "aborted", reason=reason, match=match):
             log.warning("match %s aborted: %s", self.match_id, reason)
+
+
+def tell(match_id: str, drivers: list[Driver], shown: dict, yours: dict[int, dict]) -> None:
+    """Each seat's `match_over` (a webhook's is sent by a dispatcher): best effort, the match is
+    over whatever the bot does."""
+    for seat, driver in enumerate(drivers):
+        try:
+            driver.match_over(match_id, shown, yours.get(seat))
+        except PLATFORM_ERRORS:
+            raise
+        except Exception:
+            log.warning("match_over of match %s failed", match_id, exc_info=True)
+
+
+def close(drivers: list[Driver], match_id: str) -> None:
+    for driver in drivers:
+        try:
+            driver.close()
+        except Exception:
+            log.exception("closing a driver of match %s", match_id)
 
 
 def guest_seats(store, match: dict, seat_bots: list[dict | None], tournament: dict | None = None) -> list[dict | None]:

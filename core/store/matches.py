@@ -48,6 +48,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import redis
 from redis.client import Pipeline
@@ -59,6 +60,7 @@ from core.store import events
 from core.store.accounts import queued_key
 from core.store.bots import count_result
 from core.store.counts import Counts
+from core.store.debug import write_debug
 from core.store.jobs import QUEUE, active_key, lease_key, mark_active, next_run_key
 from core.store.keys import dump_fields, load_fields, members, new_id, now_iso, scored, text
 from core.store.lua import args, source
@@ -130,6 +132,23 @@ def kept_record(record: dict) -> dict:
     return dump_fields(kept)
 
 
+@dataclass(frozen=True)
+class PlayedAhead:
+    """A rotation of a duplicate deal its runner played whole in memory, to end with the rotation
+    before it (`Matches.conclude_rotations`): its log's entries, result, seat records and
+    debug notes `(turn, seat, text)`."""
+
+    match: dict  # its record
+    entries: list[dict]
+    result: dict
+    records: list[dict]
+    notes: list[tuple[int, int, str]]
+
+    @property
+    def match_id(self) -> str:
+        return self.match["id"]
+
+
 def bot_matches_key(bot_id: str) -> str:
     return f"bot:{bot_id}:matches"
 
@@ -145,7 +164,7 @@ class Matches:
     current_versions: Callable[[list[str]], list[int]]
     take_leases: Callable[..., dict[str, str | None]]  # core/store/jobs.py (its ttl_ms has a default)
     release_leases: Callable[[str, dict[str, str]], None]
-    count_tournament_match: Callable[[Pipeline, Counts, str, str, list[list[dict]]], None]  # core/store/tournaments.py
+    count_tournament_match: Callable[[Pipeline, Counts, str, Sequence[str], list[list[dict]]], None]  # core/store/tournaments.py
 
     def create_match(self, game: str, seats: list[str], seed: int, options: dict,
                      move_timeout_ms: int = DEFAULT_TIME.move_timeout_ms, max_faults: int = DEFAULT_TIME.max_faults,
@@ -459,19 +478,19 @@ class Matches:
                         result.get("ranks") if isinstance(result, dict) else None))
         return out
 
-    def archive_later(self, match_ids: list[str], done: str) -> int:
+    def archive_later(self, match_ids: list[str], done: Sequence[str]) -> int:
         """Leave matches that are over (a settled deal's rotations) to be archived in a batch,
-        and count the match `done` no longer active, in one transaction; how many matches are
+        and count the matches `done` no longer active, in one transaction; how many matches are
         due now. From then on `archive_due`, in a worker's job or the recovery sweep, archives
         them: a process dying here loses nothing (the match is still active, or due). With
-        archiving off, `done` is only counted done."""
+        archiving off, `done` are only counted done."""
         if self.archive is None:
-            self.r.srem(active_key(self.queue), f"match:{done}")
+            self.r.srem(active_key(self.queue), *(f"match:{m}" for m in done))
             return 0
         key = archive_due_key(self.queue)
         with self.r.pipeline() as pipe:
             pipe.zadd(key, dict.fromkeys(match_ids, time.time()), nx=True)
-            pipe.srem(active_key(self.queue), f"match:{done}")
+            pipe.srem(active_key(self.queue), *(f"match:{m}" for m in done))
             pipe.zcard(key)
             return pipe.execute()[-1]
 
@@ -642,45 +661,74 @@ class Matches:
         (core/store/counts.py). Four round trips: the WATCH, the reads, redis-py's
         check that the script is loaded, the transaction.
         """
+        return self.conclude_rotations(match_id, status, result, reason, records, twins)[0]
+
+    def conclude_rotations(self, match_id: str, status: str, result: dict | None = None,
+                           reason: str | None = None, records: Sequence[dict] = (),
+                           twins: Sequence[str] | None = None,
+                           ahead: Sequence[PlayedAhead] = ()) -> tuple[bool, bool]:
+        """`conclude_match`, and with it, in the same transaction, the deal's next rotations
+        `ahead` (a finished match's, in playing order) that its runner played whole in memory
+        (worker/match_runner.py): each one's log, status, result and records, as if it had
+        run and ended — only if every one of them is still queued with an empty log, else
+        none. (whether the match ended here, whether `ahead` did with it)."""
         import redis
 
         key = f"match:{match_id}"
         if twins is None:
             stored = self.r.hget(key, "twins")
             twins = json.loads(stored) if stored else []
-        others = [t for t in twins or () if t != match_id]
+        rest = [t for t in twins or () if t != match_id]  # the deal's other rotations
+        later = [a.match_id for a in ahead]
         with self.r.pipeline() as pipe:
             while True:
                 try:
-                    pipe.watch(key, *(f"match:{t}" for t in others))
+                    pipe.watch(key, *(f"match:{t}" for t in rest), *(log_key(t) for t in later))
                     # read after the WATCH, on another connection: a change since makes the EXEC fail
                     reads = self.r.pipeline(transaction=False)
                     reads.hmget(key, "status", "owner", "rated", "game", "tournament", "kind")
-                    for t in others:
+                    for t in rest:
                         reads.hmget(f"match:{t}", "status", "records")
-                    raw, *ends = reads.execute()
+                    for t in later:
+                        reads.llen(log_key(t))
+                    raw, *read = reads.execute()
                     if raw[0] is None or json.loads(raw[0]) in OVER:
                         pipe.unwatch()
-                        return False
+                        return False, False
                     owner, rated, game, tournament, kind = (json.loads(v) if v else None for v in raw[1:])
                     finished = status == "finished"
+                    ends = {t: (json.loads(e[0]) if e[0] else None, json.loads(e[1]) if e[1] else [])
+                            for t, e in zip(rest, read[:len(rest)], strict=True)}
+                    landing = list(ahead) if finished and all(
+                        ends[t][0] == "queued" and n == 0 for t, n in zip(later, read[len(rest):], strict=True)) else []
+                    ended = [match_id, *(a.match_id for a in landing)]
                     counted = [(match_id, list(records) if finished else [])]
-                    if others:
-                        if all(e[0] is not None and json.loads(e[0]) in OVER for e in ends):
-                            counted = [(t, json.loads(e[1]) if e[1] else []) for t, e in zip(others, ends, strict=True)] + counted
-                        else:
-                            counted = []  # the deal is not over: this twin waits for the last one
-                    fields: dict[str, object] = {"status": status, "finished": now_iso(), "result": result}
+                    counted += [(a.match_id, list(a.records)) for a in landing]
+                    before = [t for t in rest if t not in ended]
+                    if all(ends[t][0] in OVER for t in before):  # the deal is over: all its rotations counted
+                        counted = [(t, ends[t][1]) for t in before] + counted
+                    else:
+                        counted = []  # the deal is not over: this twin waits for the last one
+                    now = now_iso()
+                    fields: dict[str, object] = {"status": status, "finished": now, "result": result}
                     if reason is not None:
                         fields["reason"] = reason
-                    if others and finished:
+                    if rest and finished:
                         fields["records"] = list(records)
                     pipe.multi()
                     pipe.hset(key, mapping=dump_fields(fields))
-                    mark_active(pipe, self.queue, "match", match_id)  # its follow-ups: core/conclusion.py
-                    pipe.delete(next_run_key(match_id))  # no next run to hold for
-                    if owner:
-                        pipe.srem(queued_key(owner), match_id)
+                    for a in landing:  # as its run would have left it, then its end
+                        pipe.rpush(log_key(a.match_id), *(json.dumps(e, separators=(",", ":")) for e in a.entries))
+                        for turn, seat, text_ in a.notes:
+                            write_debug(pipe, a.match_id, turn, seat, text_)
+                        pipe.hset(f"match:{a.match_id}", mapping=dump_fields(
+                            {"status": "finished", "attempts": 1, "started": now, "finished": now,
+                             "result": a.result, "records": list(a.records)}))
+                    for mid in ended:
+                        mark_active(pipe, self.queue, "match", mid)  # its follow-ups: core/conclusion.py
+                        pipe.delete(next_run_key(mid))  # no next run to hold for
+                        if owner:
+                            pipe.srem(queued_key(owner), mid)
                     counts = Counts()  # the bots' records' and the tallies' additions: one step
                     for _, seat_records in counted:
                         for record in once_per_bot(seat_records):  # a bot's versions: one match
@@ -690,11 +738,12 @@ class Matches:
                         assert game is not None, "a match has its game"
                         queue_for_rating(pipe, game, deal)
                     if tournament:  # the deal's rotations in the order they were played
-                        self.count_tournament_match(pipe, counts, tournament, match_id,
+                        self.count_tournament_match(pipe, counts, tournament, ended,
                                                     [seat_records for _, seat_records in counted])
                     counts.queue(pipe, self.script(source("add_counts")))
-                    events.match_changed(pipe, match_id, tournament)
+                    for mid in ended:
+                        events.match_changed(pipe, mid, tournament)
                     pipe.execute()
-                    return True
+                    return True, bool(landing)
                 except redis.WatchError:
                     continue

@@ -31,7 +31,7 @@ standings of a tournament in play are computed from its tallies when read
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import redis
 from redis.commands.core import Script
@@ -242,13 +242,13 @@ class Tournaments:
 
     TALLIES = TALLY_FIELDS
 
-    def count_tournament_match(self, pipe, counts: Counts, tid: str, match_id: str,
+    def count_tournament_match(self, pipe, counts: Counts, tid: str, match_ids: Sequence[str],
                                rotations: list[list[dict]]) -> None:
-        """Queue on `pipe` and `counts` (inside the match's concluding transaction): the match
+        """Queue on `pipe` and `counts` (inside the matches' concluding transaction): the matches
         done, and each seat record of the deal's rotations counted now (one list per rotation,
         in the order played: a single match's, or a duplicate deal's once its last twin ended)
         added to the tournament's tallies, with each bot's memory difference over the deal."""
-        pipe.sadd(f"tournament:{tid}:done", match_id)
+        pipe.sadd(f"tournament:{tid}:done", *match_ids)
         tally = f"tournament:{tid}:tally"
         for record in (r for rotation in rotations for r in rotation):
             for stat, value in tally_increments(record).items():

@@ -15,7 +15,7 @@ from core import conclusion
 from core.store import jobs as store_jobs
 from core.store.jobs import QUEUE, enqueue_job, job_id, lease_key
 from tests.waiting import wait_until
-from worker import jobs, recovery
+from worker import jobs, match_runner, recovery
 from worker.match_runner import MatchRunner
 
 
@@ -104,9 +104,11 @@ def test_a_deal_played_in_process_is_one_job(store):
     assert store.active_jobs() == [] and queued_ids(store) == []
 
 
-def chained_rotation(store) -> str:
+def chained_rotation(store, monkeypatch) -> str:
     """A duplicate deal whose first rotation a job has played: the id of the next, which that
-    job runs next (active, not queued)."""
+    job runs next (active, not queued) — not played ahead with it (worker/match_runner.py
+    `play_ahead`), as a rotation of a slower deal is not."""
+    monkeypatch.setattr(match_runner, "PLAY_AHEAD_S", 0.0)
     bots = python_bots(store)
     t = store.create_tournament("double-carre", bots, seats=2, deals=1, duplicate=True, seed=1, options={})
     (first,) = jobs.expand(store, t)
@@ -118,8 +120,8 @@ def chained_rotation(store) -> str:
     return following
 
 
-def test_a_rotation_its_job_is_about_to_run_is_left_to_it(store):
-    following = chained_rotation(store)
+def test_a_rotation_its_job_is_about_to_run_is_left_to_it(store, monkeypatch):
+    following = chained_rotation(store, monkeypatch)
     # its job has not taken its lock yet: the sweep does not take it for dropped
     assert recovery.sweep(store) == []
     assert queued_ids(store)[-1] != job_id("match", following)
@@ -129,7 +131,7 @@ def test_a_rotation_its_job_is_about_to_run_is_left_to_it(store):
 
 def test_a_rotation_its_deal_left_to_a_job_that_died_is_enqueued_again(store, monkeypatch):
     monkeypatch.setattr(store_jobs, "NEXT_RUN_GRACE_MS", 1)
-    following = chained_rotation(store)
+    following = chained_rotation(store, monkeypatch)
     # the job dies here, before running it: once its hold lapses, the sweep queues it
     wait_until(lambda: store.job_states([("match", following)])[0][1] is False, what="the hold's lapse")
     assert recovery.sweep(store) == [("match", following)]
