@@ -52,19 +52,19 @@ def end_match(store: Store, match_id: str, status: str, result: dict | None = No
     idempotent. `match` is the match's record if the caller holds it (its runner): what
     the follow-ups read of it never changes but its status, so the call that ended it
     reads it no more. `chain`: the caller runs the deal's next rotation itself
-    (`match_concluded`). `ahead`: the deal's next rotations, which the caller (its runner,
-    holding `match`) played whole in memory: they end in the same transaction if they are
-    still to be played (`Store.conclude_rotations`), and their follow-ups are done with the
-    last one's.
+    (`match_concluded`). `ahead`: matches the caller (its runner, holding `match`) played
+    whole in memory — the deal's next rotations, then whole deals of its batch: they end in
+    the same transaction if they are all still to be played (`Store.conclude_rotations`), and
+    the follow-ups of them all are done once, with the last one's.
     """
     ended, landed = store.conclude_rotations(match_id, status, result, reason=reason, records=records,
                                              twins=None if match is None else match.get("twins") or [],
                                              ahead=ahead)
     if ended and announce is not None:
         announce(landed)
-    if ended and landed:
-        last = {**ahead[-1].match, "status": "finished"}
-        match_concluded(store, last, chain, together=[match_id, *(a.match_id for a in ahead[:-1])])
+    if ended and landed:  # what follows them all, once: a deal of bots that hold no slot
+        match_concluded(store, {**ahead[-1].match, "status": "finished"}, chain,
+                        together=[match_id, *(a.match_id for a in ahead[:-1])])
         return True
     if ended and match is not None:
         match = {**match, "status": status}
@@ -106,9 +106,9 @@ def match_concluded(store: Store, match: dict, chain: list[str] | None = None,
     not queued but counted active and appended to it: the caller's job runs it next, sparing
     a job's bookkeeping; should that process die first, the recovery sweep queues it.
 
-    `together`: the earlier rotations of its deal that ended in the same transaction
-    (`end_match`'s `ahead`: bots that hold no slots and wait on no turn), no longer active
-    with it."""
+    `together`: the matches that ended in the same transaction before it (`end_match`'s
+    `ahead`: in-process bots, which hold no slot and wait on no turn; its deal's earlier
+    rotations, and whole deals), no longer active with it and archived with its deal."""
     if match.get("rated") and match["status"] == "finished":  # rated before its tournament may end
         update_ratings(store, match["game"])
     if match.get("pairing"):  # a ladder deal whose last twin ended leaves play (counted once)
@@ -150,7 +150,8 @@ def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | No
     tournament's or a comparison's match stays private until that is over is decided from
     their status, not from here. `statuses`: its deal's, as `twin_statuses` read them, else
     read now. `chained`: the rotation its caller runs next (`match_concluded`), counted active in
-    the same step. `together`: matches that ended with it, no longer active with it."""
+    the same step. `together`: matches that ended with it (`match_concluded`), no longer active
+    with it, and due to be archived with it (its deal's rotations, or whole deals)."""
     statuses = statuses or twin_statuses(store, match)
     if any(status not in OVER for status in statuses.values()):
         for mid in together:
@@ -159,7 +160,7 @@ def archive_when_settled(store: Store, match: dict, statuses: dict[str, str | No
         return
     for following in chained:  # none once the deal is over; made active all the same
         store.keep_active(following)
-    if store.archive_later(list(statuses), done=[*together, match["id"]]) >= ARCHIVE_BATCH:
+    if store.archive_later(list(dict.fromkeys([*together, *statuses])), done=[*together, match["id"]]) >= ARCHIVE_BATCH:
         archive_due(store, ARCHIVE_BATCH)
 
 

@@ -88,35 +88,36 @@ def run_match(match_id: str, step: int | None = None, then: Sequence[str] = ()) 
     with Held(store.lock("batch", match_id, TTL_MS)) as held:
         if not held.taken:
             return "busy"  # the same batch is being run (its job again, after a retry)
-        status = run_one(store, match_id, step)
+        pending = list(then)  # a run may play whole deals of them ahead: taken off it
+        status = run_one(store, match_id, step, pending)
         started = time.monotonic()
-        for n, following in enumerate(then):
+        while pending:
             if time.monotonic() - started >= BATCH_S:
-                rest = list(then[n:])
-                store.enqueue("match", rest, per_job=len(rest))
+                store.enqueue("match", pending, per_job=len(pending))
                 break
-            run_one(store, following)
+            run_one(store, pending.pop(0), batch=pending)
     return status
 
 
-def run_one(store: Store, match_id: str, step: int | None = None) -> str:
+def run_one(store: Store, match_id: str, step: int | None = None, batch: list[str] | None = None) -> str:
     """One match's run (see `run_match`). A duplicate or stale run is harmless: it waits for or
     finds the match's lock taken ("busy"), or finds the log moved on and goes on from there — to
     a remote turn already published ("waiting"), or the end. A match that ends here is followed,
     in this job, by its deal's next rotation's first run (`match_concluded`'s chain), and so on
     to the deal's last: one job a deal played in-process, each rotation still a match of its
-    own (its lock, its log, its end), the job no longer than its deal."""
+    own (its lock, its log, its end), the job no longer than its deal. `batch`: the matches the
+    job runs after it, of which the run may play whole deals ahead (`MatchRunner.play_ahead`)."""
     chain: list[str] = []
     if step is None:
         match = store.get_match(match_id)
         if match is not None and match["status"] == "queued" and due_twin(store, match) not in (None, match_id):
             store.job_done("match", match_id)  # a twin before it is still to be played: it will be enqueued
             return "waiting"
-        status = MatchRunner(store, match_id, match=match, chain=chain).run()
+        status = MatchRunner(store, match_id, match=match, chain=chain, batch=batch).run()
     else:
         status = MatchRunner(store, match_id, CONTINUATION_WAIT_S, chain=chain).run()
     while chain:  # the deal's next rotation, counted active and not queued: run here
-        status = MatchRunner(store, chain.pop(), chain=chain).run()
+        status = MatchRunner(store, chain.pop(), chain=chain, batch=batch).run()
     return status
 
 

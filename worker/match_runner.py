@@ -132,7 +132,7 @@ class MatchRunner:
     last_entry: dict | None
 
     def __init__(self, store, match_id: str, wait_s: float = 0.0, match: dict | None = None,
-                 chain: list[str] | None = None) -> None:
+                 chain: list[str] | None = None, batch: list[str] | None = None) -> None:
         self.store = store
         self.match_id = match_id
         #: how long to wait for the match's lock if another runner holds it: a continuation waits
@@ -143,8 +143,14 @@ class MatchRunner:
         self.known = match
         #: where its end puts the deal's next rotation for this job to run next (core/conclusion.py)
         self.chain = chain
-        #: played ahead in memory, to end with the rotation before it (`play_ahead`)
+        #: the matches its job runs after it (a batch's), of which `play_ahead` takes whole deals
+        #: off the front (`taken`), put back if they did not end with it
+        self.batch = batch
+        self.taken: list[str] = []
+        #: played ahead in memory, to end with the match before it (`play_ahead`)
         self.ahead = False
+        #: the times its job has started it without ending (`MAX_ATTEMPTS`)
+        self.attempts = 1
 
     # -- the job -----------------------------------------------------------
     def run(self) -> str:
@@ -206,6 +212,7 @@ class MatchRunner:
             self.store.enqueue_woken(self.store.pass_wake(self.match_id, [b for b in self.seat_bots if b], full))
             self.store.job_done("match", self.match_id)
             return "waiting"
+        self.attempts = attempts
         if attempts > MAX_ATTEMPTS:
             self.abort(match, f"its job failed {MAX_ATTEMPTS} times")
             return "aborted"
@@ -378,6 +385,8 @@ class MatchRunner:
         ahead = self.play_ahead(match)
 
         def announce(landed: bool) -> None:
+            if landed:
+                self.taken = []  # ended here: its job runs them no more
             log.info("match %s finished: ranks %s", self.match_id, ranks)
             yours = seat_notices(self.store, match["seats"], result) if any(d.remote for d in drivers) else {}
             tell(self.match_id, drivers, shown, yours)
@@ -392,6 +401,8 @@ class MatchRunner:
         finally:
             for _, played_drivers in ahead:
                 close(played_drivers, self.match_id)
+            if self.taken and self.batch is not None:  # not ended with it: run by its job after all
+                self.batch[:0] = self.taken
         return "finished"
 
     def ending(self, match: dict) -> tuple[dict, list[dict]]:
@@ -402,35 +413,81 @@ class MatchRunner:
             record["faults_by_kind"] = self.ref.tally.faults_by_kind(seat)
         return result, records
 
-    # -- a deal played ahead -------------------------------------------------
+    # -- matches played ahead ------------------------------------------------
     def play_ahead(self, match: dict) -> list[tuple[PlayedAhead, list[Driver]]]:
-        """The deal's next rotations, played whole in memory to end with this one in one step
-        (`end_match`'s `ahead`), when their job runs them next anyway (`chain`), every seat is an
-        in-process bot (no slot, no remote turn, no sandbox) and this rotation was played within
-        less than `PLAY_AHEAD_S`. They are played while that long has not passed since they
-        began: a rotation not over by then is left to be played as a match of its own, its
-        moves shown live. Nothing of them is written until their end lands, so a process that
-        dies first loses nothing anyone saw: this rotation's run is retried and plays them again."""
-        twins = match.get("twins") or []
-        if (self.chain is None or not match.get("tournament") or match.get("comparison")
-                or match.get("kind") == "ladder" or self.match_id not in twins
-                or not all(bot is not None and bot.get("kind") == "python" for bot in self.seat_bots)
+        """Matches played whole in memory to end with this one in one step (`end_match`'s
+        `ahead`): the deal's next rotations, which this job runs next anyway (`chain`), then
+        whole deals of its batch that it would run after (`batch`, taken off it). Only when every
+        seat is an in-process bot (no slot, no remote turn, no sandbox), this rotation was
+        played in less than `PLAY_AHEAD_S` and on its first attempt (a match that failed is
+        played on its own, so that a match that kills its process fails alone). They are played
+        while that long has not passed since they began: a rotation not over by then is left
+        to be played as a match of its own, its moves shown live. Nothing of them is written
+        until their end lands, so a process that dies first loses nothing anyone saw: this
+        match's run is retried and plays them again."""
+        if (self.chain is None or self.attempts > 1 or not match.get("tournament") or match.get("comparison")
+                or match.get("kind") == "ladder" or not in_process(self.seat_bots)
                 or time.monotonic() - self.began >= PLAY_AHEAD_S):
             return []
-        later = twins[twins.index(self.match_id) + 1:]
-        if not later:
-            return []
-        by_bot = {bot["id"]: bot for bot in self.seat_bots if bot is not None}
         began = time.monotonic()
+        twins = match.get("twins") or []
+        later = twins[twins.index(self.match_id) + 1:] if self.match_id in twins else []
+        by_bot = {bot["id"]: bot for bot in self.seat_bots if bot is not None}
         played: list[tuple[PlayedAhead, list[Driver]]] = []
-        for twin in self.store.get_matches(later):
+        for twin in self.store.get_matches(later) if later else ():
             if twin is None or twin["status"] != "queued":
-                break
+                return played
             one = MatchRunner(self.store, twin["id"]).played_ahead(twin, [by_bot.get(b) for b in twin["seats"]], began)
             if one is None:
-                break
+                return played
             played.append(one)
+        taken = 0
+        for deal, seat_bots in self.batch_deals(match):
+            whole = []
+            for twin, bots in zip(deal, seat_bots, strict=True):
+                one = MatchRunner(self.store, twin["id"]).played_ahead(twin, bots, began)
+                if one is None:
+                    break
+                whole.append(one)
+            if len(whole) < len(deal):  # a deal ends whole or is left to its own run
+                for _, drivers in whole:
+                    close(drivers, self.match_id)
+                break
+            played += whole
+            taken += 1
+        if taken and self.batch is not None:
+            self.taken = self.batch[:taken]
+            del self.batch[:taken]
         return played
+
+    def batch_deals(self, match: dict) -> list[tuple[list[dict], list[list[dict | None]]]]:
+        """The deals of the batch's next matches (`batch`) this run may play ahead, in order, up
+        to the first it may not: each one's rotations, none played yet, and their seats' bots
+        (in-process, the versions the match pinned), read in a few round trips."""
+        if not self.batch:
+            return []
+        firsts = self.store.get_matches(list(self.batch))
+        wanted = [t for first in firsts if first is not None for t in first.get("twins") or () if t != first["id"]]
+        others = dict(zip(wanted, self.store.get_matches(wanted), strict=True)) if wanted else {}
+        deals = []
+        for first in firsts:
+            if (first is None or first["status"] != "queued" or first.get("tournament") != match["tournament"]
+                    or first.get("comparison") or first.get("kind") == "ladder"):
+                break
+            twins = first.get("twins") or [first["id"]]
+            found = [first if t == first["id"] else others.get(t) for t in twins]
+            deal = [m for m in found if m is not None and m["status"] == "queued"]
+            if twins[0] != first["id"] or len(deal) < len(twins):
+                break
+            deals.append(deal)
+        bots = self.store.bot_records(sorted({b for deal in deals for m in deal for b in m["seats"]}))
+        out = []
+        for deal in deals:
+            seat_bots = [self.store.pinned_bots(m, bots) for m in deal]
+            if not all(in_process(s) for s in seat_bots):
+                break
+            out.append((deal, seat_bots))
+        return out
 
     def played_ahead(self, match: dict, seat_bots: list[dict | None],
                      began: float) -> tuple[PlayedAhead, list[Driver]] | None:
@@ -455,6 +512,11 @@ class MatchRunner:
     def abort(self, match: dict, reason: str) -> None:
         if end_match(self.store, self.match_id, "aborted", reason=reason, match=match):
             log.warning("match %s aborted: %s", self.match_id, reason)
+
+
+def in_process(seat_bots: list[dict | None]) -> bool:
+    """Every seat's bot is an in-process bot (its kind "python")."""
+    return all(bot is not None and bot.get("kind") == "python" for bot in seat_bots)
 
 
 def tell(match_id: str, drivers: list[Driver], shown: dict, yours: dict[int, dict]) -> None:

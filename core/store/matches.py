@@ -134,9 +134,9 @@ def kept_record(record: dict) -> dict:
 
 @dataclass(frozen=True)
 class PlayedAhead:
-    """A rotation of a duplicate deal its runner played whole in memory, to end with the rotation
-    before it (`Matches.conclude_rotations`): its log's entries, result, seat records and
-    debug notes `(turn, seat, text)`."""
+    """A match its runner played whole in memory, to end with the match it ran
+    (`Matches.conclude_rotations`): its log's entries, result, seat records and debug notes
+    `(turn, seat, text)`."""
 
     match: dict  # its record
     entries: list[dict]
@@ -147,6 +147,18 @@ class PlayedAhead:
     @property
     def match_id(self) -> str:
         return self.match["id"]
+
+
+def by_deal(played: Sequence[PlayedAhead]) -> list[list[PlayedAhead]]:
+    """Matches played ahead, in playing order, as runs of one deal's rotations (a match without
+    twins, a deal of its own)."""
+    deals: list[list[PlayedAhead]] = []
+    for one in played:
+        if deals and one.match_id in (deals[-1][0].match.get("twins") or ()):
+            deals[-1].append(one)
+        else:
+            deals.append([one])
+    return deals
 
 
 def bot_matches_key(bot_id: str) -> str:
@@ -667,11 +679,12 @@ class Matches:
                            reason: str | None = None, records: Sequence[dict] = (),
                            twins: Sequence[str] | None = None,
                            ahead: Sequence[PlayedAhead] = ()) -> tuple[bool, bool]:
-        """`conclude_match`, and with it, in the same transaction, the deal's next rotations
-        `ahead` (a finished match's, in playing order) that its runner played whole in memory
-        (worker/match_runner.py): each one's log, status, result and records, as if it had
-        run and ended — only if every one of them is still queued with an empty log, else
-        none. (whether the match ended here, whether `ahead` did with it)."""
+        """`conclude_match`, and with it, in the same transaction, the matches `ahead` that the
+        match's runner played whole in memory (worker/match_runner.py `play_ahead`): its deal's
+        next rotations, then whole deals of its batch, in playing order (`by_deal`). Each ends
+        as if it had run — its log, status, result and records, counted with its deal — only if
+        every one of them is still queued with an empty log, else none of them. (whether the
+        match ended here, whether `ahead` did with it)."""
         import redis
 
         key = f"match:{match_id}"
@@ -683,13 +696,15 @@ class Matches:
         with self.r.pipeline() as pipe:
             while True:
                 try:
-                    pipe.watch(key, *(f"match:{t}" for t in rest), *(log_key(t) for t in later))
+                    pipe.watch(key, *(f"match:{t}" for t in dict.fromkeys([*rest, *later])),
+                               *(log_key(t) for t in later))
                     # read after the WATCH, on another connection: a change since makes the EXEC fail
                     reads = self.r.pipeline(transaction=False)
                     reads.hmget(key, "status", "owner", "rated", "game", "tournament", "kind")
                     for t in rest:
                         reads.hmget(f"match:{t}", "status", "records")
                     for t in later:
+                        reads.hget(f"match:{t}", "status")
                         reads.llen(log_key(t))
                     raw, *read = reads.execute()
                     if raw[0] is None or json.loads(raw[0]) in OVER:
@@ -699,16 +714,22 @@ class Matches:
                     finished = status == "finished"
                     ends = {t: (json.loads(e[0]) if e[0] else None, json.loads(e[1]) if e[1] else [])
                             for t, e in zip(rest, read[:len(rest)], strict=True)}
+                    untouched = read[len(rest):]
                     landing = list(ahead) if finished and all(
-                        ends[t][0] == "queued" and n == 0 for t, n in zip(later, read[len(rest):], strict=True)) else []
+                        s is not None and json.loads(s) == "queued" and n == 0
+                        for s, n in zip(untouched[::2], untouched[1::2], strict=True)) else []
                     ended = [match_id, *(a.match_id for a in landing)]
-                    counted = [(match_id, list(records) if finished else [])]
-                    counted += [(a.match_id, list(a.records)) for a in landing]
+                    # its deal: counted once over, all its rotations in playing order
+                    own = [(match_id, list(records) if finished else [])]
+                    own += [(a.match_id, list(a.records)) for a in landing if a.match_id in rest]
                     before = [t for t in rest if t not in ended]
-                    if all(ends[t][0] in OVER for t in before):  # the deal is over: all its rotations counted
-                        counted = [(t, ends[t][1]) for t in before] + counted
+                    if all(ends[t][0] in OVER for t in before):
+                        own = [(t, ends[t][1]) for t in before] + own
                     else:
-                        counted = []  # the deal is not over: this twin waits for the last one
+                        own = []  # the deal is not over: this twin waits for the last one
+                    deals = [([match_id, *(a.match_id for a in landing if a.match_id in rest)], own)]
+                    deals += [([a.match_id for a in deal], [(a.match_id, list(a.records)) for a in deal])
+                              for deal in by_deal([a for a in landing if a.match_id not in rest])]
                     now = now_iso()
                     fields: dict[str, object] = {"status": status, "finished": now, "result": result}
                     if reason is not None:
@@ -721,25 +742,28 @@ class Matches:
                         pipe.rpush(log_key(a.match_id), *(json.dumps(e, separators=(",", ":")) for e in a.entries))
                         for turn, seat, text_ in a.notes:
                             write_debug(pipe, a.match_id, turn, seat, text_)
-                        pipe.hset(f"match:{a.match_id}", mapping=dump_fields(
-                            {"status": "finished", "attempts": 1, "started": now, "finished": now,
-                             "result": a.result, "records": list(a.records)}))
+                        played: dict[str, object] = {"status": "finished", "attempts": 1, "started": now,
+                                                     "finished": now, "result": a.result}
+                        if a.match.get("twins"):
+                            played["records"] = list(a.records)
+                        pipe.hset(f"match:{a.match_id}", mapping=dump_fields(played))
                     for mid in ended:
                         mark_active(pipe, self.queue, "match", mid)  # its follow-ups: core/conclusion.py
                         pipe.delete(next_run_key(mid))  # no next run to hold for
                         if owner:
                             pipe.srem(queued_key(owner), mid)
                     counts = Counts()  # the bots' records' and the tallies' additions: one step
-                    for _, seat_records in counted:
-                        for record in once_per_bot(seat_records):  # a bot's versions: one match
-                            count_result(counts, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
-                    deal = [mid for mid, seat_records in counted if seat_records]  # records: finished
-                    if deal and rated:  # the deal's finished rotations, rated as one (core/ratings.py)
-                        assert game is not None, "a match has its game"
-                        queue_for_rating(pipe, game, deal)
-                    if tournament:  # the deal's rotations in the order they were played
-                        self.count_tournament_match(pipe, counts, tournament, ended,
-                                                    [seat_records for _, seat_records in counted])
+                    for ids, counted in deals:
+                        for _, seat_records in counted:
+                            for record in once_per_bot(seat_records):  # a bot's versions: one match
+                                count_result(counts, record, kind == "ladder", bool(rated))  # pauses: ladder forfeits only
+                        deal = [mid for mid, seat_records in counted if seat_records]  # records: finished
+                        if deal and rated:  # the deal's finished rotations, rated as one (core/ratings.py)
+                            assert game is not None, "a match has its game"
+                            queue_for_rating(pipe, game, deal)
+                        if tournament:  # the deal's rotations in the order they were played
+                            self.count_tournament_match(pipe, counts, tournament, ids,
+                                                        [seat_records for _, seat_records in counted])
                     counts.queue(pipe, self.script(source("add_counts")))
                     for mid in ended:
                         events.match_changed(pipe, mid, tournament)

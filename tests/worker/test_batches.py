@@ -9,7 +9,7 @@ from rq import Queue, SimpleWorker
 
 from core.store.jobs import MATCHES_PER_JOB, QUEUE, batch_job_id, enqueue_jobs, job_idents
 from tests.worker.test_recovery import python_bots, queued_ids
-from worker import jobs, recovery
+from worker import jobs, match_runner, recovery
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +41,7 @@ def test_a_tournaments_matches_are_queued_several_to_a_job(store):
 
 def test_a_batch_past_its_time_queues_the_rest_behind_the_others(store, monkeypatch):
     monkeypatch.setattr(jobs, "BATCH_S", 0.0)  # every batch stops after its first match
+    monkeypatch.setattr(match_runner, "PLAY_AHEAD_S", 0.0)  # which plays no other deal ahead
     t, due = deals_tournament(store, MATCHES_PER_JOB + 2)
     worker(store).work(burst=True, max_jobs=1)
     assert store.tournament_progress(t["id"])["done"] == 2  # the first deal's two rotations

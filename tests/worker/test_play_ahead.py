@@ -1,15 +1,18 @@
-"""A deal's next rotations played ahead in memory and ended with the rotation before them
-(worker/match_runner.py `play_ahead`, core/store/matches.py `conclude_rotations`): the same
-logs, results and counts as rotation by rotation; nothing of them written before their end
-lands; none ended twice when something else ended them meanwhile."""
+"""Matches played ahead in memory and ended with the match their runner ran
+(worker/match_runner.py `play_ahead`, core/store/matches.py `conclude_rotations`): a deal's next
+rotations, then whole deals of its batch. The same logs, results and counts as match by match;
+nothing of them written before their end lands; none ended twice when something else ended one
+meanwhile; a match that failed is played on its own."""
 
 from __future__ import annotations
 
 import pytest
 import redis
+from rq import Queue, SimpleWorker
 
 from core.conclusion import end_match
 from core.store import Store
+from core.store.jobs import QUEUE
 from worker import jobs, match_runner
 from worker.match_runner import MatchRunner
 
@@ -18,30 +21,43 @@ NOTER = "tests.worker.debug_bots:InProcess"  # plays the first legal action, not
 
 @pytest.fixture(autouse=True)
 def ahead_however_busy(monkeypatch):
-    """Rotations are played ahead even on a machine so busy that one takes 0.2 s."""
+    """Matches are played ahead even on a machine so busy that one takes 0.2 s."""
     monkeypatch.setattr(match_runner, "PLAY_AHEAD_S", 60.0)
 
 
-def deal(store: Store, game="duck-soup", seats=2) -> tuple[str, list[str]]:
-    """A one-deal duplicate tournament of in-process bots, expanded: (its id, the deal's rotations
-    in playing order)."""
-    first = store.r.incrby("test:bot-names", seats) - seats
-    bots = [store.create_bot("acct", f"n{first + i}", game, "python", entrypoint=NOTER)[0]["id"]
-            for i in range(seats)]
-    t = store.create_tournament(game, bots, seats=seats, deals=1, duplicate=True, seed=5, options={})
-    (due,) = jobs.expand(store, t)
-    return t["id"], store.get_match(due)["twins"]
+@pytest.fixture()
+def conclusions(store, monkeypatch) -> list[tuple[str, list[str]]]:
+    """Each conclusion's match and the matches it was asked to end with it, as they come."""
+    seen: list[tuple[str, list[str]]] = []
+    real = Store.conclude_rotations
+
+    def conclude(self, *args, **kwargs):  # every store's: a worker's job makes its own
+        seen.append((args[0], [p.match_id for p in kwargs.get("ahead", ())]))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "conclude_rotations", conclude)
+    return seen
 
 
-def run_deal(store: Store, rotations: list[str]) -> None:
-    """Run the deal as its job does: the due rotation, then whatever it chains."""
-    assert jobs.run_one(store, rotations[0]) == "finished"
+def tournament(store: Store, game="duck-soup", seats=2, bots=2, deals=1) -> tuple[str, list[str]]:
+    """A duplicate tournament of in-process bots, expanded: (its id, its matches due)."""
+    first = store.r.incrby("test:bot-names", bots) - bots
+    ids = [store.create_bot("acct", f"n{first + i}", game, "python", entrypoint=NOTER)[0]["id"]
+           for i in range(bots)]
+    t = store.create_tournament(game, ids, seats=seats, deals=deals, duplicate=True, seed=5, options={})
+    return t["id"], jobs.expand(store, t)
 
 
-def summary(store: Store, tid: str, rotations: list[str]) -> dict:
-    """What the deal left: each rotation's log, result and records, the tallies and bots' counts,
-    each bot named by its seat in the first rotation (bot ids differ between tournaments)."""
-    names = {bot: f"seat{n}" for n, bot in enumerate(store.get_match(rotations[0])["seats"])}
+def run_jobs(store: Store) -> None:
+    """Run what is queued as a worker does."""
+    SimpleWorker([Queue(QUEUE, connection=store.r)], connection=store.r).work(burst=True)
+
+
+def summary(store: Store, tid: str) -> dict:
+    """What the tournament left: each match's log, result and records, the tallies and bots'
+    counts, each bot named by its place among the entrants (bot ids differ between tournaments)."""
+    entrants = store.get_tournament(tid)["bots"]
+    names = {bot: f"entrant{n}" for n, bot in enumerate(entrants)}
 
     def named(value):
         text = repr(value)
@@ -49,36 +65,34 @@ def summary(store: Store, tid: str, rotations: list[str]) -> dict:
             text = text.replace(bot, name)
         return text
 
-    tallies = {names[bot]: {k: v for k, v in stats.items() if not k.startswith("memory")}
-               for bot, stats in store.tournament_tallies(tid).items()}
     return {
         "matches": [named((m["status"], m["result"], m.get("records"),
                            [{k: v for k, v in e.items() if k != "ms"} for e in store.match_log(m["id"])]))
-                    for m in (store.get_match(r) for r in rotations)],  # the time each took aside
-        "tallies": tallies,
-        "bots": {names[b]: store.get_bot(b)["matches"] for b in names},
-        "done": store.tournament_progress(tid),
+                    for m in (store.get_match(mid) for mid in store.tournament_matches(tid))],
+        "tallies": {names[bot]: {k: v for k, v in stats.items() if not k.startswith("memory")}
+                    for bot, stats in store.tournament_tallies(tid).items()},  # the time each took aside
+        "bots": {names[b]: store.get_bot(b)["matches"] for b in entrants},
+        "progress": store.tournament_progress(tid),
+        "status": store.get_tournament(tid)["status"],
     }
 
 
 def test_a_fast_deal_of_in_process_bots_ends_in_one_step_as_it_would_rotation_by_rotation(
-        store, monkeypatch):
-    tid, rotations = deal(store)
-    ended = []
-    real = store.conclude_rotations
-    monkeypatch.setattr(store, "conclude_rotations",
-                        lambda *a, **k: ended.append((a[0], [p.match_id for p in k["ahead"]])) or real(*a, **k))
-    run_deal(store, rotations)
-    assert ended == [(rotations[0], rotations[1:])]  # one conclusion for the whole deal
+        store, monkeypatch, conclusions):
+    tid, (due,) = tournament(store)
+    rotations = store.get_match(due)["twins"]
+    assert jobs.run_one(store, due) == "finished"
+    assert conclusions == [(rotations[0], rotations[1:])]  # one conclusion for the whole deal
     assert store.active_jobs() == []  # the follow-ups of both are done
     assert store.archive_due_count() == 2
-    ahead = summary(store, tid, rotations)
+    ahead = summary(store, tid)
 
     monkeypatch.setattr(match_runner, "PLAY_AHEAD_S", 0.0)  # rotation by rotation
-    tid2, rotations2 = deal(store)
-    run_deal(store, rotations2)
-    assert summary(store, tid2, rotations2) == ahead
-    assert ahead["done"] == {"done": 2, "total": 2} and all(n == 2 for n in ahead["bots"].values())
+    tid2, (due2,) = tournament(store)
+    assert jobs.run_one(store, due2) == "finished"
+    assert summary(store, tid2) == ahead
+    assert ahead["progress"] == {"done": 2, "total": 2} and set(ahead["bots"].values()) == {2}
+    assert ahead["status"] == "finished"
 
     for mid in rotations:  # each rotation a whole match of its own
         match = store.get_match(mid)
@@ -87,31 +101,55 @@ def test_a_fast_deal_of_in_process_bots_ends_in_one_step_as_it_would_rotation_by
         assert [n["turn"] for n in store.debug_notes(mid)] == list(range(len(store.match_log(mid))))
 
 
-def test_a_rotation_ended_while_it_was_played_ahead_is_not_ended_again(store, monkeypatch):
-    tid, rotations = deal(store)
+def test_a_batch_of_deals_ends_in_one_step_as_it_would_match_by_match(store, monkeypatch, conclusions):
+    tid, due = tournament(store, game="soupe-gertrude", seats=4, bots=5, deals=1)  # 5 deals, 20 matches
+    assert len(due) == 5
+    run_jobs(store)
+    everything = [t for mid in due for t in store.get_match(mid)["twins"]]
+    assert conclusions == [(everything[0], everything[1:])]  # the batch's job: one conclusion
+    assert store.active_jobs() == [] and store.archive_due_count() == 20
+    ahead = summary(store, tid)
+
+    monkeypatch.setattr(match_runner, "PLAY_AHEAD_S", 0.0)  # match by match
+    conclusions.clear()
+    tid2, _ = tournament(store, game="soupe-gertrude", seats=4, bots=5, deals=1)
+    run_jobs(store)
+    assert len(conclusions) == 20
+    assert summary(store, tid2) == ahead
+    assert ahead["progress"] == {"done": 20, "total": 20} and set(ahead["bots"].values()) == {16}
+    assert ahead["status"] == "finished"
+
+
+def test_a_match_ended_while_it_was_played_ahead_is_not_ended_again(store, monkeypatch, conclusions):
+    tid, due = tournament(store, bots=3)  # 3 deals, 6 matches: one batch
+    aborted = store.get_match(due[2])["twins"][0]
     real = MatchRunner.play_ahead
 
-    def then_the_admin_aborts_it(runner, match):
+    def then_the_admin_aborts_one(runner, match):
         played = real(runner, match)
-        assert [p.match_id for p, _ in played] == rotations[1:]
-        end_match(store, rotations[1], "aborted", reason="the admin")
+        if aborted in [p.match_id for p, _ in played]:
+            end_match(store, aborted, "aborted", reason="the admin")
         return played
 
-    monkeypatch.setattr(MatchRunner, "play_ahead", then_the_admin_aborts_it)
-    run_deal(store, rotations)
-    first, second = (store.get_match(mid) for mid in rotations)
-    assert first["status"] == "finished" and second["status"] == "aborted"
-    assert second["reason"] == "the admin" and store.match_log(rotations[1]) == []
-    assert store.debug_notes(rotations[1]) == []
-    assert store.tournament_progress(tid) == {"done": 2, "total": 2}
-    for bot in first["seats"]:  # the deal counted once, with the rotation that was played
-        assert store.get_bot(bot)["matches"] == 1
+    monkeypatch.setattr(MatchRunner, "play_ahead", then_the_admin_aborts_one)
+    run_jobs(store)
+    first = conclusions.index(next(c for c in conclusions if c[0] == due[0]))
+    assert aborted in conclusions[first][1]  # it was played ahead...
+    assert all(aborted not in ahead for _, ahead in conclusions[first + 1:])  # ...and never again
+    match = store.get_match(aborted)
+    assert match["status"] == "aborted" and match["reason"] == "the admin"
+    assert store.match_log(aborted) == [] and store.debug_notes(aborted) == []
+    assert store.tournament_progress(tid) == {"done": 6, "total": 6}
+    statuses = [store.get_match(mid)["status"] for mid in store.tournament_matches(tid)]
+    assert statuses.count("aborted") == 1 and statuses.count("finished") == 5
+    # each deal counted once: the aborted rotation's deal with its one finished rotation
+    assert sorted(store.get_bot(b)["matches"] for b in store.get_tournament(tid)["bots"]) == [3, 3, 4]
     assert store.active_jobs() == []
 
 
-def test_a_run_that_dies_before_its_deal_ends_left_nothing_of_the_rotations_played_ahead(
-        store, monkeypatch):
-    tid, rotations = deal(store, game="soupe-gertrude", seats=4)
+def test_a_run_that_dies_before_its_end_left_nothing_of_what_it_played_ahead(store, monkeypatch):
+    tid, (due,) = tournament(store, game="soupe-gertrude", seats=4, bots=4)
+    rotations = store.get_match(due)["twins"]
     real = store.conclude_rotations
 
     def dies(*args, **kwargs):
@@ -119,14 +157,18 @@ def test_a_run_that_dies_before_its_deal_ends_left_nothing_of_the_rotations_play
 
     monkeypatch.setattr(store, "conclude_rotations", dies)
     with pytest.raises(redis.exceptions.ConnectionError):
-        run_deal(store, rotations)
+        jobs.run_one(store, due)
     first, *later = (store.get_match(mid) for mid in rotations)
     assert first["status"] == "running" and store.replay(rotations[0]).is_over  # its log is whole
     assert all(m["status"] == "queued" for m in later)
     assert all(store.match_log(mid) == [] and store.debug_notes(mid) == [] for mid in rotations[1:])
 
-    monkeypatch.setattr(store, "conclude_rotations", real)  # its job again: the deal ends once
-    run_deal(store, rotations)
+    calls: list[list[str]] = []  # its job again: the deal ends once
+    monkeypatch.setattr(store, "conclude_rotations",
+                        lambda *a, **k: calls.append([p.match_id for p in k["ahead"]]) or real(*a, **k))
+    assert jobs.run_one(store, due) == "finished"
+    assert calls[0] == []  # a match that failed is played on its own; the next plays ahead again
+    assert calls[1:] == [rotations[2:]]
     assert [store.get_match(mid)["status"] for mid in rotations] == ["finished"] * 4
     assert int(store.get_match(rotations[0])["attempts"]) == 2
     assert store.tournament_progress(tid) == {"done": 4, "total": 4}
