@@ -75,7 +75,7 @@ KINDS = tuple(JOB_FUNCS)
 NEXT_RUN_GRACE_MS = 10_000
 #: a tournament's matches are queued this many to a job (`batch_job_id`); each may chain its
 #: deal's other rotations (worker/jobs.py `run_match`)
-MATCHES_PER_JOB = 8
+MATCHES_PER_JOB = 32
 #: what joins a batch's match ids in its job's id (RQ's ids hold letters, digits, '_' and '-')
 BATCH_JOIN = "-and-"
 
@@ -201,10 +201,10 @@ def enqueue_on(connection, pipe, kind: str, idents: list[str], queue: str | None
     rq_queue.enqueue_many(data, pipeline=pipe)
 
 
-def mark_active(pipe, queue: str, kind: str, ident: str) -> None:
-    """On `pipe`: `kind:ident` has work left to run to its end — a concluded match's
+def mark_active(pipe, queue: str, kind: str, *idents: str) -> None:
+    """On `pipe`: each `kind:ident` has work left to run to its end — a concluded match's
     follow-ups (core/conclusion.py), which the recovery sweep finishes if their process dies."""
-    pipe.sadd(active_key(queue), f"{kind}:{ident}")
+    pipe.sadd(active_key(queue), *(f"{kind}:{ident}" for ident in idents))
 
 
 def chained(pipe, queue: str, match_ids: Sequence[str]) -> None:

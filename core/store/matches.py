@@ -747,11 +747,10 @@ class Matches:
                         if a.match.get("twins"):
                             played["records"] = list(a.records)
                         pipe.hset(f"match:{a.match_id}", mapping=dump_fields(played))
-                    for mid in ended:
-                        mark_active(pipe, self.queue, "match", mid)  # its follow-ups: core/conclusion.py
-                        pipe.delete(next_run_key(mid))  # no next run to hold for
-                        if owner:
-                            pipe.srem(queued_key(owner), mid)
+                    mark_active(pipe, self.queue, "match", *ended)  # their follow-ups: core/conclusion.py
+                    pipe.delete(*(next_run_key(mid) for mid in ended))  # no next run to hold for
+                    if owner:
+                        pipe.srem(queued_key(owner), *ended)
                     counts = Counts()  # the bots' records' and the tallies' additions: one step
                     for ids, counted in deals:
                         for _, seat_records in counted:
