@@ -35,7 +35,11 @@ In-process bots' actions are buffered and written in batches (every 256, or
 0.2 s after the last write, so a slow match still shows live): nobody outside
 this process has seen them, so losing them in a crash loses nothing (the
 next runner asks again). The buffer is flushed before any remote bot is
-asked, since that bot's view shows the state those actions made.
+asked, since that bot's view shows the state those actions made. For the
+same reason a tournament's match of in-process bots, played fast, ends with
+matches its job would run next, played ahead in memory (`play_ahead`): its
+deal's next rotations and whole deals of its batch, all written as they end
+with it, in one transaction.
 
 A run that ends asking a remote bot leaves its referee to the worker
 process (`REFEREES_KEPT` matches, the least recently run dropped): the log
