@@ -422,7 +422,7 @@ class MatchRunner:
         """Matches played whole in memory to end with this one in one step (`end_match`'s
         `ahead`): the deal's next rotations, which this job runs next anyway (`chain`), then
         whole deals of its batch that it would run after (`batch`, taken off it). Only when every
-        seat is an in-process bot (no slot, no remote turn, no sandbox), this rotation was
+        seat is an in-process bot (no slot, no remote turn, no sandbox), this match was
         played in less than `PLAY_AHEAD_S` and on its first attempt (a match that failed is
         played on its own, so that a match that kills its process fails alone). They are played
         while that long has not passed since they began: a rotation not over by then is left
@@ -434,16 +434,26 @@ class MatchRunner:
                 or time.monotonic() - self.began >= PLAY_AHEAD_S):
             return []
         began = time.monotonic()
+        played: list[tuple[PlayedAhead, list[Driver]]] = []
+        try:
+            self.play_ahead_into(played, match, began)
+        except BaseException:  # a platform error: the job fails, and its retry plays them again
+            for _, drivers in played:
+                close(drivers, self.match_id)
+            raise
+        return played
+
+    def play_ahead_into(self, played: list[tuple[PlayedAhead, list[Driver]]], match: dict, began: float) -> None:
+        """`play_ahead`'s matches, appended to `played` as they are played."""
         twins = match.get("twins") or []
         later = twins[twins.index(self.match_id) + 1:] if self.match_id in twins else []
         by_bot = {bot["id"]: bot for bot in self.seat_bots if bot is not None}
-        played: list[tuple[PlayedAhead, list[Driver]]] = []
         for twin in self.store.get_matches(later) if later else ():
             if twin is None or twin["status"] != "queued":
-                return played
+                return
             one = MatchRunner(self.store, twin["id"]).played_ahead(twin, [by_bot.get(b) for b in twin["seats"]], began)
             if one is None:
-                return played
+                return
             played.append(one)
         taken = 0
         for deal, seat_bots in self.batch_deals(match):
@@ -462,7 +472,6 @@ class MatchRunner:
         if taken and self.batch is not None:
             self.taken = self.batch[:taken]
             del self.batch[:taken]
-        return played
 
     def batch_deals(self, match: dict) -> list[tuple[list[dict], list[list[dict | None]]]]:
         """The deals of the batch's next matches (`batch`) this run may play ahead, in order, up
