@@ -174,3 +174,38 @@ def test_a_run_that_dies_before_its_end_left_nothing_of_what_it_played_ahead(sto
     assert store.tournament_progress(tid) == {"done": 4, "total": 4}
     for bot in first["seats"]:
         assert store.get_bot(bot)["matches"] == 4
+
+
+def not_over_in_time(monkeypatch, late: set[str]) -> None:
+    """Playing ahead the matches `late` takes past `PLAY_AHEAD_S` (a slow bot's)."""
+    real = MatchRunner.played_ahead
+
+    def played_ahead(runner, match, seat_bots, began):
+        return None if match["id"] in late else real(runner, match, seat_bots, began)
+
+    monkeypatch.setattr(MatchRunner, "played_ahead", played_ahead)
+
+
+def test_a_rotation_not_over_in_time_is_left_to_its_chain_with_the_rest_of_its_deal(
+        store, monkeypatch, conclusions):
+    tid, (due,) = tournament(store, game="soupe-gertrude", seats=4, bots=4)
+    rotations = store.get_match(due)["twins"]
+    not_over_in_time(monkeypatch, {rotations[2]})
+    assert jobs.run_one(store, due) == "finished"
+    # the first ends with the second; the third, a match of its own, ends with the fourth
+    assert conclusions == [(rotations[0], [rotations[1]]), (rotations[2], [rotations[3]])]
+    assert [store.get_match(mid)["status"] for mid in rotations] == ["finished"] * 4
+    assert store.tournament_progress(tid) == {"done": 4, "total": 4}
+    assert set(summary(store, tid)["bots"].values()) == {4} and store.active_jobs() == []
+
+
+def test_a_deal_of_the_batch_not_over_in_time_is_left_to_its_own_run(store, monkeypatch, conclusions):
+    tid, due = tournament(store, bots=3)  # 3 deals of 2 rotations: one batch
+    deals = [store.get_match(mid)["twins"] for mid in due]
+    not_over_in_time(monkeypatch, {deals[2][1]})  # the last deal's second rotation
+    run_jobs(store)
+    # the first match ends with its deal and the next whole deal; the last deal runs on its own
+    assert conclusions == [(deals[0][0], [deals[0][1], *deals[1]]), (deals[2][0], []), (deals[2][1], [])]
+    assert store.tournament_progress(tid) == {"done": 6, "total": 6}
+    assert store.get_tournament(tid)["status"] == "finished"
+    assert set(summary(store, tid)["bots"].values()) == {4} and store.active_jobs() == []
