@@ -72,9 +72,11 @@ _stores: dict[tuple[int, str | None], Store] = {}
 CONTINUATION_WAIT_S = 2.0
 
 
-#: a batch's job starts no further match past this many seconds: it queues the rest as a job of
-#: its own, behind the jobs queued meanwhile (the job's timeout bounds one match, not the batch)
-BATCH_S = 10.0
+#: a batch's job starts no further match past this many seconds (counted from its first): matches
+#: this slow gain nothing from sharing a job, so it queues the rest one a job, behind the jobs
+#: queued meanwhile, for every free worker to take (the job's timeout bounds one match, not the
+#: batch)
+BATCH_S = 1.0
 
 
 def run_match(match_id: str, step: int | None = None, then: Sequence[str] = ()) -> str:
@@ -89,11 +91,11 @@ def run_match(match_id: str, step: int | None = None, then: Sequence[str] = ()) 
         if not held.taken:
             return "busy"  # the same batch is being run (its job again, after a retry)
         pending = list(then)  # a run may play whole deals of them ahead: taken off it
-        status = run_one(store, match_id, step, pending)
         started = time.monotonic()
+        status = run_one(store, match_id, step, pending)
         while pending:
             if time.monotonic() - started >= BATCH_S:
-                store.enqueue("match", pending, per_job=len(pending))
+                store.enqueue("match", pending)
                 break
             run_one(store, pending.pop(0), batch=pending)
     return status

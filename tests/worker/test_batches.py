@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from rq import Queue, SimpleWorker
 
-from core.store.jobs import MATCHES_PER_JOB, QUEUE, batch_job_id, enqueue_jobs, job_idents
+from core.store.jobs import MATCHES_PER_JOB, QUEUE, batch_job_id, enqueue_jobs, job_id, job_idents
 from tests.worker.test_recovery import python_bots, queued_ids
 from worker import jobs, match_runner, recovery
 
@@ -40,13 +40,13 @@ def test_a_tournaments_matches_are_queued_several_to_a_job(store):
     assert store.active_jobs() == [] and queued_ids(store) == []
 
 
-def test_a_batch_past_its_time_queues_the_rest_behind_the_others(store, monkeypatch):
+def test_a_batch_past_its_time_queues_the_rest_one_a_job_behind_the_others(store, monkeypatch):
     monkeypatch.setattr(jobs, "BATCH_S", 0.0)  # every batch stops after its first match
     monkeypatch.setattr(match_runner, "PLAY_AHEAD_S", 0.0)  # which plays no other deal ahead
     t, due = deals_tournament(store, MATCHES_PER_JOB + 2)
     worker(store).work(burst=True, max_jobs=1)
     assert store.tournament_progress(t["id"])["done"] == 2  # the first deal's two rotations
-    assert queued_ids(store) == [batch_job_id(due[MATCHES_PER_JOB:]), batch_job_id(due[1:MATCHES_PER_JOB])]
+    assert queued_ids(store) == [batch_job_id(due[MATCHES_PER_JOB:]), *(job_id("match", m) for m in due[1:MATCHES_PER_JOB])]
     assert len(store.active_jobs()) == len(due) - 1
     worker(store).work(burst=True)
     assert store.get_tournament(t["id"])["status"] == "finished" and store.active_jobs() == []
