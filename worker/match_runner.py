@@ -429,9 +429,8 @@ class MatchRunner:
         to be played as a match of its own, its moves shown live. Nothing of them is written
         until their end lands, so a process that dies first loses nothing anyone saw: this
         match's run is retried and plays them again."""
-        if (self.chain is None or self.attempts > 1 or not match.get("tournament") or match.get("comparison")
-                or match.get("kind") == "ladder" or not in_process(self.seat_bots)
-                or time.monotonic() - self.began >= PLAY_AHEAD_S):
+        if (self.chain is None or self.attempts > 1 or not of_tournament(match, match.get("tournament"))
+                or not in_process(self.seat_bots) or time.monotonic() - self.began >= PLAY_AHEAD_S):
             return []
         began = time.monotonic()
         played: list[tuple[PlayedAhead, list[Driver]]] = []
@@ -484,8 +483,7 @@ class MatchRunner:
         others = dict(zip(wanted, self.store.get_matches(wanted), strict=True)) if wanted else {}
         deals = []
         for first in firsts:
-            if (first is None or first["status"] != "queued" or first.get("tournament") != match["tournament"]
-                    or first.get("comparison") or first.get("kind") == "ladder"):
+            if first is None or first["status"] != "queued" or not of_tournament(first, match["tournament"]):
                 break
             twins = first.get("twins") or [first["id"]]
             found = [first if t == first["id"] else others.get(t) for t in twins]
@@ -525,6 +523,13 @@ class MatchRunner:
     def abort(self, match: dict, reason: str) -> None:
         if end_match(self.store, self.match_id, "aborted", reason=reason, match=match):
             log.warning("match %s aborted: %s", self.match_id, reason)
+
+
+def of_tournament(match: dict, tid: str | None) -> bool:
+    """The match is one of tournament `tid`'s (not a ladder's or a comparison's): what a run may
+    play ahead (`MatchRunner.play_ahead`)."""
+    return bool(tid) and match.get("tournament") == tid and not match.get("comparison") \
+        and match.get("kind") != "ladder"
 
 
 def in_process(seat_bots: list[dict | None]) -> bool:

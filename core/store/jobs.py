@@ -74,7 +74,8 @@ KINDS = tuple(JOB_FUNCS)
 #: that follows at once, so a match found neither past this was dropped by a dead process
 NEXT_RUN_GRACE_MS = 10_000
 #: a tournament's matches are queued this many to a job (`batch_job_id`); each may chain its
-#: deal's other rotations (worker/jobs.py `run_match`)
+#: deal's other rotations, and a fast one play the batch's next deals ahead (worker/jobs.py
+#: `run_match`); a batch of slow matches is split after `BATCH_S`
 MATCHES_PER_JOB = 32
 #: what joins a batch's match ids in its job's id (RQ's ids hold letters, digits, '_' and '-')
 BATCH_JOIN = "-and-"
